@@ -1,0 +1,1 @@
+"""minitvm: a hackable deep-learning compiler on xDSL (ONNX -> graph -> te -> loop -> LLVM)."""

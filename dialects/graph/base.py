@@ -1,0 +1,226 @@
+"""Shared machinery of the graph dialect: the op base class, property helpers, shape rules.
+
+Every graph op is a pure function of its operands and properties, so its result types can be
+computed from them. Each op class states that computation once, in `infer_result_types`; the
+same code then serves three purposes (as MLIR's InferTypeOpInterface does):
+
+- `Op.make(*operands, **props)` constructs an op with its result types inferred;
+- `verify_` checks that the declared result types equal the inferred ones;
+- shape errors surface as `VerifyException`s with a message that names the op and what to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Self
+
+from xdsl.dialects.builtin import (
+    I64,
+    AnyFloat,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    f32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, traits_def
+from xdsl.traits import NoMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+Shape = tuple[int, ...]
+Props = Mapping[str, Attribute]
+
+
+class ShapeError(VerifyException):
+    """An op's operands or properties are inconsistent; the message says how."""
+
+
+# --------------------------------------------------------------------------------------------
+# Property construction and access
+# --------------------------------------------------------------------------------------------
+
+
+def ints_attr(values: Sequence[int]) -> DenseArrayBase:
+    """An `array<i64: ...>` property."""
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def int_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(int(value), i64)
+
+
+def float_attr(value: float) -> FloatAttr:
+    return FloatAttr(float(value), f32)
+
+
+def to_attr(value: object) -> Attribute:
+    """Turn a Python property value into its attribute form (ints, floats, strings, lists)."""
+    match value:
+        case Attribute():
+            return value
+        case bool():
+            return int_attr(int(value))
+        case int():
+            return int_attr(value)
+        case float():
+            return float_attr(value)
+        case str():
+            return StringAttr(value)
+        case list() | tuple():
+            return ints_attr(value)  # type: ignore[arg-type]
+        case _:
+            raise TypeError(f"cannot turn {value!r} into a graph property")
+
+
+def get_ints(props: Props, name: str, default: Sequence[int] | None = None) -> Shape:
+    attr = props.get(name)
+    if attr is None:
+        if default is None:
+            raise ShapeError(f"missing property '{name}'")
+        return tuple(default)
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(int(v) for v in attr.get_values())
+
+
+def get_int(props: Props, name: str, default: int | None = None) -> int:
+    attr = props.get(name)
+    if attr is None:
+        if default is None:
+            raise ShapeError(f"missing property '{name}'")
+        return default
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
+
+
+def get_float(props: Props, name: str, default: float | None = None) -> float:
+    attr = props.get(name)
+    if attr is None:
+        if default is None:
+            raise ShapeError(f"missing property '{name}'")
+        return default
+    assert isinstance(attr, FloatAttr)
+    return attr.value.data
+
+
+def get_str(props: Props, name: str, default: str | None = None) -> str:
+    attr = props.get(name)
+    if attr is None:
+        if default is None:
+            raise ShapeError(f"missing property '{name}'")
+        return default
+    assert isinstance(attr, StringAttr)
+    return attr.data
+
+
+# --------------------------------------------------------------------------------------------
+# Types
+# --------------------------------------------------------------------------------------------
+
+
+def tensor_type(shape: Sequence[int], element_type: Attribute = f32) -> TensorType:
+    return TensorType(element_type, [int(d) for d in shape])
+
+
+def as_tensor(op_name: str, what: str, type_: Attribute) -> TensorType:
+    if not isinstance(type_, TensorType) or not type_.has_static_shape():
+        raise ShapeError(f"{op_name}: {what} must be a statically shaped tensor, got {type_}")
+    return type_
+
+
+def shape_of(type_: TensorType) -> Shape:
+    return tuple(type_.get_shape())
+
+
+def is_float(type_: Attribute) -> bool:
+    return isinstance(type_, AnyFloat)
+
+
+def is_bool(type_: Attribute) -> bool:
+    return isinstance(type_, IntegerType) and type_.width.data == 1
+
+
+def fmt_shape(shape: Sequence[int]) -> str:
+    return "x".join(str(d) for d in shape) if shape else "scalar"
+
+
+def normalize_axis(op_name: str, axis: int, rank: int, *, extra: int = 0) -> int:
+    """Map a possibly negative axis into [0, rank + extra)."""
+    bound = rank + extra
+    if not -bound <= axis < bound:
+        raise ShapeError(f"{op_name}: axis {axis} is out of range for rank {rank}")
+    return axis + bound if axis < 0 else axis
+
+
+def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
+    """Numpy-style multidirectional broadcasting, as ONNX uses it."""
+    rank = max(len(s) for s in shapes)
+    out: list[int] = []
+    for i in range(rank):
+        dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            pretty = ", ".join(fmt_shape(s) for s in shapes)
+            raise ShapeError(f"{op_name}: shapes {pretty} do not broadcast (dimension {i})")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# The op base class
+# --------------------------------------------------------------------------------------------
+
+
+class GraphOp(IRDLOperation):
+    """Base of every graph op except constants: pure, with inferable result types."""
+
+    traits = traits_def(NoMemoryEffect())
+    # Properties print inside the attribute dictionary, as MLIR's `prop-dict` would.
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], props: Props
+    ) -> list[TensorType]:
+        """The result types implied by the operand types and properties."""
+        raise NotImplementedError(f"{cls.name} does not infer its result types")
+
+    @classmethod
+    def make(cls, *operands: SSAValue, **props: object) -> Self:
+        """Construct the op from operands and Python-valued properties, inferring results."""
+        values = {k: to_attr(v) for k, v in props.items() if v is not None}
+        types = cls.infer_result_types([o.type for o in operands], values)
+        return cls.create_with(list(operands), types, values)
+
+    @classmethod
+    def create_with(
+        cls, operands: Sequence[SSAValue], result_types: Sequence[Attribute], props: Props
+    ) -> Self:
+        return cls(operands=[list(operands)] if cls._variadic_operands() else list(operands),
+                   result_types=cls._group_results(result_types),
+                   properties=dict(props))
+
+    @classmethod
+    def _variadic_operands(cls) -> bool:
+        return False
+
+    @classmethod
+    def _group_results(cls, result_types: Sequence[Attribute]) -> list[object]:
+        return list(result_types)
+
+    def verify_(self) -> None:
+        inferred = type(self).infer_result_types(
+            [o.type for o in self.operands], self.properties
+        )
+        declared = [r.type for r in self.results]
+        if len(inferred) != len(declared):
+            raise ShapeError(
+                f"{self.name}: expected {len(inferred)} results but the op has {len(declared)}"
+            )
+        for i, (want, got) in enumerate(zip(inferred, declared)):
+            if want != got:
+                which = "result" if len(declared) == 1 else f"result #{i}"
+                raise ShapeError(f"{self.name}: {which} should be {want} but is declared {got}")

@@ -1,0 +1,256 @@
+"""Constants of the graph dialect, with weights kept out of line.
+
+A model's weights would make the IR unreadable (ResNet-50: 100 MB of floats), so large
+constants refer to a blob by key, MLIR-style:
+
+    %w = graph.constant #graph.weights<conv1_w_5d1c0a7b> : tensor<64x3x7x7xf32>
+    %b = graph.constant dense<0.000000e+00> : tensor<64xf32>
+    ...
+    {-#
+      dialect_resources: {
+        graph: {
+          conv1_w_5d1c0a7b: "0x04000000..."
+        }
+      }
+    #-}
+
+Blob keys end in a digest of the bytes, so two equal blobs share a key and two different ones
+never collide, whichever model or parse produced them. The blobs live in the graph dialect's
+`WeightStore` (xDSL keeps dialect resources on the dialect object); the printer writes the
+section for every key it printed and the parser fills it back, so text round-trips exactly.
+Small constants and splats (all elements equal) stay inline as `dense<...>`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    TensorType,
+    f16,
+    f32,
+    f64,
+    i1,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, ParametrizedAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, NoMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+ui8 = IntegerType(8, Signedness.UNSIGNED)
+
+#: Element types the graph dialect accepts, and their numpy counterparts.
+NUMPY_DTYPES: dict[Attribute, np.dtype] = {
+    f32: np.dtype(np.float32),
+    f64: np.dtype(np.float64),
+    f16: np.dtype(np.float16),
+    i64: np.dtype(np.int64),
+    i32: np.dtype(np.int32),
+    i8: np.dtype(np.int8),
+    ui8: np.dtype(np.uint8),
+    i1: np.dtype(np.bool_),
+}
+_ELEMENT_TYPES = {dtype: attr for attr, dtype in NUMPY_DTYPES.items()}
+
+#: Constants with at most this many elements print inline; larger ones go to a blob.
+INLINE_LIMIT = 64
+
+# MLIR writes a blob as hex of a little-endian u32 alignment followed by the raw bytes.
+_BLOB_ALIGNMENT = (8).to_bytes(4, "little")
+
+
+def element_type_of(dtype: np.dtype) -> Attribute:
+    try:
+        return _ELEMENT_TYPES[np.dtype(dtype)]
+    except KeyError:
+        supported = ", ".join(str(d) for d in _ELEMENT_TYPES)
+        raise ValueError(f"unsupported element type {dtype} (supported: {supported})") from None
+
+
+def numpy_dtype_of(element_type: Attribute) -> np.dtype:
+    try:
+        return NUMPY_DTYPES[element_type]
+    except KeyError:
+        raise ValueError(f"element type {element_type} has no numpy counterpart") from None
+
+
+class WeightStore(OpAsmDialectInterface):
+    """The graph dialect's blob storage: key -> raw little-endian bytes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._blobs: dict[str, bytes] = {}
+
+    def add(self, array: np.ndarray, name_hint: str = "w") -> str:
+        """Store `array`'s bytes and return its content-addressed key."""
+        data = np.ascontiguousarray(array).tobytes()
+        digest = hashlib.blake2b(data, digest_size=6).hexdigest()
+        stem = re.sub(r"[^A-Za-z0-9_]", "_", name_hint).strip("_")[:40] or "w"
+        if not stem[0].isalpha():
+            stem = "w_" + stem
+        key = f"{stem}_{digest}"
+        self._blobs.setdefault(key, data)
+        return key
+
+    def get(self, key: str) -> bytes:
+        try:
+            return self._blobs[key]
+        except KeyError:
+            raise KeyError(f"weights blob '{key}' has no data (missing dialect_resources entry)")
+
+    # OpAsmDialectInterface: how the parser and printer reach the blobs.
+    def declare_resource(self, key: str) -> str:
+        # Keys name their content, so a key seen before denotes the same bytes: no renaming.
+        return key
+
+    def parse_resource(self, key: str, val: str) -> None:
+        if not val.startswith("0x") or len(val) < 10:
+            raise ValueError(f"blob '{key}' must be a hex string 0x<alignment><bytes>")
+        self._blobs[key] = bytes.fromhex(val[10:])
+
+    def lookup(self, key: str) -> str | None:
+        data = self._blobs.get(key)
+        return None if data is None else "0x" + _BLOB_ALIGNMENT.hex() + data.hex()
+
+    def build_resources(self, keys: Iterable[str]) -> dict[str, str]:
+        return {key: text for key in keys if (text := self.lookup(key)) is not None}
+
+
+@irdl_attr_definition
+class WeightsAttr(ParametrizedAttribute):
+    """A reference to a blob in the graph dialect's WeightStore: `#graph.weights<key>`."""
+
+    name = "graph.weights"
+
+    key: StringAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            # xDSL's parser records the handle so that the file's resource section can fill it.
+            key = parser._parse_dialect_resource_handle("graph", weight_store(parser))  # pyright: ignore[reportPrivateUsage]
+        return [StringAttr(key)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_resource_handle("graph", self.key.data)
+
+
+def weight_store(parser: AttrParser | None = None) -> WeightStore:
+    """The WeightStore of the graph dialect (the one the parser's context loaded, if given)."""
+    if parser is not None:
+        store = parser.ctx.get_dialect("graph").get_interface(WeightStore)
+    else:
+        from minitvm.dialects.graph import Graph
+
+        store = Graph.get_interface(WeightStore)
+    assert store is not None
+    return store
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A constant tensor: inline `dense<...>` for small or splat values, a blob otherwise.
+
+        %0 = graph.constant dense<[1, 2]> : tensor<2xi64>
+        %1 = graph.constant #graph.weights<fc_w_0a1b2c3d4e5f> : tensor<1000x2048xf32>
+    """
+
+    name = "graph.constant"
+
+    value = prop_def(DenseIntOrFPElementsAttr | WeightsAttr)
+    result = result_def(TensorType)
+
+    traits = traits_def(ConstantLike(), NoMemoryEffect())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr | WeightsAttr, type_: TensorType):
+        super().__init__(properties={"value": value}, result_types=[type_])
+
+    @staticmethod
+    def from_array(array: np.ndarray, name_hint: str = "w") -> ConstantOp:
+        array = np.asarray(array)
+        element = element_type_of(array.dtype)
+        type_ = TensorType(element, list(array.shape))
+        flat = array.reshape(-1)
+        if flat.size <= INLINE_LIMIT or bool(np.all(flat == flat[0])):
+            values = flat[:1] if flat.size > 0 and bool(np.all(flat == flat[0])) else flat
+            if array.dtype == np.bool_:
+                values = values.astype(np.int64)
+            return ConstantOp(DenseIntOrFPElementsAttr.from_list(type_, values.tolist()), type_)
+        return ConstantOp(WeightsAttr(StringAttr(weight_store().add(array, name_hint))), type_)
+
+    def numpy(self) -> np.ndarray:
+        """The constant's value as a numpy array (a read-only view for blobs)."""
+        type_ = self.result.type
+        assert isinstance(type_, TensorType)
+        dtype = numpy_dtype_of(type_.element_type)
+        shape = tuple(type_.get_shape())
+        if isinstance(self.value, WeightsAttr):
+            return np.frombuffer(weight_store().get(self.value.key.data), dtype).reshape(shape)
+        values = self.value.get_values()
+        array = np.array(values, dtype=dtype)
+        if array.size == 1 and int(np.prod(shape)) != 1:
+            return np.broadcast_to(array.reshape(()), shape)
+        return array.reshape(shape)
+
+    def is_splat(self) -> bool:
+        return isinstance(self.value, DenseIntOrFPElementsAttr) and self.value.is_splat()
+
+    def verify_(self) -> None:
+        type_ = self.result.type
+        if not isinstance(type_, TensorType) or not type_.has_static_shape():
+            raise VerifyException(f"graph.constant: result must be a static tensor, got {type_}")
+        if type_.element_type not in NUMPY_DTYPES:
+            raise VerifyException(
+                f"graph.constant: element type {type_.element_type} is not supported"
+            )
+        if isinstance(self.value, DenseIntOrFPElementsAttr) and self.value.type != type_:
+            raise VerifyException(
+                f"graph.constant: value has type {self.value.type} but the result is {type_}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        value = parser.parse_attribute()
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            type_ = value.type
+        else:
+            parser.parse_punctuation(":")
+            type_ = parser.parse_type()
+        if not isinstance(value, DenseIntOrFPElementsAttr | WeightsAttr):
+            parser.raise_error("graph.constant expects dense<...> or #graph.weights<key>")
+        if not isinstance(type_, TensorType):
+            parser.raise_error(f"graph.constant expects a tensor type, got {type_}")
+        attrs = parser.parse_optional_attr_dict()
+        op = cls(value, type_)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        if isinstance(self.value, WeightsAttr):
+            printer.print_string(" : ")
+            printer.print_attribute(self.result.type)
+        printer.print_op_attributes(self.attributes)
+

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, traits_def
+from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, VariadicDef, traits_def
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
@@ -189,27 +189,35 @@ class GraphOp(IRDLOperation):
         raise NotImplementedError(f"{cls.name} does not infer its result types")
 
     @classmethod
-    def make(cls, *operands: SSAValue, **props: object) -> Self:
-        """Construct the op from operands and Python-valued properties, inferring results."""
+    def make(cls, *operands: SSAValue | Sequence[SSAValue] | None, **props: object) -> Self:
+        """Construct the op from operands and Python-valued properties, inferring results.
+
+        Operands follow the op definition's order: `None` for an absent optional operand, a
+        sequence for a variadic one. Properties given as None are left unset (defaults apply).
+        """
         values = {k: to_attr(v) for k, v in props.items() if v is not None}
-        types = cls.infer_result_types([o.type for o in operands], values)
-        return cls.create_with(list(operands), types, values)
+        flat = [v for o in operands for v in _as_values(o)]
+        types = cls.infer_result_types([v.type for v in flat], values)
+        return cls.create_with(operands, types, values)
 
     @classmethod
     def create_with(
-        cls, operands: Sequence[SSAValue], result_types: Sequence[Attribute], props: Props
+        cls,
+        operands: Sequence[SSAValue | Sequence[SSAValue] | None],
+        result_types: Sequence[Attribute],
+        props: Props,
     ) -> Self:
-        return cls(operands=[list(operands)] if cls._variadic_operands() else list(operands),
-                   result_types=cls._group_results(result_types),
-                   properties=dict(props))
-
-    @classmethod
-    def _variadic_operands(cls) -> bool:
-        return False
-
-    @classmethod
-    def _group_results(cls, result_types: Sequence[Attribute]) -> list[object]:
-        return list(result_types)
+        """Construct from operands grouped as in `make`, explicit result types and properties."""
+        op_def = cls.get_irdl_definition()
+        grouped: list[SSAValue | list[SSAValue]] = []
+        for (_, odef), operand in zip(op_def.operands, operands, strict=False):
+            grouped.append(_as_values(operand) if isinstance(odef, VariadicDef) else operand)  # type: ignore[arg-type]
+        grouped.extend([] for _ in op_def.operands[len(grouped):])
+        results: list[Attribute | list[Attribute]] = list(result_types)
+        if op_def.results and isinstance(op_def.results[-1][1], VariadicDef):
+            fixed = len(op_def.results) - 1
+            results = [*result_types[:fixed], list(result_types[fixed:])]
+        return cls(operands=grouped, result_types=results, properties=dict(props))
 
     def verify_(self) -> None:
         inferred = type(self).infer_result_types(
@@ -224,3 +232,11 @@ class GraphOp(IRDLOperation):
             if want != got:
                 which = "result" if len(declared) == 1 else f"result #{i}"
                 raise ShapeError(f"{self.name}: {which} should be {want} but is declared {got}")
+
+
+def _as_values(operand: SSAValue | Sequence[SSAValue] | None) -> list[SSAValue]:
+    if operand is None:
+        return []
+    if isinstance(operand, SSAValue):
+        return [operand]
+    return list(operand)

@@ -1,0 +1,453 @@
+"""Neural-network graph ops: contractions (matmul, gemm, conv), normalizations, pooling.
+
+    %y = graph.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>}
+           : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>)
+           -> tensor<1x64x112x112xf32>
+
+Spatial ops take 1-3 spatial dimensions (NC + spatial layout). Pads are explicit, begins
+then ends, as ONNX writes them; the frontend has already resolved `auto_pad`. These ops are
+the anchors of fused kernels later in the pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, I64, IntegerAttr, TensorType, f32
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+)
+
+from minitvm.dialects.graph.base import (
+    GraphOp,
+    Props,
+    Shape,
+    ShapeError,
+    as_tensor,
+    broadcast_shapes,
+    fmt_shape,
+    get_int,
+    get_ints,
+    int_attr,
+    is_float,
+    shape_of,
+    tensor_type,
+)
+
+_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
+
+
+def _float_tensors(op_name: str, names: Sequence[str], types: Sequence[Attribute]) -> list[TensorType]:
+    tensors = [as_tensor(op_name, n, t) for n, t in zip(names, types)]
+    for name, tensor in zip(names, tensors):
+        if not is_float(tensor.element_type):
+            raise ShapeError(f"{op_name}: {name} must be a float tensor, got {tensor}")
+        if tensor.element_type != tensors[0].element_type:
+            raise ShapeError(
+                f"{op_name}: {name} has element type {tensor.element_type} but "
+                f"{names[0]} has {tensors[0].element_type}"
+            )
+    return tensors
+
+
+def _spatial_props(op_name: str, props: Props, spatial: int, *, kernel: Shape | None = None):
+    """Read strides, pads, dilations (defaults 1, 0, 1) and check their lengths."""
+    strides = get_ints(props, "strides", [1] * spatial)
+    pads = get_ints(props, "pads", [0] * (2 * spatial))
+    dilations = get_ints(props, "dilations", [1] * spatial)
+    for name, values, want in (
+        ("strides", strides, spatial),
+        ("pads", pads, 2 * spatial),
+        ("dilations", dilations, spatial),
+    ):
+        if len(values) != want:
+            raise ShapeError(
+                f"{op_name}: {name} has {len(values)} entries but the input has {spatial} "
+                f"spatial dimensions (expected {want})"
+            )
+    if any(s < 1 for s in strides) or any(d < 1 for d in dilations) or any(p < 0 for p in pads):
+        raise ShapeError(f"{op_name}: strides and dilations must be >= 1 and pads >= 0")
+    return strides, pads, dilations
+
+
+def window_output_size(
+    size: int, kernel: int, stride: int, pad_begin: int, pad_end: int, dilation: int,
+    ceil_mode: bool = False,
+) -> int:
+    """Output length of a sliding window, ONNX's rule (ceil mode drops a window that would
+    start in the end padding, as ONNX Runtime and PyTorch do)."""
+    span = (kernel - 1) * dilation + 1
+    room = size + pad_begin + pad_end - span
+    if ceil_mode:
+        out = -(-room // stride) + 1
+        if (out - 1) * stride >= size + pad_begin:
+            out -= 1
+        return out
+    return room // stride + 1
+
+
+# --------------------------------------------------------------------------------------------
+# Contractions
+# --------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatMulOp(GraphOp):
+    """numpy.matmul: batch dimensions broadcast; a 1-D operand is a vector."""
+
+    name = "graph.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        a, b = _float_tensors(cls.name, ("lhs", "rhs"), operand_types)
+        sa, sb = shape_of(a), shape_of(b)
+        if not sa or not sb:
+            raise ShapeError("graph.matmul: operands must have rank >= 1")
+        a2 = (1, *sa) if len(sa) == 1 else sa
+        b2 = (*sb, 1) if len(sb) == 1 else sb
+        if a2[-1] != b2[-2]:
+            raise ShapeError(
+                f"graph.matmul: lhs {fmt_shape(sa)} has {a2[-1]} columns but rhs "
+                f"{fmt_shape(sb)} has {b2[-2]} rows"
+            )
+        batch = broadcast_shapes(cls.name, a2[:-2], b2[:-2])
+        out = (*batch, *((a2[-2],) if len(sa) > 1 else ()), *((b2[-1],) if len(sb) > 1 else ()))
+        return [tensor_type(out, a.element_type)]
+
+
+@irdl_op_definition
+class GemmOp(GraphOp):
+    """alpha * op(A) @ op(B) + beta * C, op = optional transpose; C broadcasts to M x N."""
+
+    name = "graph.gemm"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    alpha = opt_prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+    beta = opt_prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+    trans_a = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    trans_b = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        names = ("lhs", "rhs", "bias")[: len(operand_types)]
+        a, b, *c = _float_tensors(cls.name, names, operand_types)
+        sa, sb = shape_of(a), shape_of(b)
+        if len(sa) != 2 or len(sb) != 2:
+            raise ShapeError(f"graph.gemm: operands must be matrices, got {fmt_shape(sa)} and {fmt_shape(sb)}")
+        m, k = sa[::-1] if get_int(props, "trans_a", 0) else sa
+        k2, n = sb[::-1] if get_int(props, "trans_b", 0) else sb
+        if k != k2:
+            raise ShapeError(f"graph.gemm: op(A) is {m}x{k} but op(B) is {k2}x{n}")
+        if c and broadcast_shapes(cls.name, (m, n), shape_of(c[0])) != (m, n):
+            raise ShapeError(f"graph.gemm: bias {fmt_shape(shape_of(c[0]))} does not broadcast to {m}x{n}")
+        return [tensor_type((m, n), a.element_type)]
+
+
+@irdl_op_definition
+class ConvOp(GraphOp):
+    """N-D convolution, NC + spatial layout; weight is (C_out, C_in / group, kernel...)."""
+
+    name = "graph.conv"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        names = ("input", "weight", "bias")[: len(operand_types)]
+        x, w, *b = _float_tensors(cls.name, names, operand_types)
+        sx, sw = shape_of(x), shape_of(w)
+        spatial = len(sx) - 2
+        if not 1 <= spatial <= 3 or len(sw) != len(sx):
+            raise ShapeError(
+                f"graph.conv: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must both have "
+                "rank 3 to 5 (N, C, 1-3 spatial dims)"
+            )
+        group = get_int(props, "group", 1)
+        if group < 1 or sx[1] % group or sw[0] % group:
+            raise ShapeError(f"graph.conv: group {group} must divide input channels {sx[1]} and output channels {sw[0]}")
+        if sx[1] != sw[1] * group:
+            raise ShapeError(
+                f"graph.conv: input has {sx[1]} channels but weight expects {sw[1] * group} "
+                f"({sw[1]} per group x {group} groups)"
+            )
+        if b and shape_of(b[0]) != (sw[0],):
+            raise ShapeError(f"graph.conv: bias must have shape {sw[0]}, got {fmt_shape(shape_of(b[0]))}")
+        strides, pads, dilations = _spatial_props(cls.name, props, spatial)
+        out = []
+        for i in range(spatial):
+            size = window_output_size(sx[2 + i], sw[2 + i], strides[i], pads[i], pads[spatial + i], dilations[i])
+            if size < 1:
+                raise ShapeError(f"graph.conv: kernel {fmt_shape(sw[2:])} is larger than the padded input {fmt_shape(sx[2:])}")
+            out.append(size)
+        return [tensor_type((sx[0], sw[0], *out), x.element_type)]
+
+
+@irdl_op_definition
+class ConvTransposeOp(GraphOp):
+    """Transposed convolution; weight is (C_in, C_out / group, kernel...)."""
+
+    name = "graph.conv_transpose"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    output_padding = opt_prop_def(DenseArrayBase)
+    group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        names = ("input", "weight", "bias")[: len(operand_types)]
+        x, w, *b = _float_tensors(cls.name, names, operand_types)
+        sx, sw = shape_of(x), shape_of(w)
+        spatial = len(sx) - 2
+        if not 1 <= spatial <= 3 or len(sw) != len(sx):
+            raise ShapeError(f"graph.conv_transpose: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must both have rank 3 to 5")
+        group = get_int(props, "group", 1)
+        if sx[1] != sw[0] or group < 1 or sw[0] % group:
+            raise ShapeError(f"graph.conv_transpose: input has {sx[1]} channels but weight expects {sw[0]} (group {group})")
+        c_out = sw[1] * group
+        if b and shape_of(b[0]) != (c_out,):
+            raise ShapeError(f"graph.conv_transpose: bias must have shape {c_out}, got {fmt_shape(shape_of(b[0]))}")
+        strides, pads, dilations = _spatial_props(cls.name, props, spatial)
+        output_padding = get_ints(props, "output_padding", [0] * spatial)
+        if len(output_padding) != spatial:
+            raise ShapeError(f"graph.conv_transpose: output_padding needs {spatial} entries")
+        out = []
+        for i in range(spatial):
+            size = (
+                strides[i] * (sx[2 + i] - 1) + output_padding[i] + (sw[2 + i] - 1) * dilations[i] + 1
+                - pads[i] - pads[spatial + i]
+            )
+            if size < 1:
+                raise ShapeError("graph.conv_transpose: pads leave an empty output")
+            out.append(size)
+        return [tensor_type((sx[0], c_out, *out), x.element_type)]
+
+
+# --------------------------------------------------------------------------------------------
+# Normalization and softmax
+# --------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class BatchNormOp(GraphOp):
+    """Inference batch normalization over axis 1: (x - mean) / sqrt(var + eps) * scale + bias."""
+
+    name = "graph.batch_norm"
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    mean = operand_def(TensorType)
+    variance = operand_def(TensorType)
+    result = result_def(TensorType)
+    epsilon = opt_prop_def(FloatAttr, default_value=FloatAttr(1e-5, f32))
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        names = ("input", "scale", "bias", "mean", "variance")
+        x, *params = _float_tensors(cls.name, names, operand_types)
+        sx = shape_of(x)
+        if len(sx) < 2:
+            raise ShapeError(f"graph.batch_norm: input must have rank >= 2, got {fmt_shape(sx)}")
+        for name, p in zip(names[1:], params):
+            if shape_of(p) != (sx[1],):
+                raise ShapeError(
+                    f"graph.batch_norm: {name} has shape {fmt_shape(shape_of(p))} but the input "
+                    f"has {sx[1]} channels"
+                )
+        return [x]
+
+
+@irdl_op_definition
+class LayerNormOp(GraphOp):
+    """Normalize over dims [axis, rank); results: y, mean and 1/stddev (kept dims of size 1)."""
+
+    name = "graph.layer_norm"
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    mean = result_def(TensorType)
+    inv_std_dev = result_def(TensorType)
+    axis = opt_prop_def(IntegerAttr[I64], default_value=int_attr(-1))
+    epsilon = opt_prop_def(FloatAttr, default_value=FloatAttr(1e-5, f32))
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        names = ("input", "scale", "bias")[: len(operand_types)]
+        x, *params = _float_tensors(cls.name, names, operand_types)
+        sx = shape_of(x)
+        axis = get_int(props, "axis", -1)
+        if not 0 <= axis < len(sx):
+            raise ShapeError(f"graph.layer_norm: axis {axis} must be in [0, {len(sx)}) (normalized)")
+        for name, p in zip(names[1:], params):
+            if broadcast_shapes(cls.name, sx[axis:], shape_of(p)) != sx[axis:]:
+                raise ShapeError(
+                    f"graph.layer_norm: {name} {fmt_shape(shape_of(p))} does not broadcast to the "
+                    f"normalized dims {fmt_shape(sx[axis:])}"
+                )
+        stats = tensor_type((*sx[:axis], *[1] * (len(sx) - axis)), x.element_type)
+        return [x, stats, stats]
+
+
+@irdl_op_definition
+class LRNOp(GraphOp):
+    """Local response normalization across channels (AlexNet, GoogLeNet)."""
+
+    name = "graph.lrn"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    size = prop_def(IntegerAttr[I64])
+    alpha = opt_prop_def(FloatAttr, default_value=FloatAttr(1e-4, f32))
+    beta = opt_prop_def(FloatAttr, default_value=FloatAttr(0.75, f32))
+    bias = opt_prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        (x,) = _float_tensors(cls.name, ("input",), operand_types)
+        if len(shape_of(x)) < 3:
+            raise ShapeError(f"graph.lrn: input must have rank >= 3 (N, C, spatial...), got {x}")
+        if get_int(props, "size") < 1:
+            raise ShapeError("graph.lrn: size must be >= 1")
+        return [x]
+
+
+class AxisOp(GraphOp):
+    """An op along one (normalized, non-negative) axis, result type = operand type."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        (x,) = _float_tensors(cls.name, ("input",), operand_types)
+        axis = get_int(props, "axis")
+        if not 0 <= axis < max(len(shape_of(x)), 1):
+            raise ShapeError(f"{cls.name}: axis {axis} must be in [0, {len(shape_of(x))}) (normalized)")
+        return [x]
+
+
+@irdl_op_definition
+class SoftmaxOp(AxisOp):
+    name = "graph.softmax"
+
+
+@irdl_op_definition
+class LogSoftmaxOp(AxisOp):
+    name = "graph.log_softmax"
+
+
+# --------------------------------------------------------------------------------------------
+# Pooling
+# --------------------------------------------------------------------------------------------
+
+
+class PoolOp(GraphOp):
+    """A sliding-window reduction over the spatial dims of an NC + spatial tensor."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    kernel_shape = prop_def(DenseArrayBase)
+    strides = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    ceil_mode = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        (x,) = _float_tensors(cls.name, ("input",), operand_types)
+        sx = shape_of(x)
+        spatial = len(sx) - 2
+        kernel = get_ints(props, "kernel_shape")
+        if not 1 <= spatial <= 3 or len(kernel) != spatial:
+            raise ShapeError(
+                f"{cls.name}: kernel_shape {fmt_shape(kernel)} does not match input {fmt_shape(sx)} "
+                "(N, C, 1-3 spatial dims)"
+            )
+        strides, pads, dilations = _spatial_props(cls.name, props, spatial)
+        ceil_mode = bool(get_int(props, "ceil_mode", 0))
+        out = []
+        for i in range(spatial):
+            if pads[i] >= kernel[i] or pads[spatial + i] >= kernel[i]:
+                raise ShapeError(f"{cls.name}: pads must be smaller than the kernel ({fmt_shape(kernel)})")
+            size = window_output_size(
+                sx[2 + i], kernel[i], strides[i], pads[i], pads[spatial + i], dilations[i], ceil_mode
+            )
+            if size < 1:
+                raise ShapeError(f"{cls.name}: kernel {fmt_shape(kernel)} is larger than the padded input")
+            out.append(size)
+        return [tensor_type((*sx[:2], *out), x.element_type)]
+
+
+@irdl_op_definition
+class MaxPoolOp(PoolOp):
+    name = "graph.max_pool"
+
+
+@irdl_op_definition
+class AvgPoolOp(PoolOp):
+    """Average pool; `count_include_pad` decides whether padding counts in the divisor."""
+
+    name = "graph.avg_pool"
+    count_include_pad = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+
+
+class GlobalPoolOp(GraphOp):
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        (x,) = _float_tensors(cls.name, ("input",), operand_types)
+        sx = shape_of(x)
+        if len(sx) < 3:
+            raise ShapeError(f"{cls.name}: input must have rank >= 3 (N, C, spatial...), got {x}")
+        return [tensor_type((*sx[:2], *[1] * (len(sx) - 2)), x.element_type)]
+
+
+@irdl_op_definition
+class GlobalAvgPoolOp(GlobalPoolOp):
+    name = "graph.global_avg_pool"
+
+
+@irdl_op_definition
+class GlobalMaxPoolOp(GlobalPoolOp):
+    name = "graph.global_max_pool"
+
+
+NN_OPS = [
+    MatMulOp, GemmOp, ConvOp, ConvTransposeOp, BatchNormOp, LayerNormOp, LRNOp,
+    SoftmaxOp, LogSoftmaxOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp, GlobalMaxPoolOp,
+]  # fmt: skip
+

@@ -1,0 +1,400 @@
+"""Data-movement and reduction graph ops: reshape, transpose, concat, slice, gather, pad, ...
+
+    %1 = graph.reshape %0 : tensor<1x2048x1x1xf32> to tensor<1x2048xf32>
+    %2 = graph.transpose %1 {perm = array<i64: 1, 0>} : tensor<1x2048xf32> -> tensor<2048x1xf32>
+    %3 = graph.reduce_mean %x {axes = array<i64: 2, 3>, keepdims = 1 : i64}
+           : tensor<1x64x56x56xf32> -> tensor<1x64x1x1xf32>
+
+Every shape-like argument (target shapes, axes, pads, slice bounds) is a property, resolved to
+explicit non-negative values by the frontend: the graph dialect has static shapes only, so a
+shape that arrives at run time is specialized before it gets here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    I64,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    f32,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+    var_result_def,
+)
+
+from minitvm.dialects.graph.base import (
+    GraphOp,
+    Props,
+    Shape,
+    ShapeError,
+    as_tensor,
+    broadcast_shapes,
+    fmt_shape,
+    get_float,
+    get_int,
+    get_ints,
+    get_str,
+    int_attr,
+    is_float,
+    shape_of,
+    tensor_type,
+    to_attr,
+)
+
+_UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
+
+
+def _check_axes(op_name: str, axes: Sequence[int], rank: int, what: str = "axes") -> None:
+    if any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
+        raise ShapeError(
+            f"{op_name}: {what} {list(axes)} must be distinct and in [0, {rank}) (normalized)"
+        )
+
+
+class DeclaredShapeOp(GraphOp):
+    """An op whose result shape is stated by its result type rather than a property.
+
+    `make(x, shape=...)` builds it; `verify_` checks that the stated shape is legal.
+    """
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    @classmethod
+    def make(cls, input: SSAValue, *, shape: Sequence[int], **props: object):  # type: ignore[override]
+        source = as_tensor(cls.name, "input", input.type)
+        values = {k: to_attr(v) for k, v in props.items() if v is not None}
+        return cls.create_with([input], [tensor_type(shape, source.element_type)], values)
+
+    def verify_(self) -> None:
+        source = as_tensor(self.name, "input", self.input.type)
+        target = as_tensor(self.name, "result", self.result.type)
+        if source.element_type != target.element_type:
+            raise ShapeError(
+                f"{self.name}: result element type {target.element_type} differs from the "
+                f"input's {source.element_type}"
+            )
+        self.check_shapes(shape_of(source), shape_of(target))
+
+    def check_shapes(self, source: Shape, target: Shape) -> None:
+        """Each subclass states which result shapes are legal for a given input shape."""
+
+
+@irdl_op_definition
+class ReshapeOp(DeclaredShapeOp):
+    """Reinterpret the elements (row-major) with a new shape of the same size."""
+
+    name = "graph.reshape"
+
+    def check_shapes(self, source: Shape, target: Shape) -> None:
+        if _numel(source) != _numel(target):
+            raise ShapeError(
+                f"graph.reshape: cannot reshape {fmt_shape(source)} ({_numel(source)} elements) "
+                f"to {fmt_shape(target)} ({_numel(target)} elements)"
+            )
+
+
+@irdl_op_definition
+class ExpandOp(DeclaredShapeOp):
+    """Broadcast to the result shape (numpy rules; the result may have a higher rank)."""
+
+    name = "graph.expand"
+
+    def check_shapes(self, source: Shape, target: Shape) -> None:
+        if len(target) < len(source) or broadcast_shapes(self.name, source, target) != target:
+            raise ShapeError(
+                f"graph.expand: {fmt_shape(source)} does not broadcast to {fmt_shape(target)}"
+            )
+
+
+@irdl_op_definition
+class ResizeOp(DeclaredShapeOp):
+    """Resample to the result shape (nearest or linear), with ONNX's coordinate modes."""
+
+    name = "graph.resize"
+    scales = prop_def(DenseArrayBase)
+    mode = opt_prop_def(StringAttr, default_value=StringAttr("nearest"))
+    coordinate_transformation_mode = opt_prop_def(StringAttr, default_value=StringAttr("half_pixel"))
+    nearest_mode = opt_prop_def(StringAttr, default_value=StringAttr("round_prefer_floor"))
+    cubic_coeff_a = opt_prop_def(FloatAttr, default_value=FloatAttr(-0.75, f32))
+    exclude_outside = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    extrapolation_value = opt_prop_def(FloatAttr, default_value=FloatAttr(0.0, f32))
+
+    MODES: ClassVar[tuple[str, ...]] = ("nearest", "linear")
+    COORDINATE_MODES: ClassVar[tuple[str, ...]] = (
+        "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+        "asymmetric", "tf_crop_and_resize",
+    )  # fmt: skip
+    NEAREST_MODES: ClassVar[tuple[str, ...]] = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+    @classmethod
+    def make(cls, input: SSAValue, *, sizes: Sequence[int], scales: Sequence[float], **props: object):  # type: ignore[override]
+        scales_attr = DenseArrayBase.from_list(f32, [float(s) for s in scales])
+        return super().make(input, shape=sizes, scales=scales_attr, **props)
+
+    def check_shapes(self, source: Shape, target: Shape) -> None:
+        if len(source) != len(target):
+            raise ShapeError(f"graph.resize: cannot change the rank ({fmt_shape(source)} to {fmt_shape(target)})")
+        scales = self.scales.get_values()
+        if len(scales) != len(source):
+            raise ShapeError(f"graph.resize: scales needs {len(source)} entries, got {len(scales)}")
+        for name, value, allowed in (
+            ("mode", get_str(self.properties, "mode", "nearest"), self.MODES),
+            ("coordinate_transformation_mode",
+             get_str(self.properties, "coordinate_transformation_mode", "half_pixel"),
+             self.COORDINATE_MODES),
+            ("nearest_mode", get_str(self.properties, "nearest_mode", "round_prefer_floor"),
+             self.NEAREST_MODES),
+        ):  # fmt: skip
+            if value not in allowed:
+                raise ShapeError(f"graph.resize: {name} \"{value}\" is not one of {', '.join(allowed)}")
+        if not is_float(as_tensor(self.name, "input", self.input.type).element_type):
+            raise ShapeError("graph.resize: input must be a float tensor")
+
+
+def _numel(shape: Shape) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count
+
+
+@irdl_op_definition
+class TransposeOp(GraphOp):
+    """Permute dimensions: result dim i is input dim perm[i]."""
+
+    name = "graph.transpose"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    perm = prop_def(DenseArrayBase)
+    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        shape, perm = shape_of(x), get_ints(props, "perm")
+        if sorted(perm) != list(range(len(shape))):
+            raise ShapeError(f"graph.transpose: perm {list(perm)} is not a permutation of 0..{len(shape) - 1}")
+        return [tensor_type([shape[p] for p in perm], x.element_type)]
+
+
+@irdl_op_definition
+class ConcatOp(GraphOp):
+    """Join tensors along `axis`; all other dims must agree."""
+
+    name = "graph.concat"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    assembly_format = "$inputs attr-dict `:` functional-type($inputs, $result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        if not operand_types:
+            raise ShapeError("graph.concat: needs at least one input")
+        tensors = [as_tensor(cls.name, f"input #{i}", t) for i, t in enumerate(operand_types)]
+        first = shape_of(tensors[0])
+        axis = get_int(props, "axis")
+        _check_axes(cls.name, [axis], len(first), "axis")
+        total = 0
+        for i, t in enumerate(tensors):
+            s = shape_of(t)
+            if t.element_type != tensors[0].element_type:
+                raise ShapeError(f"graph.concat: input #{i} has element type {t.element_type}, input #0 {tensors[0].element_type}")
+            if len(s) != len(first) or any(a != b for d, (a, b) in enumerate(zip(s, first)) if d != axis):
+                raise ShapeError(
+                    f"graph.concat: input #{i} has shape {fmt_shape(s)}, which differs from input "
+                    f"#0's {fmt_shape(first)} outside axis {axis}"
+                )
+            total += s[axis]
+        return [tensor_type((*first[:axis], total, *first[axis + 1 :]), tensors[0].element_type)]
+
+
+@irdl_op_definition
+class SplitOp(GraphOp):
+    """Cut a tensor along `axis` into pieces of the given sizes (one result per size)."""
+
+    name = "graph.split"
+    input = operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    sizes = prop_def(DenseArrayBase)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($outputs)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        shape = shape_of(x)
+        axis, sizes = get_int(props, "axis"), get_ints(props, "sizes")
+        _check_axes(cls.name, [axis], len(shape), "axis")
+        if sum(sizes) != shape[axis] or any(s < 0 for s in sizes) or not sizes:
+            raise ShapeError(f"graph.split: sizes {list(sizes)} do not add up to dim {axis} of {fmt_shape(shape)}")
+        return [tensor_type((*shape[:axis], s, *shape[axis + 1 :]), x.element_type) for s in sizes]
+
+
+@irdl_op_definition
+class SliceOp(GraphOp):
+    """Dim i of the result is `range(starts[i], ends[i], steps[i])` of the input's dim i.
+
+    Bounds are already clamped (ONNX's rules applied by the frontend); with a negative step an
+    end of -1 means "through index 0".
+    """
+
+    name = "graph.slice"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    starts = prop_def(DenseArrayBase)
+    ends = prop_def(DenseArrayBase)
+    steps = prop_def(DenseArrayBase)
+    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        shape = shape_of(x)
+        starts, ends, steps = (get_ints(props, n) for n in ("starts", "ends", "steps"))
+        if not len(starts) == len(ends) == len(steps) == len(shape):
+            raise ShapeError(f"graph.slice: starts, ends and steps need {len(shape)} entries each (the input rank)")
+        out = []
+        for d, (lo, hi, step, size) in enumerate(zip(starts, ends, steps, shape)):
+            if step == 0:
+                raise ShapeError(f"graph.slice: step of dim {d} is 0")
+            valid_lo = 0 <= lo <= size if step > 0 else -1 <= lo < size or (size == 0 and lo <= 0)
+            valid_hi = 0 <= hi <= size if step > 0 else -1 <= hi < size or hi == -1
+            if not (valid_lo and valid_hi):
+                raise ShapeError(
+                    f"graph.slice: bounds [{lo}, {hi}) step {step} of dim {d} are not clamped to its size {size}"
+                )
+            out.append(len(range(lo, hi, step)))
+        return [tensor_type(out, x.element_type)]
+
+
+@irdl_op_definition
+class GatherOp(GraphOp):
+    """Take entries along `axis` at integer indices (negative indices count from the end)."""
+
+    name = "graph.gather"
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    assembly_format = "$input `,` $indices attr-dict `:` functional-type(operands, results)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        idx = as_tensor(cls.name, "indices", operand_types[1])
+        if not isinstance(idx.element_type, IntegerType) or idx.element_type.width.data not in (32, 64):
+            raise ShapeError(f"graph.gather: indices must be i32 or i64, got {idx.element_type}")
+        shape, axis = shape_of(x), get_int(props, "axis")
+        _check_axes(cls.name, [axis], len(shape), "axis")
+        return [tensor_type((*shape[:axis], *shape_of(idx), *shape[axis + 1 :]), x.element_type)]
+
+
+@irdl_op_definition
+class PadOp(GraphOp):
+    """Pad with `pads` (begins then ends, non-negative) in constant, reflect or edge mode."""
+
+    name = "graph.pad"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    pads = prop_def(DenseArrayBase)
+    mode = opt_prop_def(StringAttr, default_value=StringAttr("constant"))
+    value = opt_prop_def(FloatAttr, default_value=FloatAttr(0.0, f32))
+    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        shape, pads = shape_of(x), get_ints(props, "pads")
+        mode = get_str(props, "mode", "constant")
+        if mode not in ("constant", "reflect", "edge"):
+            raise ShapeError(f"graph.pad: mode \"{mode}\" is not one of constant, reflect, edge")
+        if len(pads) != 2 * len(shape) or any(p < 0 for p in pads):
+            raise ShapeError(f"graph.pad: pads needs {2 * len(shape)} non-negative entries, got {list(pads)}")
+        rank = len(shape)
+        if mode == "reflect" and any(
+            shape[d] and max(pads[d], pads[rank + d]) >= shape[d] for d in range(rank)
+        ):
+            raise ShapeError("graph.pad: reflect padding must be smaller than the padded dimension")
+        get_float(props, "value", 0.0)
+        return [tensor_type([shape[d] + pads[d] + pads[rank + d] for d in range(rank)], x.element_type)]
+
+
+@irdl_op_definition
+class TileOp(GraphOp):
+    """Repeat the tensor `repeats[i]` times along dim i."""
+
+    name = "graph.tile"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    repeats = prop_def(DenseArrayBase)
+    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        shape, repeats = shape_of(x), get_ints(props, "repeats")
+        if len(repeats) != len(shape) or any(r < 0 for r in repeats):
+            raise ShapeError(f"graph.tile: repeats needs {len(shape)} non-negative entries, got {list(repeats)}")
+        return [tensor_type([s * r for s, r in zip(shape, repeats)], x.element_type)]
+
+
+class ReduceOp(GraphOp):
+    """Reduce over `axes` (sorted, non-negative, non-empty); `keepdims` keeps them as size 1."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axes = prop_def(DenseArrayBase)
+    keepdims = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
+    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        shape, axes = shape_of(x), get_ints(props, "axes")
+        _check_axes(cls.name, axes, len(shape))
+        if not axes or list(axes) != sorted(axes):
+            raise ShapeError(f"{cls.name}: axes {list(axes)} must be non-empty and sorted")
+        if get_int(props, "keepdims", 1):
+            out = [1 if d in axes else s for d, s in enumerate(shape)]
+        else:
+            out = [s for d, s in enumerate(shape) if d not in axes]
+        return [tensor_type(out, x.element_type)]
+
+
+@irdl_op_definition
+class ReduceSumOp(ReduceOp):
+    name = "graph.reduce_sum"
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReduceOp):
+    name = "graph.reduce_mean"
+
+
+@irdl_op_definition
+class ReduceMaxOp(ReduceOp):
+    name = "graph.reduce_max"
+
+
+TENSOR_OPS = [
+    ReshapeOp, ExpandOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
+    TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
+]  # fmt: skip
+

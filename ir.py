@@ -22,7 +22,10 @@ def minitvm_dialects() -> list[Dialect]:
     """Every dialect a minitvm tool understands: xDSL's core ones plus our own."""
     from minitvm.dialects.graph import Graph
 
-    return [Builtin, Func, Arith, Math, Graph]
+    from minitvm.dialects.loop import Loop
+    from minitvm.dialects.te import TE
+
+    return [Builtin, Func, Arith, Math, Graph, TE, Loop]
 
 
 def make_context() -> Context:

@@ -1,0 +1,402 @@
+"""The loop dialect: explicit loop nests over buffers, the level where schedules become code.
+
+`te_to_loop` turns each te kernel into a `func.func` over `memref` buffers (inputs first,
+then the outputs it writes, destination-passing style) built from these ops:
+
+    loop.for %i = 0 to 64 step 16 {parallel} {
+      loop.for %j = 0 to 16 step 1 iter_args(%acc = %zero) -> (f32) {
+        %v = loop.load %A[%i, %j] : memref<64x16xf32>
+        %s = arith.addf %acc, %v : f32
+        loop.yield %s : f32
+      }
+    }
+
+Bounds are static (shapes are static); a split that does not divide its loop adds a guard
+(`loop.if`). Vector code uses `loop.vload`/`loop.vstore` on the innermost, contiguous
+dimension and `arith`/`math` on `vector<N x f32>` values. Scalars and index arithmetic use
+xDSL's `arith` and `math`. `loop.alloc` is scratch memory whose placement the memory planner
+and `loop_to_llvm` decide; `loop.constant` is a weight buffer baked into the executable.
+Loop attributes `parallel`, `unroll` and `vectorize` are hints for the loop passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    I64,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    VectorType,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, NoMemoryEffect, RecursiveMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+from minitvm.dialects.graph.constant import WeightsAttr
+
+
+def _int(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends a loop body (passing the next values of its iter_args) or an if body."""
+
+    name = "loop.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), NoMemoryEffect())
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class ForOp(IRDLOperation):
+    """`for (i = lb; i < ub; i += step)` with loop-carried values (iter_args)."""
+
+    name = "loop.for"
+
+    lower = prop_def(IntegerAttr[I64])
+    upper = prop_def(IntegerAttr[I64])
+    step = prop_def(IntegerAttr[I64])
+    inits = var_operand_def()
+    res = var_result_def()
+    body = region_def("single_block")
+
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        lower: int,
+        upper: int,
+        step: int,
+        inits: Sequence[SSAValue] = (),
+        body: Region | Block | None = None,
+    ):
+        if body is None:
+            body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(
+            properties={"lower": _int(lower), "upper": _int(upper), "step": _int(step)},
+            operands=[list(inits)],
+            result_types=[[v.type for v in inits]],
+            regions=[body],
+        )
+
+    @property
+    def bounds(self) -> tuple[int, int, int]:
+        return self.lower.value.data, self.upper.value.data, self.step.value.data
+
+    @property
+    def trip_count(self) -> int:
+        lower, upper, step = self.bounds
+        return max(0, -(-(upper - lower) // step))
+
+    @property
+    def induction_var(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    @property
+    def carried(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args[1:]
+
+    def verify_(self) -> None:
+        lower, upper, step = self.bounds
+        if step < 1:
+            raise VerifyException(f"loop.for: step must be positive, got {step}")
+        if lower > upper:
+            raise VerifyException(f"loop.for: lower bound {lower} exceeds upper bound {upper}")
+        block = self.body.block
+        types = [v.type for v in self.inits]
+        if [a.type for a in block.args] != [IndexType(), *types]:
+            raise VerifyException(
+                "loop.for: body arguments must be the index followed by the iter_args' types"
+            )
+        last = block.last_op
+        if not isinstance(last, YieldOp) or [v.type for v in last.values] != types:
+            raise VerifyException(
+                f"loop.for: body must end in loop.yield of {len(types)} values matching iter_args"
+            )
+
+    def print(self, printer: Printer) -> None:
+        lower, upper, step = self.bounds
+        printer.print_string(" ")
+        printer.print_ssa_value(self.induction_var)
+        printer.print_string(f" = {lower} to {upper} step {step}")
+        if self.inits:
+            printer.print_string(" iter_args(")
+            printer.print_list(
+                zip(self.carried, self.inits),
+                lambda pair: (
+                    printer.print_ssa_value(pair[0]),
+                    printer.print_string(" = "),
+                    printer.print_ssa_value(pair[1]),
+                ),
+            )
+            printer.print_string(") -> (")
+            printer.print_list([v.type for v in self.inits], printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_region(
+            self.body, print_entry_block_args=False, print_block_terminators=bool(self.inits)
+        )
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ForOp:
+        index = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        lower = parser.parse_integer()
+        parser.parse_keyword("to")
+        upper = parser.parse_integer()
+        parser.parse_keyword("step")
+        step = parser.parse_integer()
+        carried: list[Parser.UnresolvedArgument] = []
+        init_names = []
+        types: list[Attribute] = []
+        if parser.parse_optional_keyword("iter_args"):
+
+            def parse_assignment() -> None:
+                carried.append(parser.parse_argument(expect_type=False))
+                parser.parse_punctuation("=")
+                init_names.append(parser.parse_unresolved_operand())
+
+            parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_assignment)
+            parser.parse_punctuation("->")
+            types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        inits = [parser.resolve_operand(n, t) for n, t in zip(init_names, types, strict=True)]
+        args = [index.resolve(IndexType()), *(c.resolve(t) for c, t in zip(carried, types))]
+        body = parser.parse_region(args)
+        attrs = parser.parse_optional_attr_dict()
+        if not inits and not isinstance(body.block.last_op, YieldOp):
+            body.block.add_op(YieldOp())
+        op = cls(lower, upper, step, inits, body)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class IfOp(IRDLOperation):
+    """Run the body only when `condition` holds (guards for non-dividing splits, padding)."""
+
+    name = "loop.if"
+    condition = operand_def(i1)
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(self, condition: SSAValue, body: Region | Block | None = None):
+        body = Region(body or Block()) if not isinstance(body, Region) else body
+        super().__init__(operands=[condition], regions=[body])
+
+    def verify_(self) -> None:
+        last = self.body.block.last_op
+        if not isinstance(last, YieldOp) or last.values:
+            raise VerifyException("loop.if: body must end in an empty loop.yield")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.condition)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_block_terminators=False)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IfOp:
+        condition = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
+        body = parser.parse_region()
+        attrs = parser.parse_optional_attr_dict()
+        if not isinstance(body.block.last_op, YieldOp):
+            body.block.add_op(YieldOp())
+        op = cls(condition, body)
+        op.attributes.update(attrs)
+        return op
+
+
+class _AccessOp(IRDLOperation):
+    """Shared checks of ops addressing `buffer[indices]`."""
+
+    def _check_access(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> MemRefType:
+        type_ = buffer.type
+        assert isinstance(type_, MemRefType)
+        if len(indices) != type_.get_num_dims():
+            raise VerifyException(
+                f"{self.name}: {len(indices)} indices for a rank-{type_.get_num_dims()} buffer"
+            )
+        return type_
+
+
+@irdl_op_definition
+class LoadOp(_AccessOp):
+    """`%v = loop.load %buf[%i, %j] : memref<4x8xf32>` reads one element."""
+
+    name = "loop.load"
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+    assembly_format = "$buffer `[` $indices `]` attr-dict `:` type($buffer) `->` type($result)"
+
+    def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue]):
+        assert isinstance(buffer.type, MemRefType)
+        super().__init__(
+            operands=[buffer, list(indices)], result_types=[buffer.type.element_type]
+        )
+
+    def verify_(self) -> None:
+        type_ = self._check_access(self.buffer, self.indices)
+        if self.result.type != type_.element_type:
+            raise VerifyException(f"loop.load: result must be the element type {type_.element_type}")
+
+
+@irdl_op_definition
+class StoreOp(_AccessOp):
+    """`loop.store %v, %buf[%i, %j] : memref<4x8xf32>` writes one element."""
+
+    name = "loop.store"
+    value = operand_def()
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    assembly_format = "$value `,` $buffer `[` $indices `]` attr-dict `:` type($value) `,` type($buffer)"
+
+    def __init__(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[value, buffer, list(indices)])
+
+    def verify_(self) -> None:
+        type_ = self._check_access(self.buffer, self.indices)
+        if self.value.type != type_.element_type:
+            raise VerifyException(
+                f"loop.store: value of type {self.value.type} into a buffer of {type_.element_type}"
+            )
+
+
+@irdl_op_definition
+class VectorLoadOp(_AccessOp):
+    """Load `N` consecutive elements of the innermost dimension starting at the indices."""
+
+    name = "loop.vload"
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def(VectorType)
+    assembly_format = "$buffer `[` $indices `]` attr-dict `:` type($buffer) `->` type($result)"
+
+    def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue], lanes: int):
+        assert isinstance(buffer.type, MemRefType)
+        super().__init__(
+            operands=[buffer, list(indices)],
+            result_types=[VectorType(buffer.type.element_type, [lanes])],
+        )
+
+    def verify_(self) -> None:
+        type_ = self._check_access(self.buffer, self.indices)
+        if self.result.type.element_type != type_.element_type:
+            raise VerifyException("loop.vload: vector and buffer element types differ")
+
+
+@irdl_op_definition
+class VectorStoreOp(_AccessOp):
+    """Store a vector into consecutive elements of the innermost dimension."""
+
+    name = "loop.vstore"
+    value = operand_def(VectorType)
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    assembly_format = "$value `,` $buffer `[` $indices `]` attr-dict `:` type($value) `,` type($buffer)"
+
+    def __init__(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[value, buffer, list(indices)])
+
+    def verify_(self) -> None:
+        type_ = self._check_access(self.buffer, self.indices)
+        if self.value.type.element_type != type_.element_type:
+            raise VerifyException("loop.vstore: vector and buffer element types differ")
+
+
+@irdl_op_definition
+class BroadcastOp(IRDLOperation):
+    """Splat a scalar into every lane of a vector."""
+
+    name = "loop.broadcast"
+    value = operand_def()
+    result = result_def(VectorType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$value attr-dict `:` type($value) `->` type($result)"
+
+    def __init__(self, value: SSAValue, lanes: int):
+        super().__init__(operands=[value], result_types=[VectorType(value.type, [lanes])])
+
+    def verify_(self) -> None:
+        if self.result.type.element_type != self.value.type:
+            raise VerifyException("loop.broadcast: lanes must have the scalar's type")
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A scratch buffer live for the enclosing function (intermediates, temporaries)."""
+
+    name = "loop.alloc"
+    result = result_def(MemRefType)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, type_: MemRefType):
+        super().__init__(result_types=[type_])
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A read-only buffer holding a constant tensor (weights), inline or as a graph blob."""
+
+    name = "loop.constant"
+    value = prop_def(DenseIntOrFPElementsAttr | WeightsAttr)
+    result = result_def(MemRefType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$value attr-dict `:` type($result)"
+
+    def __init__(self, value: DenseIntOrFPElementsAttr | WeightsAttr, type_: MemRefType):
+        super().__init__(properties={"value": value}, result_types=[type_])
+
+
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """Copy a whole buffer into another of the same type (graph outputs aliasing inputs)."""
+
+    name = "loop.copy"
+    source = operand_def(MemRefType)
+    target = operand_def(MemRefType)
+    assembly_format = "$source `,` $target attr-dict `:` type($source) `,` type($target)"
+
+    def __init__(self, source: SSAValue, target: SSAValue):
+        super().__init__(operands=[source, target])
+
+    def verify_(self) -> None:
+        if self.source.type != self.target.type:
+            raise VerifyException(
+                f"loop.copy: source {self.source.type} and target {self.target.type} differ"
+            )
+
+
+LOOP_OPS: list[type[Operation]] = [
+    ForOp, YieldOp, IfOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
+    AllocOp, ConstantOp, CopyOp,
+]  # fmt: skip
+
+Loop = Dialect("loop", LOOP_OPS, [])

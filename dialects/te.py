@@ -1,0 +1,378 @@
+"""The te (tensor expression) dialect: WHAT a kernel computes, separate from HOW.
+
+A kernel is a `func.func` marked `te.kernel` whose body is `te.compute` ops. Each compute
+defines every element of its result tensor by a scalar expression over index variables,
+optionally reduced (sum, max) over reduction axes:
+
+    %c = te.compute (%i, %j) in [64, 32] sum (%k) in [128] : tensor<64x32xf32> {
+      %a = te.read %A[%i, %k] : tensor<64x128xf32>
+      %b = te.read %B[%k, %j] : tensor<128x32xf32>
+      %p = arith.mulf %a, %b : f32
+      te.yield %p : f32
+    }
+
+Index arithmetic uses `arith` on `index`; scalar math uses `arith`/`math` on the element type.
+The body must not read out of bounds: padding is written as clamped reads under `arith.select`.
+
+HOW is the `schedule` attribute of a compute, a list of primitives applied in order by
+`te_to_loop` (as TVM's te.create_schedule): `#te.split<"i1", 16>` makes loops i1.o and i1.i,
+`#te.reorder<["i0", "i1.o", "r0", "i1.i"]>`, `#te.vectorize<"i1.i">`, `#te.unroll<"r0">`,
+`#te.parallel<"i0">`. Loop names: i0..iN for the result's dims, r0..rM for reduction axes.
+A schedule never changes the result, only the loop structure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    i64,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator, NoMemoryEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
+#: Marks a `func.func` as a te kernel (a unit attribute on the function).
+KERNEL_ATTR = "te.kernel"
+
+#: The reductions a compute can perform, and the identity each starts from.
+REDUCTIONS: dict[str, float] = {"sum": 0.0, "max": float("-inf"), "min": float("inf")}
+
+
+# --------------------------------------------------------------------------------------------
+# Schedule primitives
+# --------------------------------------------------------------------------------------------
+
+
+class AxisPrimitive(ParametrizedAttribute):
+    """A schedule primitive applied to one named loop: `#te.<primitive><"axis">`."""
+
+    axis: StringAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            return [StringAttr(parser.parse_str_literal())]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.axis.data}">')
+
+
+@irdl_attr_definition
+class VectorizeAttr(AxisPrimitive):
+    """Execute loop `axis` as vector lanes (its extent must be a supported vector width)."""
+
+    name = "te.vectorize"
+
+
+@irdl_attr_definition
+class UnrollAttr(AxisPrimitive):
+    """Fully unroll loop `axis`."""
+
+    name = "te.unroll"
+
+
+@irdl_attr_definition
+class ParallelAttr(AxisPrimitive):
+    """Distribute iterations of loop `axis` across threads."""
+
+    name = "te.parallel"
+
+
+@irdl_attr_definition
+class SplitAttr(ParametrizedAttribute):
+    """Split loop `axis` into `axis.o` (outer) and `axis.i` (inner, extent `factor`)."""
+
+    name = "te.split"
+
+    axis: StringAttr
+    factor: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            axis = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            factor = parser.parse_integer()
+        return [StringAttr(axis), IntAttr(factor)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.axis.data}", {self.factor.data}>')
+
+
+@irdl_attr_definition
+class ReorderAttr(ParametrizedAttribute):
+    """Nest the named loops in this order (outermost first); unnamed loops keep their place."""
+
+    name = "te.reorder"
+
+    order: ArrayAttr[StringAttr]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            names = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_str_literal
+            )
+        return [ArrayAttr(StringAttr(n) for n in names)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        names = ", ".join(f'"{n.data}"' for n in self.order)
+        printer.print_string(f"<[{names}]>")
+
+
+SchedulePrimitive = SplitAttr | ReorderAttr | VectorizeAttr | UnrollAttr | ParallelAttr
+
+
+# --------------------------------------------------------------------------------------------
+# Ops
+# --------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ComputeOp(IRDLOperation):
+    """One tensor defined elementwise by its body; see the module docstring for the syntax."""
+
+    name = "te.compute"
+
+    result = result_def(TensorType)
+    reduce_kind = opt_prop_def(StringAttr)
+    reduce_extents = opt_prop_def(DenseArrayBase)
+    body = region_def("single_block")
+
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(
+        self,
+        result_type: TensorType,
+        body: Region,
+        reduce_kind: str | None = None,
+        reduce_extents: Sequence[int] = (),
+        schedule: Sequence[Attribute] = (),
+    ):
+        props: dict[str, Attribute] = {}
+        if reduce_kind is not None:
+            props["reduce_kind"] = StringAttr(reduce_kind)
+            props["reduce_extents"] = DenseArrayBase.from_list(i64, list(reduce_extents))
+        attrs = {"schedule": ArrayAttr(schedule)} if schedule else {}
+        super().__init__(result_types=[result_type], properties=props, regions=[body],
+                         attributes=attrs)
+
+    @staticmethod
+    def build(
+        result_type: TensorType,
+        body_builder,  # (Builder-free) callable: (block, spatial_args, reduce_args) -> SSAValue
+        reduce_kind: str | None = None,
+        reduce_extents: Sequence[int] = (),
+    ) -> ComputeOp:
+        """Create a compute whose block `body_builder` fills; it returns the yielded value."""
+        rank = len(result_type.get_shape())
+        block = Block(arg_types=[IndexType()] * (rank + len(reduce_extents)))
+        value = body_builder(block, block.args[:rank], block.args[rank:])
+        block.add_op(YieldOp(value))
+        return ComputeOp(result_type, Region(block), reduce_kind, reduce_extents)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.result.type.get_shape())
+
+    @property
+    def extents(self) -> tuple[int, ...]:
+        """The reduction axes' extents (empty for a plain elementwise compute)."""
+        if self.reduce_extents is None:
+            return ()
+        return tuple(int(v) for v in self.reduce_extents.get_values())
+
+    @property
+    def spatial_args(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args[: len(self.shape)]
+
+    @property
+    def reduce_args(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args[len(self.shape) :]
+
+    @property
+    def schedule(self) -> tuple[Attribute, ...]:
+        attr = self.attributes.get("schedule")
+        return tuple(attr.data) if isinstance(attr, ArrayAttr) else ()
+
+    def verify_(self) -> None:
+        kind = self.reduce_kind.data if self.reduce_kind else None
+        if kind is not None and kind not in REDUCTIONS:
+            raise VerifyException(
+                f"te.compute: reduce kind '{kind}' is not one of {', '.join(REDUCTIONS)}"
+            )
+        if (kind is None) != (self.reduce_extents is None):
+            raise VerifyException("te.compute: reduce_kind and reduce_extents come together")
+        if kind is not None and not self.extents:
+            raise VerifyException("te.compute: a reduction needs at least one reduction axis")
+        if not self.result.type.has_static_shape():
+            raise VerifyException("te.compute: the result must have a static shape")
+        block = self.body.block
+        want = len(self.shape) + len(self.extents)
+        if len(block.args) != want or any(not isinstance(a.type, IndexType) for a in block.args):
+            raise VerifyException(
+                f"te.compute: body needs {want} index arguments ({len(self.shape)} for the result's "
+                f"dims, {len(self.extents)} for reduction axes), got {len(block.args)}"
+            )
+        last = block.last_op
+        if not isinstance(last, YieldOp):
+            raise VerifyException("te.compute: body must end in te.yield")
+        if last.value.type != self.result.type.element_type:
+            raise VerifyException(
+                f"te.compute: body yields {last.value.type} but the result's elements are "
+                f"{self.result.type.element_type}"
+            )
+        schedule = self.attributes.get("schedule")
+        if schedule is not None and (
+            not isinstance(schedule, ArrayAttr)
+            or not all(isinstance(p, SchedulePrimitive) for p in schedule.data)
+        ):
+            raise VerifyException("te.compute: schedule must be a list of te schedule primitives")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ComputeOp:
+        spatial = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+        )
+        parser.parse_keyword("in")
+        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        kind: str | None = None
+        extents: list[int] = []
+        reduce_args: list[Parser.UnresolvedArgument] = []
+        if (word := parser.parse_optional_identifier()) is not None:
+            kind = word
+            reduce_args = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+            )
+            parser.parse_keyword("in")
+            extents = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_integer
+            )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        if not isinstance(result_type, TensorType):
+            parser.raise_error(f"te.compute: expected a tensor type, got {result_type}")
+        args = [a.resolve(IndexType()) for a in (*spatial, *reduce_args)]
+        body = parser.parse_region(args)
+        op = cls(result_type, body, kind, extents)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        def print_args(args: Sequence[SSAValue]) -> None:
+            printer.print_string("(")
+            printer.print_list(args, printer.print_ssa_value)
+            printer.print_string(")")
+
+        printer.print_string(" ")
+        print_args(self.spatial_args)
+        printer.print_string(f" in [{', '.join(map(str, self.shape))}]")
+        if self.reduce_kind is not None:
+            printer.print_string(f" {self.reduce_kind.data} ")
+            print_args(self.reduce_args)
+            printer.print_string(f" in [{', '.join(map(str, self.extents))}]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class ReadOp(IRDLOperation):
+    """Read one element of a tensor: `%v = te.read %t[%i, %j] : tensor<4x8xf32>`."""
+
+    name = "te.read"
+
+    tensor = operand_def(TensorType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+
+    traits = traits_def(Pure())
+
+    def __init__(self, tensor: SSAValue, indices: Sequence[SSAValue]):
+        assert isinstance(tensor.type, TensorType)
+        super().__init__(operands=[tensor, list(indices)], result_types=[tensor.type.element_type])
+
+    def verify_(self) -> None:
+        type_ = self.tensor.type
+        assert isinstance(type_, TensorType)
+        if len(self.indices) != type_.get_num_dims():
+            raise VerifyException(
+                f"te.read: {len(self.indices)} indices for a rank-{type_.get_num_dims()} tensor"
+            )
+        if self.result.type != type_.element_type:
+            raise VerifyException(
+                f"te.read: result type {self.result.type} is not the element type {type_.element_type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReadOp:  # the result type is implied by the tensor's
+        tensor = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(tensor, type_),
+            [parser.resolve_operand(i, IndexType()) for i in indices],
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.tensor)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_ssa_value)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor.type)
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """The value a compute body defines for its element (or contributes to the reduction)."""
+
+    name = "te.yield"
+
+    value = operand_def()
+
+    traits = traits_def(IsTerminator(), HasParent(ComputeOp), Pure())
+
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
+
+
+TE = Dialect(
+    "te",
+    [ComputeOp, ReadOp, YieldOp],
+    [SplitAttr, ReorderAttr, VectorizeAttr, UnrollAttr, ParallelAttr],
+)
+

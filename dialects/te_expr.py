@@ -261,7 +261,9 @@ def cast(x: Expr, type_: Attribute) -> Expr:
 
 
 @contextmanager
-def _building(block: Block) -> Iterator[None]:
+def emit_into(block: Block) -> Iterator[None]:
+    """Make expressions built inside the `with` append their ops to `block` (also used by
+    te_to_loop for index arithmetic in loop bodies)."""
     _blocks.append(block)
     try:
         yield
@@ -284,7 +286,7 @@ def compute(
     for n, arg in enumerate(block.args):
         # Named as the schedule refers to the loops: i0.. for result dims, r0.. for reductions.
         arg.name_hint = f"i{n}" if n < len(shape) else f"r{n - len(shape)}"
-    with _building(block):
+    with emit_into(block):
         value = body(*(Expr(a) for a in block.args))
         if not isinstance(value, Expr):
             value = const(value, element_type)
@@ -295,6 +297,6 @@ def compute(
 
 
 __all__ = [
-    "Expr", "Tensor", "compute", "const", "select", "maximum", "minimum", "clamp", "exp", "log",
+    "Expr", "Tensor", "compute", "emit_into", "const", "select", "maximum", "minimum", "clamp", "exp", "log",
     "sqrt", "tanh", "erf", "floor", "ceil", "round_even", "abs_", "pow_", "fma", "cast", "i1",
 ]  # fmt: skip

@@ -1,0 +1,463 @@
+"""convert-te-to-loop: apply each compute's schedule and emit loop nests over buffers.
+
+Kernels become destination-passing functions over memrefs: `@k(inputs..., outputs...,
+scratch...)`, where scratch buffers hold computes that are not kernel results (`@main`
+allocates them, so kernels never allocate). `@main` becomes the executable's plan:
+`graph.constant` -> `loop.constant`, each kernel call gets `loop.alloc`ed result buffers, and
+the model's results are extra output arguments written in place.
+
+A compute `(%i0, %i1) in [M, N] sum (%r0) in [K]` turns into loops named i0, i1, r0. The
+default order keeps every access unit-stride or invariant where it can: spatial loops
+outermost, reduction loops next, and the last spatial loop innermost when every read walks it
+contiguously (so `C[i, j] += A[i, k] * B[k, j]` runs as i-k-j); otherwise reductions stay
+innermost with the accumulator carried in registers (`loop.for ... iter_args`). The schedule
+then rewrites that order: split, reorder; vectorize, unroll and parallel mark loops for the
+loop passes. A split that does not divide its loop guards the body with `loop.if`.
+(This is TVM's te.create_schedule + tvm.lower, in MLIR's conversion-pass shape.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from minitvm.dialects import graph, loop, te
+from minitvm.dialects.te_expr import Expr, emit_into
+from minitvm.errors import MinitvmError
+
+#: Marks a loop-level kernel function (the te.kernel attribute's successor).
+LOOP_KERNEL_ATTR = "loop.kernel"
+
+
+def memref_of(type_: Attribute) -> MemRefType:
+    assert isinstance(type_, TensorType), type_
+    return MemRefType(type_.element_type, type_.get_shape())
+
+
+# --------------------------------------------------------------------------------------------
+# Loop nest model: the schedule is applied here, before any IR is built.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Loop:
+    name: str
+    extent: int
+    reduction: bool
+    hints: set[str] = field(default_factory=set)
+
+
+@dataclass
+class LoopNest:
+    """The loops of one compute, outermost first, and how original axes map onto them."""
+
+    loops: list[Loop]
+    #: split axis name -> (outer name, inner name, factor)
+    splits: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    #: original extents of every axis that was ever split (for guards)
+    extents: dict[str, int] = field(default_factory=dict)
+
+    def find(self, name: str) -> int:
+        for n, lp in enumerate(self.loops):
+            if lp.name == name:
+                return n
+        known = ", ".join(lp.name for lp in self.loops)
+        raise MinitvmError(f"schedule: no loop named '{name}' (loops: {known})")
+
+    def split(self, name: str, factor: int) -> None:
+        n = self.find(name)
+        lp = self.loops[n]
+        if factor < 1:
+            raise MinitvmError(f"schedule: split factor of '{name}' must be >= 1, got {factor}")
+        outer = Loop(f"{name}.o", -(-lp.extent // factor), lp.reduction)
+        inner = Loop(f"{name}.i", min(factor, lp.extent), lp.reduction)
+        self.loops[n : n + 1] = [outer, inner]
+        self.splits[name] = (outer.name, inner.name, inner.extent)
+        self.extents[name] = lp.extent
+
+    def reorder(self, names: Sequence[str]) -> None:
+        """TVM semantics: the named loops take the positions they occupy, in the given order."""
+        positions = sorted(self.find(n) for n in names)
+        picked = [self.loops[self.find(n)] for n in names]
+        for pos, lp in zip(positions, picked):
+            self.loops[pos] = lp
+
+    def mark(self, name: str, hint: str) -> None:
+        self.loops[self.find(name)].hints.add(hint)
+
+    def apply(self, primitive: Attribute) -> None:
+        match primitive:
+            case te.SplitAttr():
+                self.split(primitive.axis.data, primitive.factor.data)
+            case te.ReorderAttr():
+                self.reorder([s.data for s in primitive.order])
+            case te.VectorizeAttr():
+                self.mark(primitive.axis.data, "vectorize")
+            case te.UnrollAttr():
+                self.mark(primitive.axis.data, "unroll")
+            case te.ParallelAttr():
+                self.mark(primitive.axis.data, "parallel")
+            case _:
+                raise MinitvmError(f"schedule: unknown primitive {primitive}")
+
+    def guarded_axes(self) -> list[str]:
+        """Axes whose split does not divide them: their rebuilt index may overrun."""
+        return [
+            name for name, (outer, inner, factor) in self.splits.items()
+            if self.extents[name] % factor
+        ]  # fmt: skip
+
+    @property
+    def reductions_innermost(self) -> bool:
+        """True when the reduction loops form the innermost suffix (register accumulation)."""
+        seen_reduction = False
+        for lp in self.loops:
+            if lp.reduction:
+                seen_reduction = True
+            elif seen_reduction:
+                return False
+        return True
+
+
+def _dependencies(value: SSAValue, memo: dict[SSAValue, frozenset[SSAValue]]) -> frozenset[SSAValue]:
+    """The compute's block arguments that `value` is computed from."""
+    if value in memo:
+        return memo[value]
+    owner = value.owner
+    if isinstance(owner, Operation):
+        deps = frozenset().union(*(_dependencies(o, memo) for o in owner.operands))
+    else:
+        deps = frozenset([value])
+    memo[value] = deps
+    return deps
+
+
+def _walks_contiguously(compute: te.ComputeOp, axis: SSAValue) -> bool:
+    """Whether every read varies with `axis` only in its last index (unit stride or none)."""
+    memo: dict[SSAValue, frozenset[SSAValue]] = {}
+    for read in compute.body.walk():
+        if isinstance(read, te.ReadOp):
+            for index in read.indices[:-1]:
+                if axis in _dependencies(index, memo):
+                    return False
+    return True
+
+
+def default_nest(compute: te.ComputeOp) -> LoopNest:
+    spatial = [Loop(f"i{n}", e, False) for n, e in enumerate(compute.shape)]
+    reduction = [Loop(f"r{n}", e, True) for n, e in enumerate(compute.extents)]
+    if reduction and spatial and spatial[-1].extent >= 4:
+        if _walks_contiguously(compute, compute.spatial_args[-1]):
+            return LoopNest([*spatial[:-1], *reduction, spatial[-1]])
+    return LoopNest([*spatial, *reduction])
+
+
+def scheduled_nest(compute: te.ComputeOp) -> LoopNest:
+    nest = default_nest(compute)
+    for primitive in compute.schedule:
+        nest.apply(primitive)
+    return nest
+
+
+# --------------------------------------------------------------------------------------------
+# IR emission
+# --------------------------------------------------------------------------------------------
+
+
+def _identity(kind: str, type_: Attribute) -> Operation:
+    if isinstance(type_, AnyFloat):
+        return arith.ConstantOp(FloatAttr(te.REDUCTIONS[kind], type_), type_)
+    assert isinstance(type_, IntegerType)
+    width = type_.width.data
+    value = {"sum": 0, "max": -(1 << (width - 1)), "min": (1 << (width - 1)) - 1}[kind]
+    if width == 1:
+        value = {"sum": 0, "max": 0, "min": 1}[kind]
+    return arith.ConstantOp(IntegerAttr(value, type_), type_)
+
+
+def _combine(kind: str, acc: SSAValue, value: SSAValue) -> Operation:
+    if isinstance(acc.type, AnyFloat):
+        ops = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
+    else:
+        ops = {"sum": arith.AddiOp, "max": arith.MaxSIOp, "min": arith.MinSIOp}
+    return ops[kind](acc, value)
+
+
+class _ComputeEmitter:
+    """Builds the loop nest of one compute into `block` (appending), given its buffers."""
+
+    def __init__(self, compute: te.ComputeOp, buffers: dict[SSAValue, SSAValue], out: SSAValue):
+        self.compute = compute
+        self.buffers = buffers
+        self.out = out
+        self.nest = scheduled_nest(compute)
+        self.kind = compute.reduce_kind.data if compute.reduce_kind else None
+        self.element_type = compute.result.type.element_type
+
+    # The loop variables -> original axis indices (undoing splits), emitted in `block`.
+    def axis_index(self, name: str, loop_vars: dict[str, SSAValue]) -> Expr:
+        if name in loop_vars:
+            return Expr(loop_vars[name])
+        outer, inner, factor = self.nest.splits[name]
+        return self.axis_index(outer, loop_vars) * factor + self.axis_index(inner, loop_vars)
+
+    def guard(self, block: Block, loop_vars, axes: Sequence[str]) -> SSAValue | None:
+        condition: Expr | None = None
+        with emit_into(block):
+            for name in axes:
+                inside = self.axis_index(name, loop_vars) < self.nest.extents[name]
+                condition = inside if condition is None else condition & inside
+        return None if condition is None else condition.value
+
+    def spatial_indices(self, loop_vars: dict[str, SSAValue]) -> list[SSAValue]:
+        return [self.axis_index(f"i{n}", loop_vars).value for n in range(len(self.compute.shape))]
+
+    def emit_body(self, block: Block, loop_vars: dict[str, SSAValue]) -> SSAValue:
+        """Clone the compute's body into `block`; returns the yielded scalar."""
+        mapping: dict[SSAValue, SSAValue] = {}
+        with emit_into(block):
+            names = [f"i{n}" for n in range(len(self.compute.shape))]
+            names += [f"r{n}" for n in range(len(self.compute.extents))]
+            for arg, name in zip(self.compute.body.block.args, names):
+                mapping[arg] = self.axis_index(name, loop_vars).value
+        for op in self.compute.body.block.ops:
+            if isinstance(op, te.YieldOp):
+                return mapping.get(op.value, op.value)
+            if isinstance(op, te.ReadOp):
+                buffer = self.buffers[op.tensor]
+                indices = [mapping.get(i, i) for i in op.indices]
+                new = loop.LoadOp(buffer, indices)
+            else:
+                new = op.clone(mapping)
+            block.add_op(new)
+            for old, result in zip(op.results, new.results):
+                mapping[old] = result
+        raise AssertionError("te.compute body without te.yield")
+
+    def emit(self, block: Block) -> None:
+        if self.kind is None:
+            self._emit_nest(block, self.nest.loops, {}, self._store_element)
+        elif self.nest.reductions_innermost and not any(
+            a.startswith("r") for a in self.nest.guarded_axes()
+        ):
+            spatial = [lp for lp in self.nest.loops if not lp.reduction]
+            self._emit_nest(block, spatial, {}, self._reduce_in_registers)
+        else:
+            self._emit_init(block)
+            self._emit_nest(block, self.nest.loops, {}, self._accumulate_in_memory)
+
+    def _emit_nest(self, block, loops: Sequence[Loop], loop_vars, innermost) -> None:
+        if not loops:
+            innermost(block, loop_vars)
+            return
+        lp, rest = loops[0], loops[1:]
+        for_op = loop.ForOp(0, lp.extent, 1)
+        for hint in sorted(lp.hints):
+            for_op.attributes[hint] = UnitAttr()
+        block.add_op(for_op)
+        body = for_op.body.block
+        body.args[0].name_hint = lp.name.replace(".", "_")
+        self._emit_nest(body, rest, {**loop_vars, lp.name: body.args[0]}, innermost)
+        body.add_op(loop.YieldOp())
+
+    @contextmanager
+    def _guarded(self, block: Block, loop_vars, axes: Sequence[str]) -> Iterator[Block]:
+        """Yields `block`, or the body of a `loop.if` in it when a rebuilt index may overrun."""
+        condition = self.guard(block, loop_vars, axes)
+        if condition is None:
+            yield block
+            return
+        body = Block()
+        block.add_op(loop.IfOp(condition, body))
+        yield body
+        body.add_op(loop.YieldOp())
+
+    def _store_element(self, block: Block, loop_vars) -> None:
+        with self._guarded(block, loop_vars, self.nest.guarded_axes()) as target:
+            value = self.emit_body(target, loop_vars)
+            indices = self.spatial_indices_in(target, loop_vars)
+            target.add_op(loop.StoreOp(value, self.out, indices))
+
+    def spatial_indices_in(self, block: Block, loop_vars) -> list[SSAValue]:
+        with emit_into(block):
+            return self.spatial_indices(loop_vars)
+
+    def _reduce_in_registers(self, block: Block, loop_vars) -> None:
+        spatial_guards = [a for a in self.nest.guarded_axes() if a.startswith("i")]
+        with self._guarded(block, loop_vars, spatial_guards) as target:
+            init = _identity(self.kind, self.element_type)
+            target.add_op(init)
+            reductions = [lp for lp in self.nest.loops if lp.reduction]
+            total = self._reduction_chain(target, reductions, loop_vars, init.results[0])
+            indices = self.spatial_indices_in(target, loop_vars)
+            target.add_op(loop.StoreOp(total, self.out, indices))
+
+    def _reduction_chain(self, block, loops: Sequence[Loop], loop_vars, acc: SSAValue) -> SSAValue:
+        if not loops:
+            value = self.emit_body(block, loop_vars)
+            combined = _combine(self.kind, acc, value)
+            block.add_op(combined)
+            return combined.results[0]
+        lp, rest = loops[0], loops[1:]
+        for_op = loop.ForOp(0, lp.extent, 1, [acc])
+        for hint in sorted(lp.hints):
+            for_op.attributes[hint] = UnitAttr()
+        block.add_op(for_op)
+        body = for_op.body.block
+        body.args[0].name_hint = lp.name.replace(".", "_")
+        result = self._reduction_chain(body, rest, {**loop_vars, lp.name: body.args[0]}, body.args[1])
+        body.add_op(loop.YieldOp(result))
+        return for_op.results[0]
+
+    def _emit_init(self, block: Block) -> None:
+        """out[...] = identity, in a plain nest over the result's dims."""
+        loops = [Loop(f"i{n}", e, False) for n, e in enumerate(self.compute.shape)]
+
+        def store_identity(inner: Block, loop_vars) -> None:
+            init = _identity(self.kind, self.element_type)
+            inner.add_op(init)
+            indices = [loop_vars[f"i{n}"] for n in range(len(self.compute.shape))]
+            inner.add_op(loop.StoreOp(init.results[0], self.out, indices))
+
+        self._emit_nest(block, loops, {}, store_identity)
+
+    def _accumulate_in_memory(self, block: Block, loop_vars) -> None:
+        with self._guarded(block, loop_vars, self.nest.guarded_axes()) as target:
+            value = self.emit_body(target, loop_vars)
+            indices = self.spatial_indices_in(target, loop_vars)
+            old = loop.LoadOp(self.out, indices)
+            combined = _combine(self.kind, old.result, value)
+            target.add_ops([old, combined, loop.StoreOp(combined.results[0], self.out, indices)])
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels and @main
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class KernelSignature:
+    """How a te kernel's tensors map onto its loop-level buffer arguments."""
+
+    num_inputs: int
+    num_outputs: int
+    scratch: list[MemRefType]
+
+
+def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
+    """A te kernel -> `@k(inputs..., outputs..., scratch...)` over memrefs."""
+    inputs = list(kernel.body.block.args)
+    ret = kernel.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    computes = [op for op in kernel.body.block.ops if isinstance(op, te.ComputeOp)]
+    # A compute returned (first occurrence) is written straight into its output buffer.
+    returned: dict[SSAValue, int] = {}
+    for n, value in enumerate(ret.arguments):
+        if isinstance(value.owner, te.ComputeOp) and value not in returned:
+            returned[value] = n
+    scratch = [c for c in computes if c.result not in returned]
+
+    in_types = [memref_of(a.type) for a in inputs]
+    out_types = [memref_of(v.type) for v in ret.arguments]
+    scratch_types = [memref_of(c.result.type) for c in scratch]
+    block = Block(arg_types=[*in_types, *out_types, *scratch_types])
+    args = list(block.args)
+    buffers: dict[SSAValue, SSAValue] = dict(zip(inputs, args))
+    outs = args[len(inputs) : len(inputs) + len(out_types)]
+    for compute, buffer in zip(scratch, args[len(inputs) + len(out_types) :]):
+        buffers[compute.result] = buffer
+    for value, n in returned.items():
+        buffers[value] = outs[n]
+
+    for compute in computes:
+        _ComputeEmitter(compute, buffers, buffers[compute.result]).emit(block)
+    for n, value in enumerate(ret.arguments):
+        if returned.get(value) != n:  # an input, or a compute returned twice
+            block.add_op(loop.CopyOp(buffers[value], outs[n]))
+    block.add_op(func.ReturnOp())
+
+    new = func.FuncOp(kernel.sym_name.data, (block.arg_types, []), Region(block))
+    new.attributes[LOOP_KERNEL_ATTR] = UnitAttr()
+    return new, KernelSignature(len(in_types), len(out_types), scratch_types)
+
+
+def convert_main(main: func.FuncOp, signatures: dict[str, KernelSignature]) -> func.FuncOp:
+    """@main over tensors -> @main(inputs..., outputs...) over buffers, calling kernels."""
+    old_block = main.body.block
+    ret = old_block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    in_types = [memref_of(a.type) for a in old_block.args]
+    out_types = [memref_of(v.type) for v in ret.arguments]
+    block = Block(arg_types=[*in_types, *out_types])
+    buffers: dict[SSAValue, SSAValue] = dict(zip(old_block.args, block.args))
+    outs = list(block.args[len(in_types) :])
+    # A call result that the model returns is written straight into its output buffer.
+    direct: dict[SSAValue, SSAValue] = {}
+    for value, out in zip(ret.arguments, outs):
+        if isinstance(value.owner, func.CallOp) and value not in direct:
+            direct[value] = out
+
+    for op in old_block.ops:
+        if isinstance(op, graph.ConstantOp):
+            const = loop.ConstantOp(op.value, memref_of(op.result.type))
+            block.add_op(const)
+            buffers[op.result] = const.result
+        elif isinstance(op, func.CallOp):
+            signature = signatures[op.callee.root_reference.data]
+            results = []
+            for value in op.results:
+                if value in direct:
+                    results.append(direct[value])
+                else:
+                    alloc = loop.AllocOp(memref_of(value.type))
+                    block.add_op(alloc)
+                    results.append(alloc.result)
+                buffers[value] = results[-1]
+            scratch = [loop.AllocOp(t) for t in signature.scratch]
+            block.add_ops(scratch)
+            operands = [buffers[o] for o in op.arguments] + results + [s.result for s in scratch]
+            block.add_op(func.CallOp(op.callee, operands, []))
+        elif isinstance(op, func.ReturnOp):
+            for value, out in zip(op.arguments, outs):
+                if direct.get(value) is not out:
+                    block.add_op(loop.CopyOp(buffers[value], out))
+            block.add_op(func.ReturnOp())
+        else:
+            raise MinitvmError(f"convert-te-to-loop: unexpected {op.name} in @main")
+    return func.FuncOp(main.sym_name.data, (block.arg_types, []), Region(block))
+
+
+@dataclass(frozen=True)
+class ConvertTeToLoopPass(ModulePass):
+    name = "convert-te-to-loop"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        signatures: dict[str, KernelSignature] = {}
+        for fn in list(op.ops):
+            if isinstance(fn, func.FuncOp) and te.KERNEL_ATTR in fn.attributes:
+                new, signatures[fn.sym_name.data] = convert_kernel(fn)
+                op.body.block.insert_op_before(new, fn)
+                fn.detach()
+                fn.erase()
+        for fn in list(op.ops):
+            if isinstance(fn, func.FuncOp) and LOOP_KERNEL_ATTR not in fn.attributes:
+                new = convert_main(fn, signatures)
+                op.body.block.insert_op_before(new, fn)
+                fn.detach()
+                fn.erase()

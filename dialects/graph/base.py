@@ -169,6 +169,13 @@ def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
     return tuple(out)
 
 
+def broadcasts_to(shape: Shape, target: Shape) -> bool:
+    """Whether `shape` broadcasts (numpy rules) to exactly `target`."""
+    if len(shape) > len(target):
+        return False
+    return all(s in (1, t) for s, t in zip(shape, target[len(target) - len(shape) :]))
+
+
 # --------------------------------------------------------------------------------------------
 # The op base class
 # --------------------------------------------------------------------------------------------

@@ -118,6 +118,10 @@ class WeightStore(OpAsmDialectInterface):
         except KeyError:
             raise KeyError(f"weights blob '{key}' has no data (missing dialect_resources entry)")
 
+    def nbytes(self, key: str) -> int | None:
+        data = self._blobs.get(key)
+        return None if data is None else len(data)
+
     # OpAsmDialectInterface: how the parser and printer reach the blobs.
     def declare_resource(self, key: str) -> str:
         # Keys name their content, so a key seen before denotes the same bytes: no renaming.
@@ -228,6 +232,18 @@ class ConstantOp(IRDLOperation):
             raise VerifyException(
                 f"graph.constant: value has type {self.value.type} but the result is {type_}"
             )
+        if isinstance(self.value, WeightsAttr):
+            key = self.value.key.data
+            size = weight_store().nbytes(key)
+            want = type_.element_count() * numpy_dtype_of(type_.element_type).itemsize
+            if size is None:
+                raise VerifyException(
+                    f"graph.constant: weights blob '{key}' has no data in dialect_resources"
+                )
+            if size != want:
+                raise VerifyException(
+                    f"graph.constant: weights blob '{key}' holds {size} bytes but {type_} needs {want}"
+                )
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:

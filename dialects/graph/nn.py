@@ -31,6 +31,7 @@ from minitvm.dialects.graph.base import (
     ShapeError,
     as_tensor,
     broadcast_shapes,
+    broadcasts_to,
     fmt_shape,
     get_int,
     get_ints,
@@ -151,7 +152,7 @@ class GemmOp(GraphOp):
         k2, n = sb[::-1] if get_int(props, "trans_b", 0) else sb
         if k != k2:
             raise ShapeError(f"graph.gemm: op(A) is {m}x{k} but op(B) is {k2}x{n}")
-        if c and broadcast_shapes(cls.name, (m, n), shape_of(c[0])) != (m, n):
+        if c and not broadcasts_to(shape_of(c[0]), (m, n)):
             raise ShapeError(f"graph.gemm: bias {fmt_shape(shape_of(c[0]))} does not broadcast to {m}x{n}")
         return [tensor_type((m, n), a.element_type)]
 
@@ -294,7 +295,7 @@ class LayerNormOp(GraphOp):
     result = result_def(TensorType)
     mean = result_def(TensorType)
     inv_std_dev = result_def(TensorType)
-    axis = opt_prop_def(IntegerAttr[I64], default_value=int_attr(-1))
+    axis = prop_def(IntegerAttr[I64])
     epsilon = opt_prop_def(FloatAttr, default_value=FloatAttr(1e-5, f32))
     assembly_format = _FORMAT
 
@@ -303,7 +304,7 @@ class LayerNormOp(GraphOp):
         names = ("input", "scale", "bias")[: len(operand_types)]
         x, *params = _float_tensors(cls.name, names, operand_types)
         sx = shape_of(x)
-        axis = get_int(props, "axis", -1)
+        axis = get_int(props, "axis")
         if not 0 <= axis < len(sx):
             raise ShapeError(f"graph.layer_norm: axis {axis} must be in [0, {len(sx)}) (normalized)")
         for name, p in zip(names[1:], params):

@@ -42,7 +42,7 @@ from minitvm.dialects.graph.base import (
     Shape,
     ShapeError,
     as_tensor,
-    broadcast_shapes,
+    broadcasts_to,
     fmt_shape,
     get_float,
     get_int,
@@ -58,11 +58,14 @@ from minitvm.dialects.graph.base import (
 _UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
 
 
-def _check_axes(op_name: str, axes: Sequence[int], rank: int, what: str = "axes") -> None:
+def _check_axes(op_name: str, axes: Sequence[int], rank: int) -> None:
     if any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
-        raise ShapeError(
-            f"{op_name}: {what} {list(axes)} must be distinct and in [0, {rank}) (normalized)"
-        )
+        raise ShapeError(f"{op_name}: axes {list(axes)} must be distinct and in [0, {rank}) (normalized)")
+
+
+def _check_axis(op_name: str, axis: int, rank: int) -> None:
+    if not 0 <= axis < rank:
+        raise ShapeError(f"{op_name}: axis {axis} must be in [0, {rank}) (normalized)")
 
 
 class DeclaredShapeOp(GraphOp):
@@ -116,7 +119,7 @@ class ExpandOp(DeclaredShapeOp):
     name = "graph.expand"
 
     def check_shapes(self, source: Shape, target: Shape) -> None:
-        if len(target) < len(source) or broadcast_shapes(self.name, source, target) != target:
+        if not broadcasts_to(source, target):
             raise ShapeError(
                 f"graph.expand: {fmt_shape(source)} does not broadcast to {fmt_shape(target)}"
             )
@@ -163,8 +166,11 @@ class ResizeOp(DeclaredShapeOp):
         ):  # fmt: skip
             if value not in allowed:
                 raise ShapeError(f"graph.resize: {name} \"{value}\" is not one of {', '.join(allowed)}")
-        if not is_float(as_tensor(self.name, "input", self.input.type).element_type):
-            raise ShapeError("graph.resize: input must be a float tensor")
+        if self.scales.elt_type != f32:
+            raise ShapeError(f"graph.resize: scales must be an array<f32: ...>, got {self.scales}")
+        source_type = as_tensor(self.name, "input", self.input.type)
+        if not is_float(source_type.element_type):
+            raise ShapeError(f"graph.resize: input must be a float tensor, got {source_type}")
 
 
 def _numel(shape: Shape) -> int:
@@ -210,7 +216,7 @@ class ConcatOp(GraphOp):
         tensors = [as_tensor(cls.name, f"input #{i}", t) for i, t in enumerate(operand_types)]
         first = shape_of(tensors[0])
         axis = get_int(props, "axis")
-        _check_axes(cls.name, [axis], len(first), "axis")
+        _check_axis(cls.name, axis, len(first))
         total = 0
         for i, t in enumerate(tensors):
             s = shape_of(t)
@@ -241,7 +247,7 @@ class SplitOp(GraphOp):
         x = as_tensor(cls.name, "input", operand_types[0])
         shape = shape_of(x)
         axis, sizes = get_int(props, "axis"), get_ints(props, "sizes")
-        _check_axes(cls.name, [axis], len(shape), "axis")
+        _check_axis(cls.name, axis, len(shape))
         if sum(sizes) != shape[axis] or any(s < 0 for s in sizes) or not sizes:
             raise ShapeError(f"graph.split: sizes {list(sizes)} do not add up to dim {axis} of {fmt_shape(shape)}")
         return [tensor_type((*shape[:axis], s, *shape[axis + 1 :]), x.element_type) for s in sizes]
@@ -302,7 +308,7 @@ class GatherOp(GraphOp):
         if not isinstance(idx.element_type, IntegerType) or idx.element_type.width.data not in (32, 64):
             raise ShapeError(f"graph.gather: indices must be i32 or i64, got {idx.element_type}")
         shape, axis = shape_of(x), get_int(props, "axis")
-        _check_axes(cls.name, [axis], len(shape), "axis")
+        _check_axis(cls.name, axis, len(shape))
         return [tensor_type((*shape[:axis], *shape_of(idx), *shape[axis + 1 :]), x.element_type)]
 
 

@@ -1,0 +1,575 @@
+"""The graph dialect's executable semantics: every op as a numpy function (ONNX semantics).
+
+This module is the spec of what each graph op computes, stated as code:
+
+- `evaluate(op, inputs)` runs one op on numpy arrays; the constant folder
+  (`graph-fold-constants`) uses it to replace ops on constants by their value;
+- `run_module(module, inputs)` interprets `func.func @main` op by op; tests use it as the
+  oracle that every later stage (fusion, lowering, generated code) must agree with.
+
+Semantics follow the ONNX operator of the same name with the properties that the frontend has
+already normalized (explicit pads, non-negative axes, clamped slice bounds; see
+docs/graph_ops.md). The code favours clarity over speed, but avoids per-element Python loops:
+convolution is im2col + matmul, pooling uses strided window views, resize is separable.
+Unsupported corners raise `ReferenceError` (today: Resize's tf_crop_and_resize, which needs
+an roi the op does not carry).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from minitvm.dialects.graph import elementwise as ew
+from minitvm.dialects.graph import nn
+from minitvm.dialects.graph import tensor as tn
+from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
+from minitvm.dialects.graph.constant import ConstantOp, numpy_dtype_of
+from minitvm.errors import MinitvmError
+
+Arrays = list[np.ndarray]
+Kernel = Callable[[Operation, Arrays], Arrays]
+
+
+class ReferenceError(MinitvmError):
+    """The reference interpreter cannot evaluate this op (an unsupported mode or input)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------------------------
+
+
+def evaluate(op: Operation, inputs: Sequence[np.ndarray]) -> Arrays:
+    """Compute `op`'s results from its operand values.
+
+    Results have exactly the dtypes and shapes of the op's result types (a mismatch is a bug
+    in this module or in the op's shape inference, and raises).
+    """
+    kernel = _KERNELS.get(type(op))
+    if kernel is None:
+        raise ReferenceError(f"{op.name}: no reference implementation")
+    if len(inputs) != len(op.operands):
+        raise ValueError(f"{op.name}: expected {len(op.operands)} inputs, got {len(inputs)}")
+    arrays = [np.asarray(x) for x in inputs]
+    # Overflow, 0/0 and log(-1) are values (inf, nan) in IEEE arithmetic, as in ONNX Runtime.
+    with np.errstate(all="ignore"):
+        outputs = kernel(op, arrays)
+    results: Arrays = []
+    for result, value in zip(op.results, outputs, strict=True):
+        type_ = result.type
+        assert isinstance(type_, TensorType)
+        shape = tuple(type_.get_shape())
+        value = np.asarray(value)
+        if value.shape != shape:
+            raise AssertionError(
+                f"{op.name}: reference produced shape {value.shape}, the op declares {shape}"
+            )
+        results.append(np.ascontiguousarray(value, dtype=numpy_dtype_of(type_.element_type)))
+    return results
+
+
+def run_module(module: ModuleOp, inputs: Mapping[str | int, np.ndarray]) -> Arrays:
+    """Interpret `func.func @main` of `module`; returns the values `func.return` returns.
+
+    `inputs` maps each argument to its value, by the argument's name hint (what the frontend
+    names it, e.g. the ONNX input name) or by its position.
+    """
+    main = next(
+        (op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"),
+        None,
+    )
+    if main is None:
+        raise ReferenceError("the module has no func.func @main")
+    block = main.body.block
+    env: dict[SSAValue, np.ndarray] = {}
+    for i, arg in enumerate(block.args):
+        key: str | int = arg.name_hint if arg.name_hint in inputs else i
+        if key not in inputs:
+            raise ReferenceError(f"no input given for argument #{i} ({arg.name_hint or 'unnamed'})")
+        type_ = arg.type
+        assert isinstance(type_, TensorType)
+        value = np.asarray(inputs[key], dtype=numpy_dtype_of(type_.element_type))
+        if value.shape != tuple(type_.get_shape()):
+            raise ReferenceError(
+                f"input {key!r} has shape {value.shape}, the module expects {type_}"
+            )
+        env[arg] = value
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            return [env[v] for v in op.arguments]
+        for result, value in zip(op.results, evaluate(op, [env[v] for v in op.operands])):
+            env[result] = value
+    raise ReferenceError("func.func @main does not end with func.return")
+
+
+# --------------------------------------------------------------------------------------------
+# Elementwise
+# --------------------------------------------------------------------------------------------
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """Exact erf (numpy has none); `math.erf` per element is slow but this is the oracle."""
+    return _erf(x.astype(np.float64)).astype(np.float64)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # exp(-log(1 + exp(-x))) neither overflows for large |x| nor loses the tails.
+    return np.exp(-np.logaddexp(0, -x))
+
+
+def _gelu(op: Operation, x: np.ndarray) -> np.ndarray:
+    if get_str(op.properties, "approximate", "none") == "tanh":
+        inner = np.sqrt(2 / np.pi) * (x + 0.044715 * x.astype(np.float64) ** 3)
+        return 0.5 * x * (1 + np.tanh(inner))
+    return 0.5 * x * (1 + erf(x / np.sqrt(2)))
+
+
+def _clip(op: Operation, x: np.ndarray) -> np.ndarray:
+    lo = op.properties.get("min")
+    hi = op.properties.get("max")
+    if lo is not None:
+        x = np.maximum(x, np.asarray(get_float(op.properties, "min")).astype(x.dtype))
+    if hi is not None:
+        x = np.minimum(x, np.asarray(get_float(op.properties, "max")).astype(x.dtype))
+    return x
+
+
+def _unary(fn: Callable[[np.ndarray], np.ndarray]) -> Kernel:
+    return lambda op, xs: [fn(xs[0])]
+
+
+def _unary_op(fn: Callable[[Operation, np.ndarray], np.ndarray]) -> Kernel:
+    return lambda op, xs: [fn(op, xs[0])]
+
+
+def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
+    return lambda op, xs: [fn(xs[0], xs[1])]
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ONNX Div: integer division truncates toward zero (numpy's // floors)."""
+    if np.issubdtype(a.dtype, np.integer):
+        quotient = np.abs(a) // np.abs(b)
+        return np.where((a < 0) != (b < 0), -quotient, quotient)
+    return a / b
+
+
+def _leaky_relu(op: Operation, x: np.ndarray) -> np.ndarray:
+    return np.where(x >= 0, x, get_float(op.properties, "alpha", 0.01) * x)
+
+
+def _hard_sigmoid(op: Operation, x: np.ndarray) -> np.ndarray:
+    alpha = get_float(op.properties, "alpha", 0.2)
+    beta = get_float(op.properties, "beta", 0.5)
+    return np.clip(alpha * x + beta, 0, 1)
+
+
+def _cast(op: Operation, xs: Arrays) -> Arrays:
+    type_ = op.results[0].type
+    assert isinstance(type_, TensorType)
+    target = numpy_dtype_of(type_.element_type)
+    x = xs[0]
+    if target == np.bool_:
+        return [x != 0]
+    return [x.astype(target)]
+
+
+# --------------------------------------------------------------------------------------------
+# Windows: the shared machinery of convolution and pooling
+# --------------------------------------------------------------------------------------------
+
+
+def _windows(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
+    out: Sequence[int],
+) -> np.ndarray:
+    """A strided view of `x` (N, C, *spatial, already padded) of shape (N, C, *out, *kernel):
+    element [n, c, *o, *k] is x[n, c, *(o * stride + k * dilation)]."""
+    spatial = len(kernel)
+    need = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations)]
+    assert all(n <= size for n, size in zip(need, x.shape[2:])), "window view out of bounds"
+    sn, sc, *ss = x.strides
+    return np.lib.stride_tricks.as_strided(
+        x,
+        shape=(*x.shape[:2], *out, *kernel),
+        strides=(sn, sc, *(ss[i] * strides[i] for i in range(spatial)),
+                 *(ss[i] * dilations[i] for i in range(spatial))),
+        writeable=False,
+    )
+
+
+def _pad_spatial(x: np.ndarray, begins: Sequence[int], ends: Sequence[int], value: float) -> np.ndarray:
+    widths = [(0, 0), (0, 0), *zip(begins, ends)]
+    return np.pad(x, widths, constant_values=value)
+
+
+def _spatial_props(op: Operation, spatial: int) -> tuple[tuple[int, ...], ...]:
+    props = op.properties
+    return (
+        get_ints(props, "strides", [1] * spatial),
+        get_ints(props, "pads", [0] * (2 * spatial)),
+        get_ints(props, "dilations", [1] * spatial),
+    )
+
+
+def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
+    type_ = op.results[index].type
+    assert isinstance(type_, TensorType)
+    return tuple(type_.get_shape())
+
+
+def _conv(op: Operation, xs: Arrays) -> Arrays:
+    """im2col: gather every window into a row, then one batched matmul per group."""
+    x, w, *b = xs
+    n, c = x.shape[:2]
+    m, cg, *kernel = w.shape
+    spatial = len(kernel)
+    group = get_int(op.properties, "group", 1)
+    strides, pads, dilations = _spatial_props(op, spatial)
+    out = _out_shape(op)[2:]
+    padded = _pad_spatial(x, pads[:spatial], pads[spatial:], 0)
+    win = _windows(padded, kernel, strides, dilations, out)  # N, C, *out, *k
+    positions, taps = math.prod(out), math.prod(kernel)
+    # (N, G, Cg, *out, *k) -> (N, G, *out, Cg, *k) -> (N, G, P, Cg * K)
+    win = win.reshape(n, group, cg, *out, *kernel)
+    order = (0, 1, *range(3, 3 + spatial), 2, *range(3 + spatial, 3 + 2 * spatial))
+    cols = win.transpose(order).reshape(n, group, positions, cg * taps)
+    weights = w.reshape(group, m // group, cg * taps).transpose(0, 2, 1)  # G, Cg*K, Mg
+    y = np.matmul(cols, weights)  # N, G, P, Mg
+    y = y.transpose(0, 1, 3, 2).reshape(n, m, *out)
+    if b:
+        y = y + b[0].reshape(m, *[1] * spatial)
+    return [y]
+
+
+def _conv_transpose(op: Operation, xs: Arrays) -> Arrays:
+    """Each input pixel scatters input * kernel into the output: one matmul, then one strided
+    add per kernel tap (col2im), then the pads crop the full output."""
+    x, w, *b = xs
+    n, c, *size = x.shape
+    _, mg, *kernel = w.shape
+    spatial = len(kernel)
+    group = get_int(op.properties, "group", 1)
+    strides, pads, dilations = _spatial_props(op, spatial)
+    out = _out_shape(op)[2:]
+    cg = c // group
+    # cols[n, g, mg, *k, *size] = sum_c x[n, g, c, *size] * w[g, c, mg, *k]
+    xg = x.reshape(n, group, cg, math.prod(size))
+    wg = w.reshape(group, cg, mg * math.prod(kernel))
+    cols = np.matmul(wg.transpose(0, 2, 1)[None], xg).reshape(n, group, mg, *kernel, *size)
+    full = [
+        max((s - 1) * st + (k - 1) * d + 1, o + p)
+        for s, st, k, d, o, p in zip(size, strides, kernel, dilations, out, pads[:spatial])
+    ]
+    y = np.zeros((n, group, mg, *full), dtype=np.result_type(x, w))
+    for tap in np.ndindex(*kernel):
+        where = tuple(
+            slice(t * d, t * d + (s - 1) * st + 1, st)
+            for t, d, s, st in zip(tap, dilations, size, strides)
+        )
+        y[(..., *where)] += cols[(slice(None),) * 3 + tap]
+    crop = tuple(slice(p, p + o) for p, o in zip(pads[:spatial], out))
+    y = y[(..., *crop)].reshape(n, group * mg, *out)
+    if b:
+        y = y + b[0].reshape(-1, *[1] * spatial)
+    return [y]
+
+
+def _pool(op: Operation, xs: Arrays) -> Arrays:
+    x = xs[0]
+    kernel = get_ints(op.properties, "kernel_shape")
+    spatial = len(kernel)
+    strides, pads, dilations = _spatial_props(op, spatial)
+    out = _out_shape(op)[2:]
+    begins = pads[:spatial]
+    # Ceil mode may let the last window run past the end padding: pad that far too.
+    ends = [
+        max(pe, (o - 1) * s + (k - 1) * d + 1 - size - pb)
+        for o, s, k, d, size, pb, pe in zip(out, strides, kernel, dilations, x.shape[2:], begins,
+                                            pads[spatial:])
+    ]
+    axes = tuple(range(-spatial, 0))
+    if isinstance(op, nn.MaxPoolOp):
+        padded = _pad_spatial(x, begins, ends, -np.inf)
+        return [_windows(padded, kernel, strides, dilations, out).max(axis=axes)]
+    padded = _pad_spatial(x, begins, ends, 0)
+    total = _windows(padded, kernel, strides, dilations, out).sum(axis=axes)
+    # The divisor counts the window's taps on the input, plus those on the explicit pads when
+    # count_include_pad is set (never those past the pads, which only ceil mode reaches).
+    mask = np.ones((1, 1, *x.shape[2:]), dtype=np.float64)
+    if get_int(op.properties, "count_include_pad", 0):
+        mask = _pad_spatial(mask, begins, pads[spatial:], 1)
+        mask = _pad_spatial(mask, [0] * spatial, [e - p for e, p in zip(ends, pads[spatial:])], 0)
+    else:
+        mask = _pad_spatial(mask, begins, ends, 0)
+    count = _windows(mask, kernel, strides, dilations, out).sum(axis=axes)
+    return [total / count]
+
+
+# --------------------------------------------------------------------------------------------
+# Normalization
+# --------------------------------------------------------------------------------------------
+
+
+def _batch_norm(op: Operation, xs: Arrays) -> Arrays:
+    x, scale, bias, mean, var = xs
+    eps = get_float(op.properties, "epsilon", 1e-5)
+    shape = (-1, *[1] * (x.ndim - 2))
+    inv = scale / np.sqrt(var + np.asarray(eps, var.dtype))
+    return [(x - mean.reshape(shape)) * inv.reshape(shape) + bias.reshape(shape)]
+
+
+def _layer_norm(op: Operation, xs: Arrays) -> Arrays:
+    x, scale, *bias = xs
+    axis = get_int(op.properties, "axis", -1)
+    eps = get_float(op.properties, "epsilon", 1e-5)
+    axes = tuple(range(axis, x.ndim))
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=axes, keepdims=True)
+    inv_std = 1 / np.sqrt(((x64 - mean) ** 2).mean(axis=axes, keepdims=True) + eps)
+    y = (x64 - mean) * inv_std * scale
+    if bias:
+        y = y + bias[0]
+    return [y, mean, inv_std]
+
+
+def _lrn(op: Operation, xs: Arrays) -> Arrays:
+    """y = x / (bias + alpha / size * sum of x^2 over a window of `size` channels)^beta."""
+    x = xs[0]
+    props = op.properties
+    size = get_int(props, "size")
+    alpha, beta = get_float(props, "alpha", 1e-4), get_float(props, "beta", 0.75)
+    bias = get_float(props, "bias", 1.0)
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    squares = np.pad(x.astype(np.float64) ** 2, [(0, 0), (before, after)] + [(0, 0)] * (x.ndim - 2))
+    cumsum = np.concatenate([np.zeros_like(squares[:, :1]), np.cumsum(squares, axis=1)], axis=1)
+    channels = x.shape[1]
+    window = cumsum[:, size : size + channels] - cumsum[:, :channels]
+    return [x / (bias + alpha / size * window) ** beta]
+
+
+def _softmax(op: Operation, xs: Arrays) -> Arrays:
+    x = xs[0]
+    axis = get_int(op.properties, "axis")
+    shifted = x - x.max(axis=axis, keepdims=True)
+    log_sum = np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    if isinstance(op, nn.LogSoftmaxOp):
+        return [shifted - log_sum]
+    return [np.exp(shifted - log_sum)]
+
+
+# --------------------------------------------------------------------------------------------
+# Data movement
+# --------------------------------------------------------------------------------------------
+
+
+def _slice(op: Operation, xs: Arrays) -> Arrays:
+    x = xs[0]
+    props = op.properties
+    index = []
+    for lo, hi, step in zip(*(get_ints(props, n) for n in ("starts", "ends", "steps"))):
+        r = range(lo, hi, step)
+        if not r:
+            index.append(slice(0, 0))
+        else:
+            stop = r[-1] + (1 if step > 0 else -1)
+            index.append(slice(r[0], stop if stop >= 0 else None, step))
+    return [x[tuple(index)]]
+
+
+def _gather(op: Operation, xs: Arrays) -> Arrays:
+    data, indices = xs
+    axis = get_int(op.properties, "axis")
+    indices = indices.astype(np.int64)
+    indices = np.where(indices < 0, indices + data.shape[axis], indices)
+    return [np.take(data, indices, axis=axis)]
+
+
+def _pad(op: Operation, xs: Arrays) -> Arrays:
+    x = xs[0]
+    pads = get_ints(op.properties, "pads")
+    widths = list(zip(pads[: x.ndim], pads[x.ndim :]))
+    mode = get_str(op.properties, "mode", "constant")
+    if mode == "constant":
+        value = np.asarray(get_float(op.properties, "value", 0.0)).astype(x.dtype)
+        return [np.pad(x, widths, constant_values=value)]
+    return [np.pad(x, widths, mode=mode)]
+
+
+def _split(op: Operation, xs: Arrays) -> Arrays:
+    axis = get_int(op.properties, "axis")
+    cuts = np.cumsum(get_ints(op.properties, "sizes"))[:-1]
+    return list(np.split(xs[0], cuts, axis=axis))
+
+
+def _reduce(fn: Callable[..., np.ndarray]) -> Kernel:
+    def kernel(op: Operation, xs: Arrays) -> Arrays:
+        axes = get_ints(op.properties, "axes")
+        keepdims = bool(get_int(op.properties, "keepdims", 1))
+        return [fn(xs[0], axis=axes, keepdims=keepdims)]
+
+    return kernel
+
+
+def _global_pool(fn: Callable[..., np.ndarray]) -> Kernel:
+    return lambda op, xs: [fn(xs[0], axis=tuple(range(2, xs[0].ndim)), keepdims=True)]
+
+
+def _gemm(op: Operation, xs: Arrays) -> Arrays:
+    a, b, *c = xs
+    props = op.properties
+    a = a.T if get_int(props, "trans_a", 0) else a
+    b = b.T if get_int(props, "trans_b", 0) else b
+    y = get_float(props, "alpha", 1.0) * (a @ b)
+    if c:
+        y = y + get_float(props, "beta", 1.0) * c[0]
+    return [y]
+
+
+# --------------------------------------------------------------------------------------------
+# Resize: separable, one axis at a time (ONNX's linear mode is N-linear, hence separable)
+# --------------------------------------------------------------------------------------------
+
+
+def _source_coordinates(mode: str, out: int, size: int, scale: float) -> np.ndarray:
+    """ONNX's coordinate_transformation_mode: where output index i samples the input.
+
+    `length_resized` in the spec's formulas is `scale * size` unrounded (in float32), as in
+    the ONNX reference implementation and backend tests; ONNX Runtime uses the rounded output
+    length instead for align_corners, so the two differ when `scale * size` is not an
+    integer. pytorch_half_pixel's "length_resized > 1" test uses the output length, as
+    PyTorch and ONNX Runtime do.
+    """
+    i = np.arange(out, dtype=np.float64)
+    length = float(np.float32(scale) * np.float32(size))
+    if mode == "half_pixel":
+        return (i + 0.5) / scale - 0.5
+    if mode == "pytorch_half_pixel":
+        return (i + 0.5) / scale - 0.5 if out > 1 else np.zeros_like(i)
+    if mode == "half_pixel_symmetric":
+        offset = size / 2 * (1 - out / length)
+        return offset + (i + 0.5) / scale - 0.5
+    if mode == "align_corners":
+        return i * (size - 1) / (length - 1) if length != 1 else np.zeros_like(i)
+    if mode == "asymmetric":
+        return i / scale
+    raise ReferenceError(
+        f"graph.resize: coordinate_transformation_mode \"{mode}\" is not supported by the "
+        "reference interpreter (it needs an roi the op does not carry)"
+    )
+
+
+def _nearest_index(mode: str, coords: np.ndarray, size: int) -> np.ndarray:
+    if mode == "round_prefer_floor":
+        index = np.where(coords - np.floor(coords) == 0.5, np.floor(coords), np.round(coords))
+    elif mode == "round_prefer_ceil":
+        index = np.where(coords - np.floor(coords) == 0.5, np.ceil(coords), np.round(coords))
+    elif mode == "floor":
+        index = np.floor(coords)
+    else:
+        index = np.ceil(coords)
+    return np.clip(index, 0, size - 1).astype(np.int64)
+
+
+def _resize(op: Operation, xs: Arrays) -> Arrays:
+    y = xs[0]
+    props = op.properties
+    scales_attr = props["scales"]
+    assert isinstance(scales_attr, DenseArrayBase)
+    scales = [float(s) for s in scales_attr.get_values()]
+    mode = get_str(props, "mode", "nearest")
+    transform = get_str(props, "coordinate_transformation_mode", "half_pixel")
+    nearest = get_str(props, "nearest_mode", "round_prefer_floor")
+    for axis, (size, out, scale) in enumerate(zip(y.shape, _out_shape(op), scales)):
+        if size == out and scale == 1 and transform != "tf_crop_and_resize":
+            continue  # every transform maps i to i
+        coords = _source_coordinates(transform, out, size, scale)
+        if mode == "nearest":
+            y = np.take(y, _nearest_index(nearest, coords, size), axis=axis)
+            continue
+        coords = np.clip(coords, 0, size - 1)
+        lo = np.floor(coords).astype(np.int64)
+        hi = np.minimum(lo + 1, size - 1)
+        frac = (coords - lo).reshape([-1 if d == axis else 1 for d in range(y.ndim)])
+        y = np.take(y, lo, axis=axis) * (1 - frac) + np.take(y, hi, axis=axis) * frac
+    return [y]
+
+
+# --------------------------------------------------------------------------------------------
+# The dispatch table: one entry per op class
+# --------------------------------------------------------------------------------------------
+
+_KERNELS: dict[type[Operation], Kernel] = {
+    ConstantOp: lambda op, xs: [op.numpy()],  # type: ignore[attr-defined]
+    # unary
+    ew.ReluOp: _unary(lambda x: np.maximum(x, 0)),
+    ew.SigmoidOp: _unary(_sigmoid),
+    ew.TanhOp: _unary(np.tanh),
+    ew.ErfOp: _unary(erf),
+    ew.ExpOp: _unary(np.exp),
+    ew.LogOp: _unary(np.log),
+    ew.SqrtOp: _unary(np.sqrt),
+    ew.ReciprocalOp: _unary(np.reciprocal),
+    ew.NegOp: _unary(np.negative),
+    ew.AbsOp: _unary(np.abs),
+    ew.HardSwishOp: _unary(lambda x: x * np.clip(x / 6 + 0.5, 0, 1)),
+    ew.GeluOp: _unary_op(_gelu),
+    ew.LeakyReluOp: _unary_op(_leaky_relu),
+    ew.HardSigmoidOp: _unary_op(_hard_sigmoid),
+    ew.ClipOp: _unary_op(_clip),
+    ew.CastOp: _cast,
+    # binary
+    ew.AddOp: _binary(np.add),
+    ew.SubOp: _binary(np.subtract),
+    ew.MulOp: _binary(np.multiply),
+    ew.DivOp: _binary(_div),
+    ew.PowOp: _binary(np.power),
+    ew.MaxOp: _binary(np.maximum),
+    ew.MinOp: _binary(np.minimum),
+    ew.EqualOp: _binary(np.equal),
+    ew.LessOp: _binary(np.less),
+    ew.GreaterOp: _binary(np.greater),
+    ew.PReluOp: _binary(lambda x, slope: np.where(x < 0, slope * x, x)),
+    ew.WhereOp: lambda op, xs: [np.where(xs[0], xs[1], xs[2])],
+    # nn
+    nn.MatMulOp: _binary(np.matmul),
+    nn.GemmOp: _gemm,
+    nn.ConvOp: _conv,
+    nn.ConvTransposeOp: _conv_transpose,
+    nn.BatchNormOp: _batch_norm,
+    nn.LayerNormOp: _layer_norm,
+    nn.LRNOp: _lrn,
+    nn.SoftmaxOp: _softmax,
+    nn.LogSoftmaxOp: _softmax,
+    nn.MaxPoolOp: _pool,
+    nn.AvgPoolOp: _pool,
+    nn.GlobalAvgPoolOp: _global_pool(np.mean),
+    nn.GlobalMaxPoolOp: _global_pool(np.max),
+    # tensor
+    tn.ReshapeOp: lambda op, xs: [xs[0].reshape(_out_shape(op))],
+    tn.ExpandOp: lambda op, xs: [np.broadcast_to(xs[0], _out_shape(op))],
+    tn.ResizeOp: _resize,
+    tn.TransposeOp: lambda op, xs: [xs[0].transpose(get_ints(op.properties, "perm"))],
+    tn.ConcatOp: lambda op, xs: [np.concatenate(xs, axis=get_int(op.properties, "axis"))],
+    tn.SplitOp: _split,
+    tn.SliceOp: _slice,
+    tn.GatherOp: _gather,
+    tn.PadOp: _pad,
+    tn.TileOp: lambda op, xs: [np.tile(xs[0], get_ints(op.properties, "repeats"))],
+    tn.ReduceSumOp: _reduce(np.sum),
+    tn.ReduceMeanOp: _reduce(np.mean),
+    tn.ReduceMaxOp: _reduce(np.max),
+}
+
+
+def supported_ops() -> list[type[Operation]]:
+    """The op classes `evaluate` implements (all of the graph dialect's)."""
+    return list(_KERNELS)

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from minitvm.dialects.graph.constant import ConstantOp
 from minitvm.dialects.te import ComputeOp, ReadOp, YieldOp
 
 #: Index-space elements evaluated at once (result points x reduction points).
@@ -294,7 +295,7 @@ _math_erf = np.frompyfunc(math.erf, 1, 1)
 
 def _erf(x: np.ndarray) -> np.ndarray:
     # numpy has no erf; math.erf per element is exact and fast enough for an oracle.
-    return _math_erf(x.astype(np.float64)).astype(np.float64)
+    return np.asarray(_math_erf(x.astype(np.float64)), dtype=np.float64)  # 0-d gives a float
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
@@ -495,8 +496,6 @@ def run_kernel(kernel: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.nda
 def run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Evaluate `func.func @main` of a module after convert-graph-to-te: graph.constants,
     calls of te kernels, func.return."""
-    from minitvm.dialects.graph.constant import ConstantOp  # the graph imports nothing of te
-
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     main = funcs.get("main")
     if main is None:

@@ -241,6 +241,8 @@ def cast(x: Expr, type_: Attribute) -> Expr:
     if src == i1:
         x = _emit(arith.ExtUIOp(x.value, IntegerType(8)))
         src = x.type
+        if src == type_:
+            return x
     if is_index_type(src) or is_index_type(type_):
         if is_float_type(type_):
             return cast(cast(x, IntegerType(64)), type_)

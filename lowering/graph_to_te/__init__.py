@@ -40,6 +40,8 @@ from minitvm.dialects.te import KERNEL_ATTR
 from minitvm.dialects.te_expr import Tensor
 from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te import elementwise as _elementwise  # noqa: F401  (registers rules)
+from minitvm.lowering.graph_to_te import nn as _nn  # noqa: F401  (registers rules)
+from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
 
 

@@ -1,0 +1,623 @@
+"""Lowering rules of the neural-network graph ops: contractions, convolutions, pooling,
+normalizations, softmax and resize.
+
+Each rule writes the op's ONNX semantics (as `dialects/graph/reference.py` states them in
+numpy) as te computes. A reduction's body is only the reduced term, so anything applied to
+the reduced value (bias, scaling, the average's divisor) is a following elementwise compute:
+
+    conv(x, w, b)  ->  padded = compute(select(in bounds, x[clamped], 0))      (if pads)
+                       acc    = compute(padded[...] * w[...], sum over c/group x kernel)
+                       y      = compute(acc + b[m])                              (if bias)
+
+Every read stays in bounds at every point of the index space: windows that reach into the
+padding read a clamped index and `select` the padding value (0, or -inf for max pooling).
+Index ranges are known statically, so bounds are checked only on the sides a window can
+actually cross.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, f32
+from xdsl.ir import Operation
+
+from minitvm.dialects import graph
+from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
+from minitvm.dialects.te_expr import (
+    Expr,
+    Tensor,
+    cast,
+    ceil,
+    clamp,
+    const,
+    exp,
+    floor,
+    log,
+    maximum,
+    minimum,
+    pow_,
+    round_even,
+    select,
+    sqrt,
+)
+from minitvm.errors import MinitvmError
+from minitvm.lowering.graph_to_te.kernel_builder import KernelBuilder, broadcast_read, lowering
+
+Index = Expr | int
+
+
+# --------------------------------------------------------------------------------------------
+# Index helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _result_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
+    type_ = op.results[index].type
+    assert isinstance(type_, TensorType)
+    return tuple(type_.get_shape())
+
+
+def _affine(offset: int, *terms: tuple[Expr, int]) -> Expr:
+    """offset + sum(index * coefficient), without multiplications by +-1 or additions of 0."""
+    value: Expr | None = None
+    # Positive terms first, so that negative ones become subtractions.
+    for index, coefficient in sorted(terms, key=lambda t: t[1] < 0):
+        if coefficient == 0:
+            continue
+        if value is None:
+            if coefficient == 1:
+                value = index
+            else:
+                value = -index if coefficient == -1 else index * coefficient
+            continue
+        term = index if abs(coefficient) == 1 else index * abs(coefficient)
+        value = value + term if coefficient > 0 else value - term
+    if value is None:
+        return const(offset, terms[0][0].type)
+    return value if offset == 0 else value + offset
+
+
+def _all(conditions: Sequence[Expr]) -> Expr | None:
+    result: Expr | None = None
+    for condition in conditions:
+        result = condition if result is None else result & condition
+    return result
+
+
+def _guarded_read(
+    x: Tensor, index: Sequence[Index], fill: float, ranges: dict[int, tuple[int, int]]
+) -> Expr:
+    """x[index], or `fill` where the index leaves x. `ranges[d]` is the static range
+    [lo, hi] of index d; only the sides it can cross are checked (and clamped)."""
+    clamped = list(index)
+    checks: list[Expr] = []
+    for d, (lo, hi) in ranges.items():
+        i, size = index[d], x.shape[d]
+        assert isinstance(i, Expr)
+        if lo < 0:
+            checks.append(i >= 0)
+            clamped[d] = maximum(clamped[d], 0)
+        if hi >= size:
+            checks.append(i < size)
+            clamped[d] = minimum(clamped[d], size - 1)
+    valid = _all(checks)
+    value = x[clamped]
+    return value if valid is None else select(valid, value, fill)
+
+
+def _window_ranges(
+    base: int, out: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads: Sequence[int],
+) -> dict[int, tuple[int, int]]:
+    """Static ranges of the input positions o * stride + k * dilation - pad, keyed by the
+    dimension (spatial dim i is dimension base + i)."""
+    return {
+        base + i: (-pads[i], (o - 1) * s + (k - 1) * d - pads[i])
+        for i, (o, k, s, d) in enumerate(zip(out, kernel, strides, dilations))
+    }
+
+
+def _spatial_props(op: Operation, spatial: int) -> tuple[tuple[int, ...], ...]:
+    props = op.properties
+    return (
+        get_ints(props, "strides", [1] * spatial),
+        get_ints(props, "pads", [0] * (2 * spatial)),
+        get_ints(props, "dilations", [1] * spatial),
+    )
+
+
+def _add_channel_bias(kb: KernelBuilder, y: Tensor, bias: Tensor | None) -> Tensor:
+    """y + bias[c] (bias along dim 1), or y itself without a bias."""
+    if bias is None:
+        return y
+    return kb.compute(y.shape, y.element_type, lambda n, c, *s: y[(n, c, *s)] + bias[c])
+
+
+# --------------------------------------------------------------------------------------------
+# Contractions
+# --------------------------------------------------------------------------------------------
+
+
+def _batch_index(shape: Sequence[int], batch: Sequence[Expr]) -> list[Index]:
+    """Index of an operand's batch dims (`shape`) at a broadcast batch index."""
+    tail = batch[len(batch) - len(shape) :] if shape else ()
+    return [0 if size == 1 else i for size, i in zip(shape, tail)]
+
+
+@lowering(graph.MatMulOp)
+def _matmul(kb: KernelBuilder, op: graph.MatMulOp, a: Tensor, b: Tensor) -> list[Tensor]:
+    """numpy.matmul: sum over k of a[..., m, k] * b[..., k, n]; a 1-D lhs has no m, a 1-D
+    rhs no n; batch dims broadcast."""
+    out = _result_shape(op)
+    a_vec, b_vec = len(a.shape) == 1, len(b.shape) == 1
+    k_extent = a.shape[-1]
+    batch_rank = len(out) - (not a_vec) - (not b_vec)
+
+    def body(*args: Expr) -> Expr:
+        *index, k = args
+        batch, rest = index[:batch_rank], index[batch_rank:]
+        a_index = [k] if a_vec else [*_batch_index(a.shape[:-2], batch), rest[0], k]
+        b_index = [k] if b_vec else [*_batch_index(b.shape[:-2], batch), k, rest[-1]]
+        return a[a_index] * b[b_index]
+
+    return [kb.compute(out, a.element_type, body, reduce=("sum", [k_extent]))]
+
+
+@lowering(graph.GemmOp)
+def _gemm(
+    kb: KernelBuilder, op: graph.GemmOp, a: Tensor, b: Tensor, c: Tensor | None = None
+) -> list[Tensor]:
+    """alpha * op(a) @ op(b) + beta * c: the product, then the scaling and bias."""
+    props = op.properties
+    trans_a, trans_b = get_int(props, "trans_a", 0), get_int(props, "trans_b", 0)
+    alpha, beta = get_float(props, "alpha", 1.0), get_float(props, "beta", 1.0)
+    out = _result_shape(op)
+    k_extent = a.shape[0] if trans_a else a.shape[1]
+    product = kb.compute(
+        out, a.element_type,
+        lambda i, j, k: a[(k, i) if trans_a else (i, k)] * b[(j, k) if trans_b else (k, j)],
+        reduce=("sum", [k_extent]),
+    )  # fmt: skip
+    if alpha == 1.0 and (c is None or beta == 0.0):
+        return [product]
+
+    def epilogue(i: Expr, j: Expr) -> Expr:
+        y = product[i, j] if alpha == 1.0 else product[i, j] * alpha
+        if c is None or beta == 0.0:
+            return y
+        bias = broadcast_read(c, (i, j))
+        return y + (bias if beta == 1.0 else bias * beta)
+
+    return [kb.compute(out, a.element_type, epilogue)]
+
+
+# --------------------------------------------------------------------------------------------
+# Convolutions
+# --------------------------------------------------------------------------------------------
+
+
+def _pad_spatial(
+    kb: KernelBuilder, x: Tensor, begins: Sequence[int], ends: Sequence[int]
+) -> Tensor:
+    """x with zeros around its spatial dims (x itself when there is no padding)."""
+    if not any(begins) and not any(ends):
+        return x
+    shape = (*x.shape[:2], *(s + b + e for s, b, e in zip(x.shape[2:], begins, ends)))
+    ranges = {
+        2 + i: (-b, s + e - 1) for i, (s, b, e) in enumerate(zip(x.shape[2:], begins, ends))
+    }
+
+    def body(n: Expr, c: Expr, *pos: Expr) -> Expr:
+        index = [n, c, *(p if b == 0 else p - b for p, b in zip(pos, begins))]
+        return _guarded_read(x, index, 0.0, ranges)
+
+    return kb.compute(shape, x.element_type, body)
+
+
+def _input_channel(group: int, m_group: int, c_group: int, m: Expr, rc: Expr | None) -> Index:
+    """The input channel that reduction index rc (None when a group has one input channel)
+    reaches from output channel m: group m // m_group, channel rc within it."""
+    if group == 1:
+        return 0 if rc is None else rc
+    g = m if m_group == 1 else m // m_group
+    return g if rc is None else _affine(0, (g, c_group), (rc, 1))
+
+
+@lowering(graph.ConvOp)
+def _conv(
+    kb: KernelBuilder, op: graph.ConvOp, x: Tensor, w: Tensor, bias: Tensor | None = None
+) -> list[Tensor]:
+    """y[n, m, o] = sum over (c, k) of padded[n, g * C/G + c, o * stride + k * dilation]
+    * w[m, c, k], with g = m // (M/G) the group of output channel m."""
+    c_out, c_group, *kernel = w.shape
+    spatial = len(kernel)
+    strides, pads, dilations = _spatial_props(op, spatial)
+    group = get_int(op.properties, "group", 1)
+    m_group = c_out // group
+    padded = _pad_spatial(kb, x, pads[:spatial], pads[spatial:])
+    # With one input channel per group (depthwise) only the kernel taps are reduced over.
+    channel_axis = c_group > 1
+
+    def body(n: Expr, m: Expr, *rest: Expr) -> Expr:
+        o, r = rest[:spatial], rest[spatial:]
+        rc, taps = (r[0], r[1:]) if channel_axis else (None, r)
+        channel = _input_channel(group, m_group, c_group, m, rc)
+        position = [
+            _affine(0, (oi, s), (k, d)) for oi, k, s, d in zip(o, taps, strides, dilations)
+        ]
+        return padded[(n, channel, *position)] * w[(m, 0 if rc is None else rc, *taps)]
+
+    extents = [c_group] * channel_axis + list(kernel)
+    acc = kb.compute(_result_shape(op), x.element_type, body, reduce=("sum", extents))
+    return [_add_channel_bias(kb, acc, bias)]
+
+
+@lowering(graph.ConvTransposeOp)
+def _conv_transpose(
+    kb: KernelBuilder, op: graph.ConvTransposeOp, x: Tensor, w: Tensor,
+    bias: Tensor | None = None,
+) -> list[Tensor]:
+    """The gather form of the scatter ONNX defines: output o receives x[i] * w[k] for every
+    tap k with o + pad_begin = i * stride + k * dilation, i.e. i = (o + pad - k * d) / s when
+    that divides exactly and lands inside x."""
+    c_in, m_group, *kernel = w.shape
+    spatial = len(kernel)
+    strides, pads, dilations = _spatial_props(op, spatial)
+    group = get_int(op.properties, "group", 1)
+    c_group = c_in // group
+    out = _result_shape(op)
+    channel_axis = c_group > 1
+
+    def body(n: Expr, m: Expr, *rest: Expr) -> Expr:
+        o, r = rest[:spatial], rest[spatial:]
+        rc, taps = (r[0], r[1:]) if channel_axis else (None, r)
+        channel = _input_channel(group, m_group, c_group, m, rc)
+        checks: list[Expr] = []
+        position: list[Expr] = []
+        for i in range(spatial):
+            t = _affine(pads[i], (o[i], 1), (taps[i], -dilations[i]))
+            lo, hi = pads[i] - (kernel[i] - 1) * dilations[i], out[2 + i] - 1 + pads[i]
+            if strides[i] > 1:
+                q = t // strides[i]
+                checks.append((q * strides[i]).eq(t))
+                t, lo, hi = q, lo // strides[i], hi // strides[i]
+            size = x.shape[2 + i]
+            index = t
+            if lo < 0:
+                checks.append(t >= 0)
+                index = maximum(index, 0)
+            if hi >= size:
+                checks.append(t < size)
+                index = minimum(index, size - 1)
+            position.append(index)
+        m_local = m if group == 1 else m % m_group
+        term = x[(n, channel, *position)] * w[(channel, m_local, *taps)]
+        valid = _all(checks)
+        return term if valid is None else select(valid, term, 0.0)
+
+    extents = [c_group] * channel_axis + list(kernel)
+    acc = kb.compute(out, x.element_type, body, reduce=("sum", extents))
+    return [_add_channel_bias(kb, acc, bias)]
+
+
+# --------------------------------------------------------------------------------------------
+# Pooling
+# --------------------------------------------------------------------------------------------
+
+
+Ints = tuple[int, ...]
+
+
+def _pool_geometry(
+    op: Operation,
+) -> tuple[Ints, Ints, Ints, Ints, Ints, dict[int, tuple[int, int]]]:
+    """kernel, strides, pads, dilations, result shape, static ranges of the input positions."""
+    kernel = get_ints(op.properties, "kernel_shape")
+    spatial = len(kernel)
+    strides, pads, dilations = _spatial_props(op, spatial)
+    out = _result_shape(op)
+    ranges = _window_ranges(2, out[2:], kernel, strides, dilations, pads[:spatial])
+    return kernel, strides, pads, dilations, out, ranges
+
+
+def _window_index(
+    n: Expr, c: Expr, rest: Sequence[Expr], strides: Ints, dilations: Ints, pads: Ints
+) -> list[Expr]:
+    """x's index at output position rest[:spatial] and window tap rest[spatial:]."""
+    spatial = len(strides)
+    o, k = rest[:spatial], rest[spatial:]
+    return [n, c, *(_affine(-p, (oi, s), (ki, d))
+                    for oi, ki, s, d, p in zip(o, k, strides, dilations, pads))]
+
+
+@lowering(graph.MaxPoolOp)
+def _max_pool(kb: KernelBuilder, op: graph.MaxPoolOp, x: Tensor) -> list[Tensor]:
+    """Max over the window; taps in the padding (or past it, in ceil mode) read -inf."""
+    kernel, strides, pads, dilations, out, ranges = _pool_geometry(op)
+
+    def body(n: Expr, c: Expr, *rest: Expr) -> Expr:
+        index = _window_index(n, c, rest, strides, dilations, pads)
+        return _guarded_read(x, index, float("-inf"), ranges)
+
+    return [kb.compute(out, x.element_type, body, reduce=("max", kernel))]
+
+
+def _tap_count(
+    o: Expr, kernel: int, stride: int, dilation: int, pad: int, lo: int, hi: int
+) -> Expr:
+    """How many taps k in [0, kernel) put o * stride + k * dilation - pad inside [lo, hi):
+    k from ceil((lo + pad - o * stride) / d) to floor((hi - 1 + pad - o * stride) / d)."""
+
+    def over_dilation(numerator: Expr) -> Expr:
+        return numerator if dilation == 1 else numerator // dilation
+
+    first = maximum(over_dilation(_affine(lo + pad + dilation - 1, (o, -stride))), 0)
+    last = minimum(over_dilation(_affine(hi - 1 + pad, (o, -stride))), kernel - 1)
+    return maximum(last - first + 1, 0)
+
+
+@lowering(graph.AvgPoolOp)
+def _avg_pool(kb: KernelBuilder, op: graph.AvgPoolOp, x: Tensor) -> list[Tensor]:
+    """Window sum, then the division by the window's tap count: taps on the input, or with
+    count_include_pad also those on the explicit pads (never those past them, which only
+    ceil mode reaches), as ONNX Runtime and PyTorch count."""
+    kernel, strides, pads, dilations, out, ranges = _pool_geometry(op)
+    spatial = len(kernel)
+    include_pad = get_int(op.properties, "count_include_pad", 0)
+
+    def window_sum(n: Expr, c: Expr, *rest: Expr) -> Expr:
+        index = _window_index(n, c, rest, strides, dilations, pads)
+        return _guarded_read(x, index, 0.0, ranges)
+
+    total = kb.compute(out, x.element_type, window_sum, reduce=("sum", kernel))
+
+    def bounds(i: int) -> tuple[int, int]:
+        size = x.shape[2 + i]
+        return (-pads[i], size + pads[spatial + i]) if include_pad else (0, size)
+
+    def average(n: Expr, c: Expr, *o: Expr) -> Expr:
+        count: Expr | int = 1
+        for i in range(spatial):
+            lo, hi = bounds(i)
+            first, last = ranges[2 + i]
+            if lo <= first and last < hi:
+                taps: Expr | int = kernel[i]  # every window lies inside: a constant count
+            else:
+                taps = _tap_count(o[i], kernel[i], strides[i], dilations[i], pads[i], lo, hi)
+            count = taps if isinstance(count, int) and count == 1 else count * taps
+        divisor = cast(count, x.element_type) if isinstance(count, Expr) else float(count)
+        return total[(n, c, *o)] / divisor
+
+    return [kb.compute(out, x.element_type, average)]
+
+
+@lowering(graph.GlobalMaxPoolOp, graph.GlobalAvgPoolOp)
+def _global_pool(kb: KernelBuilder, op: Operation, x: Tensor) -> list[Tensor]:
+    """Max or mean over all spatial dims (kept as dims of size 1)."""
+    spatial = x.shape[2:]
+    out = _result_shape(op)
+
+    def body(n: Expr, c: Expr, *rest: Expr) -> Expr:
+        return x[(n, c, *rest[len(spatial):])]
+
+    if isinstance(op, graph.GlobalMaxPoolOp):
+        return [kb.compute(out, x.element_type, body, reduce=("max", spatial))]
+    total = kb.compute(out, x.element_type, body, reduce=("sum", spatial))
+    count = float(math.prod(spatial))
+    return [kb.compute(out, x.element_type, lambda *i: total[i] / count)]
+
+
+# --------------------------------------------------------------------------------------------
+# Normalizations
+# --------------------------------------------------------------------------------------------
+
+
+@lowering(graph.BatchNormOp)
+def _batch_norm(
+    kb: KernelBuilder, op: graph.BatchNormOp, x: Tensor, scale: Tensor, bias: Tensor,
+    mean: Tensor, var: Tensor,
+) -> list[Tensor]:
+    """(x - mean) * (scale / sqrt(var + eps)) + bias along dim 1; the per-channel factor is
+    its own (small) compute so the per-element work is one multiply-add."""
+    eps = get_float(op.properties, "epsilon", 1e-5)
+    factor = kb.compute(scale.shape, x.element_type, lambda c: scale[c] / sqrt(var[c] + eps))
+    return [
+        kb.compute(x.shape, x.element_type,
+                   lambda n, c, *s: (x[(n, c, *s)] - mean[c]) * factor[c] + bias[c])
+    ]  # fmt: skip
+
+
+@lowering(graph.LayerNormOp)
+def _layer_norm(
+    kb: KernelBuilder, op: graph.LayerNormOp, x: Tensor, scale: Tensor,
+    bias: Tensor | None = None,
+) -> list[Tensor]:
+    """Mean and variance over dims [axis, rank) (two reductions), then
+    y = (x - mean) * inv_std_dev * scale + bias; mean and inv_std_dev are results too."""
+    axis = get_int(op.properties, "axis", -1)
+    eps = get_float(op.properties, "epsilon", 1e-5)
+    inner = x.shape[axis:]
+    stats = _result_shape(op, 1)
+    count = float(math.prod(inner))
+    type_ = x.element_type
+
+    def element(*args: Expr) -> list[Expr]:
+        """x's index for a stats index (kept dims of size 1) plus reduction indices."""
+        return [*args[:axis], *args[len(stats):]]
+
+    total = kb.compute(stats, type_, lambda *a: x[element(*a)], reduce=("sum", inner))
+    mean = kb.compute(stats, type_, lambda *i: total[i] / count)
+
+    def squared_deviation(*args: Expr) -> Expr:
+        d = x[element(*args)] - mean[args[: len(stats)]]
+        return d * d
+
+    square_sum = kb.compute(stats, type_, squared_deviation, reduce=("sum", inner))
+    inv_std = kb.compute(stats, type_, lambda *i: 1.0 / sqrt(square_sum[i] / count + eps))
+
+    def normalize(*i: Expr) -> Expr:
+        stat_index = [*i[:axis], *[0] * len(inner)]
+        y = (x[i] - mean[stat_index]) * inv_std[stat_index] * broadcast_read(scale, i[axis:])
+        return y if bias is None else y + broadcast_read(bias, i[axis:])
+
+    return [kb.compute(x.shape, type_, normalize), mean, inv_std]
+
+
+@lowering(graph.LRNOp)
+def _lrn(kb: KernelBuilder, op: graph.LRNOp, x: Tensor) -> list[Tensor]:
+    """y = x / (bias + alpha / size * square_sum)^beta, the square sum over channels
+    c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2) that exist."""
+    props = op.properties
+    size = get_int(props, "size")
+    alpha, beta = get_float(props, "alpha", 1e-4), get_float(props, "beta", 0.75)
+    bias = get_float(props, "bias", 1.0)
+    before = (size - 1) // 2
+    channels = x.shape[1]
+
+    def square(n: Expr, c: Expr, *rest: Expr) -> Expr:
+        *s, r = rest
+        v = _guarded_read(x, [n, _affine(-before, (c, 1), (r, 1)), *s], 0.0,
+                          {1: (-before, channels - 1 - before + size - 1)})
+        return v * v
+
+    square_sum = kb.compute(x.shape, x.element_type, square, reduce=("sum", [size]))
+    return [
+        kb.compute(x.shape, x.element_type,
+                   lambda *i: x[i] / pow_(square_sum[i] * (alpha / size) + bias, beta))
+    ]  # fmt: skip
+
+
+def _axis_reduction_index(axis: int, args: Sequence[Expr]) -> list[Expr]:
+    """x's index for a (kept-dim) index along `axis` whose reduction index is last."""
+    *index, r = args
+    index[axis] = r
+    return index
+
+
+@lowering(graph.SoftmaxOp, graph.LogSoftmaxOp)
+def _softmax(kb: KernelBuilder, op: Operation, x: Tensor) -> list[Tensor]:
+    """Numerically stable: m = max(x), s = sum(exp(x - m)) along `axis`; softmax is
+    exp(x - m) / s, log_softmax (x - m) - log(s)."""
+    axis = get_int(op.properties, "axis")
+    kept = tuple(1 if d == axis else size for d, size in enumerate(x.shape))
+    type_ = x.element_type
+
+    def kept_index(i: Sequence[Expr]) -> list[Index]:
+        return [0 if d == axis else v for d, v in enumerate(i)]
+
+    m = kb.compute(kept, type_, lambda *a: x[_axis_reduction_index(axis, a)],
+                   reduce=("max", [x.shape[axis]]))
+
+    def exp_shifted(*a: Expr) -> Expr:
+        return exp(x[_axis_reduction_index(axis, a)] - m[a[:-1]])
+
+    s = kb.compute(kept, type_, exp_shifted, reduce=("sum", [x.shape[axis]]))
+
+    def normalize(*i: Expr) -> Expr:
+        shifted = x[i] - m[kept_index(i)]
+        if isinstance(op, graph.LogSoftmaxOp):
+            return shifted - log(s[kept_index(i)])
+        return exp(shifted) / s[kept_index(i)]
+
+    return [kb.compute(x.shape, type_, normalize)]
+
+
+# --------------------------------------------------------------------------------------------
+# Resize
+# --------------------------------------------------------------------------------------------
+
+
+#: tf_crop_and_resize is missing: it needs an roi the op does not carry.
+_COORDINATE_MODES = (
+    "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+)
+
+
+def _source_coordinate(mode: str, i: Expr, size: int, out: int, scale: float) -> Expr:
+    """ONNX's coordinate_transformation_mode in f32: where output index i samples the input.
+    `length_resized` is scale * size unrounded, as the ONNX spec and reference.py read it."""
+    x = cast(i, f32)
+    length = float(np.float32(scale) * np.float32(size))
+    if mode == "half_pixel" or (mode == "pytorch_half_pixel" and out > 1):
+        return (x + 0.5) / scale - 0.5
+    if mode == "pytorch_half_pixel":
+        return const(0.0, f32)
+    if mode == "half_pixel_symmetric":
+        offset = size / 2 * (1 - out / length)
+        return (x + 0.5) / scale + (offset - 0.5)
+    if mode == "align_corners":
+        return const(0.0, f32) if length == 1 else x * float(size - 1) / (length - 1)
+    assert mode == "asymmetric", mode
+    return x / scale
+
+
+def _nearest(mode: str, x: Expr, size: int) -> Expr:
+    """The input index nearest_mode picks for coordinate x, clamped into [0, size)."""
+    down = floor(x)
+    if mode in ("round_prefer_floor", "round_prefer_ceil"):
+        tie = down if mode == "round_prefer_floor" else down + 1.0
+        # Off the .5 ties every rounding agrees, so round-half-even serves for the rest.
+        index = select((x - down).eq(0.5), tie, round_even(x))
+    elif mode == "floor":
+        index = down
+    else:
+        index = ceil(x)
+    return clamp(cast(index, IndexType()), 0, size - 1)
+
+
+@lowering(graph.ResizeOp)
+def _resize(kb: KernelBuilder, op: graph.ResizeOp, x: Tensor) -> list[Tensor]:
+    """Nearest: one read at the per-dim nearest index. Linear: n-linear interpolation over the
+    resized dims (2^k reads for k resized dims) with coordinates clamped into the input."""
+    props = op.properties
+    scales_attr = props["scales"]
+    assert isinstance(scales_attr, DenseArrayBase)
+    scales = [float(s) for s in scales_attr.get_values()]
+    mode = get_str(props, "mode", "nearest")
+    transform = get_str(props, "coordinate_transformation_mode", "half_pixel")
+    nearest_mode = get_str(props, "nearest_mode", "round_prefer_floor")
+    if transform not in _COORDINATE_MODES:
+        raise MinitvmError(
+            f"convert-graph-to-te: graph.resize coordinate_transformation_mode \"{transform}\" "
+            f"is not supported (supported: {', '.join(_COORDINATE_MODES)})"
+        )
+    out = _result_shape(op)
+    resized = [
+        d for d, (size, o, s) in enumerate(zip(x.shape, out, scales)) if not (size == o and s == 1)
+    ]
+
+    def nearest(*i: Expr) -> Expr:
+        index = list(i)
+        for d in resized:
+            coordinate = _source_coordinate(transform, i[d], x.shape[d], out[d], scales[d])
+            index[d] = _nearest(nearest_mode, coordinate, x.shape[d])
+        return x[index]
+
+    def linear(*i: Expr) -> Expr:
+        # dim -> (low index, high index, fraction, 1 - fraction)
+        corners: dict[int, tuple[Expr, Expr, Expr, Expr]] = {}
+        for d in resized:
+            size = x.shape[d]
+            coordinate = _source_coordinate(transform, i[d], size, out[d], scales[d])
+            coordinate = clamp(coordinate, 0.0, float(size - 1))
+            low_f = floor(coordinate)
+            low = cast(low_f, IndexType())
+            high = minimum(low + 1, size - 1)
+            fraction = cast(coordinate - low_f, x.element_type)
+            corners[d] = (low, high, fraction, 1.0 - fraction)
+
+        def interpolate(dims: Sequence[int], index: list[Index]) -> Expr:
+            if not dims:
+                return x[index]
+            d, rest = dims[0], dims[1:]
+            low, high, fraction, complement = corners[d]
+            a = interpolate(rest, [*index[:d], low, *index[d + 1:]])
+            b = interpolate(rest, [*index[:d], high, *index[d + 1:]])
+            return a * complement + b * fraction
+
+        return interpolate(resized, list(i))
+
+    return [kb.compute(out, x.element_type, nearest if mode == "nearest" else linear)]

@@ -1,0 +1,267 @@
+"""convert-graph-to-te on the data-movement and reduction graph ops.
+
+Each case builds a one-op graph module, lowers it, verifies the te IR, runs it with the te
+interpreter and compares with the graph reference. The interpreter checks every te.read over
+the whole index space, so these tests also prove that no lowering reads out of bounds, even
+where a select discards the value (concat, pad, gather).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, Region
+
+from minitvm.dialects import graph as g
+from minitvm.dialects import te_eval
+from minitvm.dialects.graph import reference
+from minitvm.dialects.graph.base import tensor_type
+from minitvm.dialects.graph.constant import element_type_of
+from minitvm.lowering.graph_to_te import ConvertGraphToTePass
+
+RNG = np.random.default_rng(5)
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def ints(*shape: int, dtype=np.int64) -> np.ndarray:
+    return RNG.integers(-50, 50, shape).astype(dtype)
+
+
+def check(make: Callable[..., Operation], inputs: list[np.ndarray]) -> ModuleOp:
+    """Lower the one-op module `make(*args)`, compare the te interpreter with the reference;
+    returns the lowered module."""
+    block = Block(arg_types=[tensor_type(x.shape, element_type_of(x.dtype)) for x in inputs])
+    op = make(*block.args)
+    block.add_ops([op, func.ReturnOp(*op.results)])
+    module = ModuleOp([func.FuncOp("main", (block.arg_types, [r.type for r in op.results]),
+                                   Region(block))])  # fmt: skip
+    module.verify()
+    # reference.evaluate returns rank-0 results as shape (1,) (np.ascontiguousarray): reshape.
+    expected = [
+        e.reshape(r.type.get_shape()) for e, r in zip(reference.evaluate(op, inputs), op.results)
+    ]
+    ConvertGraphToTePass().apply(Context(), module)
+    module.verify()
+    got = te_eval.run_module(module, inputs)
+    assert len(got) == len(expected)
+    for n, (a, b) in enumerate(zip(got, expected)):
+        assert a.shape == b.shape and a.dtype == b.dtype, (n, a.shape, a.dtype, b.shape, b.dtype)
+        if a.dtype.kind == "f":
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=f"result #{n}")
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=f"result #{n}")
+    return module
+
+
+def count_ops(module: ModuleOp, *classes: type[Operation]) -> int:
+    return sum(isinstance(op, classes) for op in module.walk())
+
+
+# --------------------------------------------------------------------------------------------
+# Reshape, expand, transpose
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src, dst",
+    [
+        ((2, 3, 4), (6, 4)), ((2, 3, 4), (2, 12)), ((2, 3, 4), (24,)), ((24,), (2, 3, 4)),
+        ((2, 3, 4), (4, 3, 2)), ((4, 6), (3, 8)), ((2, 3, 4), (1, 2, 12, 1)),
+        ((1, 6, 1), (2, 3)), ((1, 2048, 1, 1), (1, 2048)), ((6,), (1, 6, 1)), ((), (1, 1)),
+        ((1,), ()), ((2, 0, 3), (0, 6)), ((3, 4, 5, 2), (12, 10)),
+    ],
+    ids=str,
+)  # fmt: skip
+def test_reshape(src, dst):
+    check(lambda x: g.ReshapeOp.make(x, shape=dst), [rand(*src)])
+
+
+def test_reshape_of_unit_dims_needs_no_division():
+    """Squeeze/unsqueeze-like reshapes map dims directly: no // or % in the body."""
+    module = check(lambda x: g.ReshapeOp.make(x, shape=[1, 64, 1, 7]), [rand(64, 7, 1)])
+    assert count_ops(module, arith.FloorDivSIOp, arith.DivSIOp, arith.RemSIOp) == 0
+
+
+def test_reshape_int():
+    check(lambda x: g.ReshapeOp.make(x, shape=[3, 4]), [ints(2, 6, dtype=np.int32)])
+
+
+@pytest.mark.parametrize(
+    "src, dst", [((3, 1), (2, 3, 4)), ((), (2, 2)), ((1,), (5,)), ((2, 1, 3), (2, 4, 3)),
+                 ((4,), (3, 4))], ids=str  # fmt: skip
+)
+def test_expand(src, dst):
+    check(lambda x: g.ExpandOp.make(x, shape=dst), [rand(*src)])
+
+
+@pytest.mark.parametrize(
+    "shape, perm",
+    [((2, 3), (1, 0)), ((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (1, 2, 0)), ((2, 3, 4, 5), (0, 2, 3, 1)),
+     ((5,), (0,)), ((1, 4, 1), (2, 1, 0))],
+    ids=str,
+)  # fmt: skip
+def test_transpose(shape, perm):
+    check(lambda x: g.TransposeOp.make(x, perm=list(perm)), [rand(*shape)])
+
+
+# --------------------------------------------------------------------------------------------
+# Concat, split, slice, gather
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "shapes, axis",
+    [
+        ([(2, 4), (2, 5)], 1), ([(1, 3), (2, 3), (4, 3)], 0),
+        ([(2, 3, 1), (2, 3, 2), (2, 3, 3)], 2),
+        ([(3, 2)], 0), ([(2, 0), (2, 3), (2, 0), (2, 2)], 1), ([(0, 2), (0, 2)], 0),
+        ([(2, 1, 2)] * 5, 1), ([(5,), (1,)], 0),
+    ],
+    ids=str,
+)  # fmt: skip
+def test_concat(shapes, axis):
+    check(lambda *xs: g.ConcatOp.make(list(xs), axis=axis), [rand(*s) for s in shapes])
+
+
+def test_concat_int_and_bool():
+    check(lambda *xs: g.ConcatOp.make(list(xs), axis=0), [ints(2, 3), ints(1, 3)])
+    check(lambda *xs: g.ConcatOp.make(list(xs), axis=1),
+          [RNG.random((2, 2)) < 0.5, RNG.random((2, 3)) < 0.5])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "shape, axis, sizes",
+    [((2, 9), 1, [4, 5]), ((6, 2), 0, [1, 2, 3]), ((2, 3, 4), 2, [2, 0, 2]), ((5,), 0, [5]),
+     ((4, 4), 0, [2, 2])],
+    ids=str,
+)  # fmt: skip
+def test_split(shape, axis, sizes):
+    check(lambda x: g.SplitOp.make(x, axis=axis, sizes=sizes), [rand(*shape)])
+
+
+@pytest.mark.parametrize(
+    "shape, starts, ends, steps",
+    [
+        ((10, 6), [9, 1], [-1, 6], [-2, 2]),  # negative step through index 0
+        ((10, 6), [0, 0], [10, 6], [1, 1]),
+        ((10, 6), [2, 5], [8, 0], [3, -1]),
+        ((10, 6), [9, 5], [-1, -1], [-1, -1]),  # full reversal
+        ((7,), [1], [6], [2]),
+        ((7,), [3], [3], [1]),  # empty
+        ((4, 5, 6), [1, 4, 0], [2, 0, 6], [1, -2, 5]),
+        ((3, 4), [2, 0], [3, 4], [1, 1]),  # a single row
+    ],
+    ids=str,
+)  # fmt: skip
+def test_slice(shape, starts, ends, steps):
+    check(lambda x: g.SliceOp.make(x, starts=starts, ends=ends, steps=steps), [rand(*shape)])
+
+
+@pytest.mark.parametrize(
+    "shape, axis, indices",
+    [
+        ((5, 4), 0, np.array([[0, 4, -1], [-5, 2, 2]])),
+        ((5, 4), 1, np.array([3, -4, 0])),
+        ((2, 3, 4), 1, np.array(-1)),  # rank-0 indices drop the axis
+        ((2, 3, 4), 2, np.array([[-1, -2], [0, 1], [3, 3]], np.int32)),
+        ((2, 3, 4), 0, np.array([1, 0, -2, -1], np.int32)),
+        ((6,), 0, np.array([[5, -6, 0]])),
+    ],
+    ids=lambda v: str(getattr(v, "tolist", lambda: v)()),
+)  # fmt: skip
+def test_gather(shape, axis, indices):
+    check(lambda d, i: g.GatherOp.make(d, i, axis=axis), [rand(*shape), indices])
+
+
+def test_gather_int_data():
+    check(lambda d, i: g.GatherOp.make(d, i, axis=1), [ints(3, 4), np.array([-1, 0, 2])])
+
+
+# --------------------------------------------------------------------------------------------
+# Pad, tile
+# --------------------------------------------------------------------------------------------
+
+PADS = [
+    ((2, 3), [1, 0, 1, 2]),
+    ((3, 4), [0, 2, 0, 3]),
+    ((2, 3, 4), [0, 1, 2, 1, 0, 3]),
+    ((1, 2, 4, 5), [0, 0, 1, 1, 0, 0, 2, 3]),
+    ((5,), [0, 0]),
+    ((4,), [3, 2]),
+]
+
+
+@pytest.mark.parametrize("shape, pads", PADS, ids=str)
+@pytest.mark.parametrize("mode, value", [("constant", 0.0), ("constant", 1.5), ("edge", 0.0),
+                                         ("reflect", 0.0)])  # fmt: skip
+def test_pad(mode, value, shape, pads):
+    rank = len(shape)
+    if mode == "reflect" and any(
+        max(pads[d], pads[rank + d]) >= shape[d] for d in range(rank) if shape[d]
+    ):
+        pytest.skip("reflect pads must be smaller than the dim")
+    check(lambda x: g.PadOp.make(x, pads=pads, mode=mode, value=value), [rand(*shape)])
+
+
+def test_pad_size_one_dims_and_ints():
+    check(lambda x: g.PadOp.make(x, pads=[2, 1, 3, 0], mode="edge"), [rand(1, 3)])
+    check(lambda x: g.PadOp.make(x, pads=[1, 2, 0, 1], value=-7.9), [ints(2, 3, dtype=np.int32)])
+    check(lambda x: g.PadOp.make(x, pads=[1, 1, 1, 1], mode="reflect"), [ints(3, 2)])
+    check(lambda x: g.PadOp.make(x, pads=[1, 0, 0, 2], value=2.5), [rand(0, 3)])
+
+
+@pytest.mark.parametrize(
+    "shape, repeats",
+    [((2, 3), [2, 3]), ((2, 3), [1, 1]), ((1, 3, 2), [4, 1, 2]), ((5,), [3]), ((2, 2), [0, 2])],
+    ids=str,
+)  # fmt: skip
+def test_tile(shape, repeats):
+    check(lambda x: g.TileOp.make(x, repeats=repeats), [rand(*shape)])
+
+
+# --------------------------------------------------------------------------------------------
+# Reductions
+# --------------------------------------------------------------------------------------------
+
+REDUCTIONS = [
+    ((2, 4, 3), [1, 2]),
+    ((2, 4, 3), [0]),
+    ((2, 4, 3), [1]),
+    ((2, 4, 3), [0, 1, 2]),
+    ((3, 5), [1]),
+    ((6,), [0]),
+    ((1, 8, 5, 5), [2, 3]),
+    ((2, 3, 4, 5), [0, 2]),
+]
+
+
+@pytest.mark.parametrize("keepdims", [1, 0])
+@pytest.mark.parametrize("shape, axes", REDUCTIONS, ids=str)
+@pytest.mark.parametrize("cls", [g.ReduceSumOp, g.ReduceMeanOp, g.ReduceMaxOp],
+                         ids=lambda c: c.name)  # fmt: skip
+def test_reduce(cls, shape, axes, keepdims):
+    check(lambda x: cls.make(x, axes=axes, keepdims=keepdims), [rand(*shape)])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("cls", [g.ReduceSumOp, g.ReduceMeanOp, g.ReduceMaxOp],
+                         ids=lambda c: c.name)  # fmt: skip
+def test_reduce_int(cls, dtype):
+    """Integer means truncate toward zero, as the reference's mean-then-astype does."""
+    check(lambda x: cls.make(x, axes=[1], keepdims=0), [ints(4, 3, 2, dtype=dtype)])
+    check(lambda x: cls.make(x, axes=[0, 2], keepdims=1), [ints(4, 3, 2, dtype=dtype)])
+
+
+def test_reduce_max_propagates_nan_and_empty_sum_is_zero():
+    x = rand(3, 4)
+    x[1, 2] = np.nan
+    check(lambda v: g.ReduceMaxOp.make(v, axes=[1]), [x])
+    check(lambda v: g.ReduceSumOp.make(v, axes=[1], keepdims=0), [rand(3, 0)])

@@ -1,0 +1,91 @@
+// convert-te-to-loop: default loop orders, schedules and the destination-passing signature.
+// RUN: minitvm-opt %s -p convert-te-to-loop | filecheck %s
+
+// A matmul reads B[k, j] contiguously along j, so j goes innermost and the reduction
+// accumulates in the output buffer (i-k-j order), after an init nest.
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME:    %[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<4x16xf32>)
+// CHECK-SAME:    attributes {loop.kernel}
+// CHECK-NEXT:    loop.for %[[I0:.*]] = 0 to 4 step 1 {
+// CHECK-NEXT:      loop.for %[[I1:.*]] = 0 to 16 step 1 {
+// CHECK-NEXT:        %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        loop.store %[[ZERO]], %[[C]][%[[I0]], %[[I1]]] : f32, memref<4x16xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[M:.*]] = 0 to 4 step 1 {
+// CHECK-NEXT:      loop.for %[[K:.*]] = 0 to 8 step 1 {
+// CHECK-NEXT:        loop.for %[[N:.*]] = 0 to 16 step 1 {
+// CHECK-NEXT:          %[[X:.*]] = loop.load %[[A]][%[[M]], %[[K]]] : memref<4x8xf32> -> f32
+// CHECK-NEXT:          %[[Y:.*]] = loop.load %[[B]][%[[K]], %[[N]]] : memref<8x16xf32> -> f32
+// CHECK-NEXT:          %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT:          %[[OLD:.*]] = loop.load %[[C]][%[[M]], %[[N]]] : memref<4x16xf32> -> f32
+// CHECK-NEXT:          %[[NEW:.*]] = arith.addf %[[OLD]], %[[P]] : f32
+// CHECK-NEXT:          loop.store %[[NEW]], %[[C]][%[[M]], %[[N]]] : f32, memref<4x16xf32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @matmul(%A: tensor<4x8xf32>, %B: tensor<8x16xf32>) -> tensor<4x16xf32> attributes {te.kernel} {
+  %c = te.compute (%i, %j) in [4, 16] sum (%k) in [8] : tensor<4x16xf32> {
+    %a = te.read %A[%i, %k] : tensor<4x8xf32>
+    %b = te.read %B[%k, %j] : tensor<8x16xf32>
+    %p = arith.mulf %a, %b : f32
+    te.yield %p : f32
+  }
+  func.return %c : tensor<4x16xf32>
+}
+
+// A row reduction reads x[i, r] along r: the reduction stays innermost and the accumulator
+// is carried in a register (iter_args), stored once per row.
+// CHECK-LABEL: func.func @row_max(
+// CHECK-SAME:    %[[X:.*]]: memref<8x32xf32>, %[[OUT:.*]]: memref<8xf32>)
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 8 step 1 {
+// CHECK-NEXT:      %[[INIT:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:      %[[MAX:.*]] = loop.for %[[R:.*]] = 0 to 32 step 1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT:        %[[V:.*]] = loop.load %[[X]][%[[I]], %[[R]]] : memref<8x32xf32> -> f32
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[ACC]], %[[V]] : f32
+// CHECK-NEXT:        loop.yield %[[M]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      loop.store %[[MAX]], %[[OUT]][%[[I]]] : f32, memref<8xf32>
+// CHECK-NEXT:    }
+func.func @row_max(%x: tensor<8x32xf32>) -> tensor<8xf32> attributes {te.kernel} {
+  %m = te.compute (%i) in [8] max (%r) in [32] : tensor<8xf32> {
+    %v = te.read %x[%i, %r] : tensor<8x32xf32>
+    te.yield %v : f32
+  }
+  func.return %m : tensor<8xf32>
+}
+
+// split by a non-divisor: loops i1.o (3) and i1.i (4) with a guard on i1.o * 4 + i1.i < 10;
+// reorder moves i1.o outermost; hints become loop attributes. The unreturned first compute
+// becomes a scratch argument.
+// CHECK-LABEL: func.func @scheduled(
+// CHECK-SAME:    %[[IN:.*]]: memref<2x10xf32>, %[[OUT:.*]]: memref<2x10xf32>, %[[TMP:.*]]: memref<2x10xf32>)
+// CHECK:         loop.for %[[O:.*]] = 0 to 3 step 1 {
+// CHECK-NEXT:      loop.for %[[I0:.*]] = 0 to 2 step 1 {
+// CHECK-NEXT:        loop.for %[[II:.*]] = 0 to 4 step 1 {
+// CHECK-NEXT:          %[[F:.*]] = arith.constant 4 : index
+// CHECK-NEXT:          %[[OF:.*]] = arith.muli %[[O]], %[[F]] : index
+// CHECK-NEXT:          %[[J:.*]] = arith.addi %[[OF]], %[[II]] : index
+// CHECK-NEXT:          %[[N:.*]] = arith.constant 10 : index
+// CHECK-NEXT:          %[[IN_RANGE:.*]] = arith.cmpi slt, %[[J]], %[[N]] : index
+// CHECK-NEXT:          loop.if %[[IN_RANGE]] {
+// CHECK:                 loop.load %[[TMP]]
+// CHECK:                 loop.store %{{.*}}, %[[OUT]]
+// CHECK:               }
+// CHECK-NEXT:        } {unroll, vectorize}
+// CHECK-NEXT:      }
+// CHECK-NEXT:    } {parallel}
+func.func @scheduled(%x: tensor<2x10xf32>) -> tensor<2x10xf32> attributes {te.kernel} {
+  %t = te.compute (%i, %j) in [2, 10] : tensor<2x10xf32> {
+    %v = te.read %x[%i, %j] : tensor<2x10xf32>
+    %e = math.exp %v : f32
+    te.yield %e : f32
+  }
+  %r = te.compute (%i, %j) in [2, 10] {schedule = [#te.split<"i1", 4>, #te.reorder<["i1.o", "i0"]>, #te.vectorize<"i1.i">, #te.unroll<"i1.i">, #te.parallel<"i1.o">]} : tensor<2x10xf32> {
+    %v = te.read %t[%i, %j] : tensor<2x10xf32>
+    %n = arith.negf %v : f32
+    te.yield %n : f32
+  }
+  func.return %r : tensor<2x10xf32>
+}

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I64,
-    DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -50,7 +49,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoMemoryEffect, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from minitvm.dialects.graph.constant import WeightsAttr
+from minitvm.dialects.graph.constant import ElementsAttr
 
 
 def _int(value: int) -> IntegerAttr:
@@ -366,12 +365,12 @@ class ConstantOp(IRDLOperation):
     """A read-only buffer holding a constant tensor (weights), inline or as a graph blob."""
 
     name = "loop.constant"
-    value = prop_def(DenseIntOrFPElementsAttr | WeightsAttr)
+    value = prop_def(ElementsAttr)
     result = result_def(MemRefType)
     traits = traits_def(NoMemoryEffect())
     assembly_format = "$value attr-dict `:` type($result)"
 
-    def __init__(self, value: DenseIntOrFPElementsAttr | WeightsAttr, type_: MemRefType):
+    def __init__(self, value: ElementsAttr, type_: MemRefType):
         super().__init__(properties={"value": value}, result_types=[type_])
 
 

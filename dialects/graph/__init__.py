@@ -7,7 +7,7 @@ lowers it. Ops are grouped by kind in the modules of this package.
 
 from xdsl.ir import Dialect
 
-from minitvm.dialects.graph.constant import ConstantOp, WeightsAttr, WeightStore
+from minitvm.dialects.graph.constant import ConstantOp, SplatAttr, WeightsAttr, WeightStore
 from minitvm.dialects.graph.elementwise import *  # noqa: F403
 from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
 from minitvm.dialects.graph.nn import *  # noqa: F403
@@ -17,8 +17,8 @@ from minitvm.dialects.graph.tensor import TENSOR_OPS
 
 GRAPH_OPS = [ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS]
 
-Graph = Dialect("graph", GRAPH_OPS, [WeightsAttr], [WeightStore()])
+Graph = Dialect("graph", GRAPH_OPS, [WeightsAttr, SplatAttr], [WeightStore()])
 
-__all__ = ["Graph", "GRAPH_OPS", "ConstantOp", "WeightsAttr", "WeightStore"] + [
+__all__ = ["Graph", "GRAPH_OPS", "ConstantOp", "SplatAttr", "WeightsAttr", "WeightStore"] + [
     op.__name__ for op in GRAPH_OPS[1:]
 ]

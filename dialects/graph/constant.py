@@ -18,7 +18,9 @@ Blob keys end in a digest of the bytes, so two equal blobs share a key and two d
 never collide, whichever model or parse produced them. The blobs live in the graph dialect's
 `WeightStore` (xDSL keeps dialect resources on the dialect object); the printer writes the
 section for every key it printed and the parser fills it back, so text round-trips exactly.
-Small constants and splats (all elements equal) stay inline as `dense<...>`.
+Small constants stay inline as `dense<...>`; splats (all elements equal, as in ONNX's
+ConstantOfShape) are one value, `#graph.splat<0.000000e+00 : f32>`, never N copies of it
+(xDSL's dense attribute would expand VGG-19's splat weights to 550 MB).
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
     IntegerType,
+    MemRefType,
     Signedness,
     StringAttr,
     TensorType,
@@ -160,6 +165,43 @@ class WeightsAttr(ParametrizedAttribute):
             printer.print_resource_handle("graph", self.key.data)
 
 
+@irdl_attr_definition
+class SplatAttr(ParametrizedAttribute):
+    """A tensor whose elements all equal `value`: `#graph.splat<1.000000e+00 : f32>`."""
+
+    name = "graph.splat"
+
+    value: FloatAttr | IntegerAttr
+
+
+ElementsAttr = DenseIntOrFPElementsAttr | WeightsAttr | SplatAttr
+
+
+def elements_array(value: Attribute, type_: TensorType | MemRefType) -> np.ndarray:
+    """The elements `value` denotes for a tensor/buffer of `type_`, without copying where it
+    can (a blob is a read-only view of its bytes, a splat a broadcast of one scalar)."""
+    dtype = numpy_dtype_of(type_.element_type)
+    shape = tuple(type_.get_shape())
+    if isinstance(value, WeightsAttr):
+        return np.frombuffer(weight_store().get(value.key.data), dtype).reshape(shape)
+    if isinstance(value, SplatAttr):
+        return np.broadcast_to(np.asarray(value.value.value.data, dtype=dtype), shape)
+    assert isinstance(value, DenseIntOrFPElementsAttr), value
+    if dtype == np.bool_:  # xDSL stores i1 as one byte per element, true as -1
+        array = np.frombuffer(value.data.data, np.int8) != 0
+    else:
+        array = np.frombuffer(value.data.data, dtype)
+    if array.size == 1 and int(np.prod(shape)) != 1:
+        return np.broadcast_to(array.reshape(()), shape)
+    return array.reshape(shape)
+
+
+def scalar_attr(value: object, element_type: Attribute) -> FloatAttr | IntegerAttr:
+    if isinstance(element_type, IntegerType):
+        return IntegerAttr(int(value), element_type)  # type: ignore[arg-type]
+    return FloatAttr(float(value), element_type)  # type: ignore[arg-type]
+
+
 def weight_store(parser: AttrParser | None = None) -> WeightStore:
     """The WeightStore of the graph dialect (the one the parser's context loaded, if given)."""
     if parser is not None:
@@ -182,43 +224,35 @@ class ConstantOp(IRDLOperation):
 
     name = "graph.constant"
 
-    value = prop_def(DenseIntOrFPElementsAttr | WeightsAttr)
+    value = prop_def(ElementsAttr)
     result = result_def(TensorType)
 
     traits = traits_def(ConstantLike(), NoMemoryEffect())
 
-    def __init__(self, value: DenseIntOrFPElementsAttr | WeightsAttr, type_: TensorType):
+    def __init__(self, value: ElementsAttr, type_: TensorType):
         super().__init__(properties={"value": value}, result_types=[type_])
 
     @staticmethod
     def from_array(array: np.ndarray, name_hint: str = "w") -> ConstantOp:
+        """Inline for small arrays, a splat when all elements are equal, a blob otherwise."""
         array = np.asarray(array)
         element = element_type_of(array.dtype)
         type_ = TensorType(element, list(array.shape))
-        flat = array.reshape(-1)
-        if flat.size <= INLINE_LIMIT or bool(np.all(flat == flat[0])):
-            values = flat[:1] if flat.size > 0 and bool(np.all(flat == flat[0])) else flat
-            if array.dtype == np.bool_:
-                values = values.astype(np.int64)
+        flat = array.reshape(-1) if array.size <= INLINE_LIMIT or any(array.strides) else None
+        # A broadcast array (all strides 0) is a splat without looking at its elements.
+        if array.size > 1 and (flat is None or bool(np.all(flat == flat[0]))):
+            return ConstantOp(SplatAttr(scalar_attr(array.flat[0], element)), type_)
+        if array.size <= INLINE_LIMIT:
+            values = array.reshape(-1).astype(np.int64) if array.dtype == np.bool_ else array.reshape(-1)
             return ConstantOp(DenseIntOrFPElementsAttr.from_list(type_, values.tolist()), type_)
         return ConstantOp(WeightsAttr(StringAttr(weight_store().add(array, name_hint))), type_)
 
     def numpy(self) -> np.ndarray:
-        """The constant's value as a numpy array (a read-only view for blobs)."""
-        type_ = self.result.type
-        assert isinstance(type_, TensorType)
-        dtype = numpy_dtype_of(type_.element_type)
-        shape = tuple(type_.get_shape())
-        if isinstance(self.value, WeightsAttr):
-            return np.frombuffer(weight_store().get(self.value.key.data), dtype).reshape(shape)
-        values = self.value.get_values()
-        array = np.array(values, dtype=dtype)
-        if array.size == 1 and int(np.prod(shape)) != 1:
-            return np.broadcast_to(array.reshape(()), shape)
-        return array.reshape(shape)
+        """The constant's value as a numpy array (a read-only view for blobs and splats)."""
+        return elements_array(self.value, self.result.type)
 
     def is_splat(self) -> bool:
-        return isinstance(self.value, DenseIntOrFPElementsAttr) and self.value.is_splat()
+        return isinstance(self.value, SplatAttr)
 
     def verify_(self) -> None:
         type_ = self.result.type
@@ -231,6 +265,10 @@ class ConstantOp(IRDLOperation):
         if isinstance(self.value, DenseIntOrFPElementsAttr) and self.value.type != type_:
             raise VerifyException(
                 f"graph.constant: value has type {self.value.type} but the result is {type_}"
+            )
+        if isinstance(self.value, SplatAttr) and self.value.value.type != type_.element_type:
+            raise VerifyException(
+                f"graph.constant: splat of {self.value.value.type} for elements of {type_.element_type}"
             )
         if isinstance(self.value, WeightsAttr):
             key = self.value.key.data
@@ -253,8 +291,10 @@ class ConstantOp(IRDLOperation):
         else:
             parser.parse_punctuation(":")
             type_ = parser.parse_type()
-        if not isinstance(value, DenseIntOrFPElementsAttr | WeightsAttr):
-            parser.raise_error("graph.constant expects dense<...> or #graph.weights<key>")
+        if not isinstance(value, ElementsAttr):
+            parser.raise_error(
+                "graph.constant expects dense<...>, #graph.splat<...> or #graph.weights<key>"
+            )
         if not isinstance(type_, TensorType):
             parser.raise_error(f"graph.constant expects a tensor type, got {type_}")
         attrs = parser.parse_optional_attr_dict()
@@ -265,7 +305,7 @@ class ConstantOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_attribute(self.value)
-        if isinstance(self.value, WeightsAttr):
+        if not isinstance(self.value, DenseIntOrFPElementsAttr):
             printer.print_string(" : ")
             printer.print_attribute(self.result.type)
         printer.print_op_attributes(self.attributes)

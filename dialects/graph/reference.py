@@ -11,7 +11,7 @@ Semantics follow the ONNX operator of the same name with the properties that the
 already normalized (explicit pads, non-negative axes, clamped slice bounds; see
 docs/graph_ops.md). The code favours clarity over speed, but avoids per-element Python loops:
 convolution is im2col + matmul, pooling uses strided window views, resize is separable.
-Unsupported corners raise `ReferenceError` (today: Resize's tf_crop_and_resize, which needs
+Unsupported corners raise `EvaluationError` (today: Resize's tf_crop_and_resize, which needs
 an roi the op does not carry).
 """
 
@@ -36,7 +36,7 @@ Arrays = list[np.ndarray]
 Kernel = Callable[[Operation, Arrays], Arrays]
 
 
-class ReferenceError(MinitvmError):
+class EvaluationError(MinitvmError):
     """The reference interpreter cannot evaluate this op (an unsupported mode or input)."""
 
 
@@ -53,7 +53,7 @@ def evaluate(op: Operation, inputs: Sequence[np.ndarray]) -> Arrays:
     """
     kernel = _KERNELS.get(type(op))
     if kernel is None:
-        raise ReferenceError(f"{op.name}: no reference implementation")
+        raise EvaluationError(f"{op.name}: no reference implementation")
     if len(inputs) != len(op.operands):
         raise ValueError(f"{op.name}: expected {len(op.operands)} inputs, got {len(inputs)}")
     arrays = [np.asarray(x) for x in inputs]
@@ -74,29 +74,41 @@ def evaluate(op: Operation, inputs: Sequence[np.ndarray]) -> Arrays:
     return results
 
 
-def run_module(module: ModuleOp, inputs: Mapping[str | int, np.ndarray]) -> Arrays:
+def run_module(
+    module: ModuleOp, inputs: Mapping[str | int, np.ndarray] | Sequence[np.ndarray]
+) -> Arrays:
     """Interpret `func.func @main` of `module`; returns the values `func.return` returns.
 
-    `inputs` maps each argument to its value, by the argument's name hint (what the frontend
-    names it, e.g. the ONNX input name) or by its position.
+    `inputs` gives each argument's value by the argument's name hint (the frontend's
+    sanitized ONNX input name, as printed: `%data`) or position, or is a list in argument
+    order.
     """
     main = next(
         (op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"),
         None,
     )
     if main is None:
-        raise ReferenceError("the module has no func.func @main")
+        raise EvaluationError("the module has no func.func @main")
     block = main.body.block
+    if not isinstance(inputs, Mapping):
+        inputs = dict(enumerate(inputs))
+    names = [arg.name_hint for arg in block.args]
+    unknown = [k for k in inputs if k not in names and k not in range(len(names))]
+    if unknown:
+        raise EvaluationError(
+            f"inputs {unknown} name no argument of @main (arguments: "
+            f"{', '.join(n or f'#{i}' for i, n in enumerate(names))})"
+        )
     env: dict[SSAValue, np.ndarray] = {}
     for i, arg in enumerate(block.args):
         key: str | int = arg.name_hint if arg.name_hint in inputs else i
         if key not in inputs:
-            raise ReferenceError(f"no input given for argument #{i} ({arg.name_hint or 'unnamed'})")
+            raise EvaluationError(f"no input given for argument #{i} ({arg.name_hint or 'unnamed'})")
         type_ = arg.type
         assert isinstance(type_, TensorType)
         value = np.asarray(inputs[key], dtype=numpy_dtype_of(type_.element_type))
         if value.shape != tuple(type_.get_shape()):
-            raise ReferenceError(
+            raise EvaluationError(
                 f"input {key!r} has shape {value.shape}, the module expects {type_}"
             )
         env[arg] = value
@@ -105,7 +117,7 @@ def run_module(module: ModuleOp, inputs: Mapping[str | int, np.ndarray]) -> Arra
             return [env[v] for v in op.arguments]
         for result, value in zip(op.results, evaluate(op, [env[v] for v in op.operands])):
             env[result] = value
-    raise ReferenceError("func.func @main does not end with func.return")
+    raise EvaluationError("func.func @main does not end with func.return")
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,7 +218,9 @@ def _windows(
     )
 
 
-def _pad_spatial(x: np.ndarray, begins: Sequence[int], ends: Sequence[int], value: float) -> np.ndarray:
+def _pad_spatial(
+    x: np.ndarray, begins: Sequence[int], ends: Sequence[int], value: float
+) -> np.ndarray:
     widths = [(0, 0), (0, 0), *zip(begins, ends)]
     return np.pad(x, widths, constant_values=value)
 
@@ -227,9 +241,9 @@ def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
 
 
 def _conv(op: Operation, xs: Arrays) -> Arrays:
-    """im2col: gather every window into a row, then one batched matmul per group."""
+    """im2col: gather every window into a column, then one batched matmul over groups."""
     x, w, *b = xs
-    n, c = x.shape[:2]
+    n = x.shape[0]
     m, cg, *kernel = w.shape
     spatial = len(kernel)
     group = get_int(op.properties, "group", 1)
@@ -237,14 +251,13 @@ def _conv(op: Operation, xs: Arrays) -> Arrays:
     out = _out_shape(op)[2:]
     padded = _pad_spatial(x, pads[:spatial], pads[spatial:], 0)
     win = _windows(padded, kernel, strides, dilations, out)  # N, C, *out, *k
-    positions, taps = math.prod(out), math.prod(kernel)
-    # (N, G, Cg, *out, *k) -> (N, G, *out, Cg, *k) -> (N, G, P, Cg * K)
-    win = win.reshape(n, group, cg, *out, *kernel)
-    order = (0, 1, *range(3, 3 + spatial), 2, *range(3 + spatial, 3 + 2 * spatial))
-    cols = win.transpose(order).reshape(n, group, positions, cg * taps)
-    weights = w.reshape(group, m // group, cg * taps).transpose(0, 2, 1)  # G, Cg*K, Mg
-    y = np.matmul(cols, weights)  # N, G, P, Mg
-    y = y.transpose(0, 1, 3, 2).reshape(n, m, *out)
+    # Columns (N, G, Cg * K, P): output positions innermost, so that the copy out of the
+    # window view streams along input rows.
+    order = (0, 1, *range(2 + spatial, 2 + 2 * spatial), *range(2, 2 + spatial))
+    taps = cg * math.prod(kernel)
+    cols = win.transpose(order).reshape(n, group, taps, math.prod(out))
+    weights = w.reshape(group, m // group, taps)  # G, Mg, Cg * K
+    y = np.matmul(weights, cols).reshape(n, m, *out)  # N, G, Mg, P
     if b:
         y = y + b[0].reshape(m, *[1] * spatial)
     return [y]
@@ -388,9 +401,14 @@ def _slice(op: Operation, xs: Arrays) -> Arrays:
 def _gather(op: Operation, xs: Arrays) -> Arrays:
     data, indices = xs
     axis = get_int(op.properties, "axis")
+    size = data.shape[axis]
     indices = indices.astype(np.int64)
-    indices = np.where(indices < 0, indices + data.shape[axis], indices)
-    return [np.take(data, indices, axis=axis)]
+    if indices.size and not (-size <= indices.min() and indices.max() < size):
+        raise EvaluationError(
+            f"graph.gather: indices must be in [{-size}, {size}) for dim {axis} of size {size}, "
+            f"got values in [{indices.min()}, {indices.max()}]"
+        )
+    return [np.take(data, np.where(indices < 0, indices + size, indices), axis=axis)]
 
 
 def _pad(op: Operation, xs: Arrays) -> Arrays:
@@ -459,12 +477,8 @@ def _source_coordinates(mode: str, out: int, size: int, scale: float) -> np.ndar
         return offset + (i + 0.5) / scale - 0.5
     if mode == "align_corners":
         return i * (size - 1) / (length - 1) if length != 1 else np.zeros_like(i)
-    if mode == "asymmetric":
-        return i / scale
-    raise ReferenceError(
-        f"graph.resize: coordinate_transformation_mode \"{mode}\" is not supported by the "
-        "reference interpreter (it needs an roi the op does not carry)"
-    )
+    assert mode == "asymmetric", mode
+    return i / scale
 
 
 def _nearest_index(mode: str, coords: np.ndarray, size: int) -> np.ndarray:
@@ -488,8 +502,13 @@ def _resize(op: Operation, xs: Arrays) -> Arrays:
     mode = get_str(props, "mode", "nearest")
     transform = get_str(props, "coordinate_transformation_mode", "half_pixel")
     nearest = get_str(props, "nearest_mode", "round_prefer_floor")
+    if transform == "tf_crop_and_resize":
+        raise EvaluationError(
+            "graph.resize: coordinate_transformation_mode \"tf_crop_and_resize\" is not "
+            "supported by the reference interpreter (it needs an roi the op does not carry)"
+        )
     for axis, (size, out, scale) in enumerate(zip(y.shape, _out_shape(op), scales)):
-        if size == out and scale == 1 and transform != "tf_crop_and_resize":
+        if size == out and scale == 1:
             continue  # every transform maps i to i
         coords = _source_coordinates(transform, out, size, scale)
         if mode == "nearest":

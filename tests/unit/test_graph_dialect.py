@@ -191,5 +191,5 @@ def test_weights_stay_out_of_line_and_round_trip():
 
 def test_splat_constants_print_compactly():
     const = g.ConstantOp.from_array(np.full((256, 256), 0.5, np.float32))
-    assert "dense<5.000000e-01> : tensor<256x256xf32>" in print_module(ModuleOp([const]))
+    assert "#graph.splat<5.000000e-01 : f32> : tensor<256x256xf32>" in print_module(ModuleOp([const]))
     assert const.numpy().shape == (256, 256)

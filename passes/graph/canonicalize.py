@@ -1,0 +1,206 @@
+"""graph-canonicalize: local simplifications that remove no-op and redundant graph ops.
+
+The frontend translates ONNX node by node, so models arrive with reshape chains, transpose
+pairs, `x * 1`, full slices, single-input concats and the like (often left over from
+exporters or from folded shape computations). Each pattern below removes one such
+redundancy; together they give later passes (fusion, layout) fewer ops to look through.
+
+    %1 = graph.reshape %0 : tensor<2x3x4xf32> to tensor<6x4xf32>
+    %2 = graph.reshape %1 : tensor<6x4xf32> to tensor<24xf32>
+  becomes
+    %2 = graph.reshape %0 : tensor<2x3x4xf32> to tensor<24xf32>
+
+A pattern that replaces an op by its input fires only when the result type equals the input
+type: `x + zeros` that broadcasts `x` to a bigger shape stays. The greedy driver also erases
+graph ops left without uses, as MLIR's canonicalizer does.
+
+MLIR counterpart: `-canonicalize` with the ops' canonicalization patterns and folders
+(e.g. tensor.reshape / linalg.transpose folding, `arith.addf %x, 0`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from minitvm.dialects.graph import (
+    AddOp,
+    CastOp,
+    ConcatOp,
+    ConstantOp,
+    DivOp,
+    ExpandOp,
+    MulOp,
+    PadOp,
+    ReshapeOp,
+    SliceOp,
+    SubOp,
+    TileOp,
+    TransposeOp,
+    WeightsAttr,
+)
+from minitvm.dialects.graph.base import get_ints
+
+
+def _splat_value(value: SSAValue) -> float | None:
+    """The value of every element if `value` is a splat or a small inline constant whose
+    elements are all equal, else None (blobs are never splats: `from_array` makes those)."""
+    const = value.owner
+    if not isinstance(const, ConstantOp) or isinstance(const.value, WeightsAttr):
+        return None
+    array = const.numpy()
+    if array.size == 0 or not np.all(array == array.flat[0]):
+        return None
+    return float(array.flat[0])
+
+
+def _replace_by(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
+    """Forward `value` to every user of `op`'s single result, if the types agree."""
+    if op.results[0].type == value.type:
+        rewriter.replace(op, [], [value])
+
+
+class ReshapeOfReshapePattern(RewritePattern):
+    """reshape(reshape(x)) -> reshape(x): only the last shape matters."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, ReshapeOp):
+            return
+        assert isinstance(op.result.type, TensorType)
+        rewriter.replace(op, ReshapeOp.make(inner.input, shape=op.result.type.get_shape()))
+
+
+class SameTypeIdentityPattern(RewritePattern):
+    """reshape / expand / cast whose result type is its input type -> the input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: ReshapeOp | ExpandOp | CastOp, rewriter: PatternRewriter
+    ) -> None:
+        _replace_by(rewriter, op, op.input)
+
+
+class TransposeOfTransposePattern(RewritePattern):
+    """transpose(transpose(x, p), q) -> transpose(x, p[q]) (or x when p[q] is identity)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, TransposeOp):
+            return
+        # Result dim i is inner's dim q[i], which is x's dim p[q[i]].
+        p, q = get_ints(inner.properties, "perm"), get_ints(op.properties, "perm")
+        perm = [p[i] for i in q]
+        if perm == sorted(perm):
+            rewriter.replace(op, [], [inner.input])
+        else:
+            rewriter.replace(op, TransposeOp.make(inner.input, perm=perm))
+
+
+class IdentityTransposePattern(RewritePattern):
+    """transpose(x, [0, 1, ..., n-1]) -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
+        perm = list(get_ints(op.properties, "perm"))
+        if perm == sorted(perm):
+            rewriter.replace(op, [], [op.input])
+
+
+class AddZeroPattern(RewritePattern):
+    """x + 0, 0 + x, x - 0 -> x (when the zeros do not broadcast x to a bigger shape)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AddOp | SubOp, rewriter: PatternRewriter) -> None:
+        if _splat_value(op.rhs) == 0:
+            _replace_by(rewriter, op, op.lhs)
+        elif isinstance(op, AddOp) and _splat_value(op.lhs) == 0:
+            _replace_by(rewriter, op, op.rhs)
+
+
+class MulOnePattern(RewritePattern):
+    """x * 1, 1 * x, x / 1 -> x (when the ones do not broadcast x to a bigger shape)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MulOp | DivOp, rewriter: PatternRewriter) -> None:
+        if _splat_value(op.rhs) == 1:
+            _replace_by(rewriter, op, op.lhs)
+        elif isinstance(op, MulOp) and _splat_value(op.lhs) == 1:
+            _replace_by(rewriter, op, op.rhs)
+
+
+class FullSlicePattern(RewritePattern):
+    """A slice that takes every element in order -> its input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SliceOp, rewriter: PatternRewriter) -> None:
+        assert isinstance(op.input.type, TensorType)
+        bounds = zip(*(get_ints(op.properties, n) for n in ("starts", "ends", "steps")))
+        # range equality compares the index sequences: range(0, -1, -1) == range(1).
+        if all(range(lo, hi, step) == range(size)
+               for (lo, hi, step), size in zip(bounds, op.input.type.get_shape())):
+            _replace_by(rewriter, op, op.input)
+
+
+class SingleConcatPattern(RewritePattern):
+    """concat(x) -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConcatOp, rewriter: PatternRewriter) -> None:
+        if len(op.inputs) == 1:
+            _replace_by(rewriter, op, op.inputs[0])
+
+
+class ZeroPadPattern(RewritePattern):
+    """pad(x, all zeros) -> x, whatever the mode."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PadOp, rewriter: PatternRewriter) -> None:
+        if not any(get_ints(op.properties, "pads")):
+            _replace_by(rewriter, op, op.input)
+
+
+class UnitTilePattern(RewritePattern):
+    """tile(x, all ones) -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TileOp, rewriter: PatternRewriter) -> None:
+        if all(r == 1 for r in get_ints(op.properties, "repeats")):
+            _replace_by(rewriter, op, op.input)
+
+
+@dataclass(frozen=True)
+class CanonicalizePass(ModulePass):
+    """Apply the graph dialect's simplification patterns until none fires."""
+
+    name = "graph-canonicalize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([
+                ReshapeOfReshapePattern(),
+                SameTypeIdentityPattern(),
+                TransposeOfTransposePattern(),
+                IdentityTransposePattern(),
+                AddZeroPattern(),
+                MulOnePattern(),
+                FullSlicePattern(),
+                SingleConcatPattern(),
+                ZeroPadPattern(),
+                UnitTilePattern(),
+            ])
+        ).rewrite_module(op)

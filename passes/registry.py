@@ -1,0 +1,32 @@
+"""The one list of minitvm passes: what `minitvm-opt -p ...` (and the compiler driver) can run.
+
+Adding a pass is one line in `_PASSES`: its pipeline name, then the module and class that
+implement it. Modules are imported only when the pass is used, so a broken or slow pass costs
+nothing to the tools that do not run it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+# pass name -> (module, class). Keep sorted by name.
+_PASSES: dict[str, tuple[str, str]] = {
+    "convert-graph-to-te": ("minitvm.lowering.graph_to_te", "ConvertGraphToTePass"),
+    "convert-loop-to-llvm": ("minitvm.lowering.loop_to_llvm", "ConvertLoopToLlvmPass"),
+    "convert-te-to-loop": ("minitvm.lowering.te_to_loop", "ConvertTeToLoopPass"),
+    "graph-canonicalize": ("minitvm.passes.graph.canonicalize", "CanonicalizePass"),
+    "graph-dce": ("minitvm.passes.graph.dce", "DeadCodeEliminationPass"),
+    "graph-fold-constants": ("minitvm.passes.graph.fold_constants", "FoldConstantsPass"),
+}
+
+
+def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    return lambda: getattr(importlib.import_module(module), cls)
+
+
+def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> a function returning the pass class (xDSL's `available_passes` shape)."""
+    return {name: _loader(module, cls) for name, (module, cls) in _PASSES.items()}

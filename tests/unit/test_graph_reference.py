@@ -1,0 +1,501 @@
+"""The reference semantics of the graph dialect agree with ONNX Runtime, op by op.
+
+Each case builds one graph op (properties already normalized, as the frontend would) and the
+single-node ONNX model it stands for, runs the model with ONNX Runtime's CPU provider and
+compares with `reference.evaluate`. A disagreement means either the reference or the mapping
+between ONNX attributes and graph properties (docs/graph_ops.md) is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32, i1, i8, i64
+from xdsl.ir import Block, Operation, Region
+
+from minitvm.dialects import graph as g
+from minitvm.dialects.graph import reference
+from minitvm.dialects.graph.constant import element_type_of, numpy_dtype_of
+
+ort = pytest.importorskip("onnxruntime")
+
+RNG = np.random.default_rng(1234)
+OPSET = 21
+INT64_MIN = np.iinfo(np.int64).min
+
+
+def rand(*shape: int, lo: float = -2.0, hi: float = 2.0, dtype=np.float32) -> np.ndarray:
+    return RNG.uniform(lo, hi, shape).astype(dtype)
+
+
+def ints(*shape: int, lo: int = -5, hi: int = 6, dtype=np.int64) -> np.ndarray:
+    return RNG.integers(lo, hi, shape).astype(dtype)
+
+
+def nonzero_ints(*shape: int, dtype=np.int64) -> np.ndarray:
+    x = ints(*shape, dtype=dtype)
+    return np.where(x == 0, 3, x).astype(dtype)
+
+
+def i64s(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+@dataclass
+class Case:
+    """One graph op and its ONNX counterpart.
+
+    `build(*args)` makes the graph op from block arguments holding `inputs`; the ONNX node
+    `onnx_op` takes `inputs` then `consts` (initializers; None for an absent optional input).
+    """
+
+    id: str
+    build: Callable[..., Operation]
+    onnx_op: str
+    inputs: list[np.ndarray]
+    attrs: dict = field(default_factory=dict)
+    consts: list[np.ndarray | None] = field(default_factory=list)
+    opset: int = OPSET
+    #: "ort", or "onnx" (onnx.reference) where ONNX Runtime rejects or deviates from the spec.
+    oracle: str = "ort"
+
+
+def unary_cases() -> list[Case]:
+    x = rand(2, 3, 4)
+    positive = rand(2, 3, 4, lo=0.1, hi=3.0)
+    return [
+        Case("relu", g.ReluOp.make, "Relu", [x]),
+        Case("sigmoid", g.SigmoidOp.make, "Sigmoid", [rand(3, 5, lo=-30, hi=30)]),
+        Case("tanh", g.TanhOp.make, "Tanh", [x]),
+        Case("erf", g.ErfOp.make, "Erf", [x]),
+        Case("exp", g.ExpOp.make, "Exp", [x]),
+        Case("log", g.LogOp.make, "Log", [positive]),
+        Case("sqrt", g.SqrtOp.make, "Sqrt", [positive]),
+        Case("reciprocal", g.ReciprocalOp.make, "Reciprocal", [positive]),
+        Case("neg", g.NegOp.make, "Neg", [x]),
+        Case("neg_i64", g.NegOp.make, "Neg", [ints(3, 4)]),
+        Case("abs", g.AbsOp.make, "Abs", [x]),
+        Case("abs_i32", g.AbsOp.make, "Abs", [ints(3, 4, dtype=np.int32)]),
+        Case("hard_swish", g.HardSwishOp.make, "HardSwish", [rand(4, 5, lo=-5, hi=5)]),
+        Case("gelu", g.GeluOp.make, "Gelu", [rand(4, 5, lo=-4, hi=4)]),
+        Case("gelu_tanh", lambda v: g.GeluOp.make(v, approximate="tanh"), "Gelu",
+             [rand(4, 5, lo=-4, hi=4)], {"approximate": "tanh"}),
+        Case("leaky_relu", lambda v: g.LeakyReluOp.make(v, alpha=0.1), "LeakyRelu", [x],
+             {"alpha": 0.1}),
+        Case("leaky_relu_default", g.LeakyReluOp.make, "LeakyRelu", [x]),
+        Case("hard_sigmoid", lambda v: g.HardSigmoidOp.make(v, alpha=0.3, beta=0.4),
+             "HardSigmoid", [rand(4, 5, lo=-5, hi=5)], {"alpha": 0.3, "beta": 0.4}),
+        Case("clip", lambda v: g.ClipOp.make(v, min=-0.5, max=1.0), "Clip", [x],
+             consts=[np.float32(-0.5), np.float32(1.0)]),
+        Case("clip_min", lambda v: g.ClipOp.make(v, min=0.0), "Clip", [x],
+             consts=[np.float32(0.0)]),
+        Case("clip_max", lambda v: g.ClipOp.make(v, max=6.0), "Clip", [rand(9, lo=0, hi=9)],
+             consts=[None, np.float32(6.0)]),
+        Case("clip_i64", lambda v: g.ClipOp.make(v, min=-2.0, max=3.0), "Clip", [ints(10)],
+             consts=[np.int64(-2), np.int64(3)]),
+    ]
+
+
+def cast_cases() -> list[Case]:
+    def cast(to, onnx_to):
+        return lambda v: g.CastOp.make(v, to=to), "Cast", {"to": onnx_to}
+
+    cases = []
+    for name, x, to, onnx_to in [
+        ("f32_i64", rand(3, 4, lo=-9, hi=9), i64, TensorProto.INT64),
+        ("i64_f32", ints(3, 4), f32, TensorProto.FLOAT),
+        ("f32_bool", np.array([0.0, 1.5, -2.0, 0.0], np.float32), i1, TensorProto.BOOL),
+        ("bool_f32", np.array([True, False, True]), f32, TensorProto.FLOAT),
+        ("f32_f16", rand(3, 4), f16, TensorProto.FLOAT16),
+        ("i32_i8", ints(6, dtype=np.int32), i8, TensorProto.INT8),
+    ]:
+        build, op, attrs = cast(to, onnx_to)
+        cases.append(Case(f"cast_{name}", build, op, [x], attrs))
+    return cases
+
+
+def binary_cases() -> list[Case]:
+    a, b = rand(2, 3, 4), rand(3, 1)
+    cases = [
+        Case(f"{op.lower()}", make, op, [a, b])
+        for op, make in [("Add", g.AddOp.make), ("Sub", g.SubOp.make), ("Mul", g.MulOp.make),
+                         ("Max", g.MaxOp.make), ("Min", g.MinOp.make),
+                         ("Less", g.LessOp.make), ("Greater", g.GreaterOp.make)]
+    ]
+    ia, ib = ints(4, 5), nonzero_ints(5)
+    cases += [
+        Case("div", g.DivOp.make, "Div", [a, rand(4, lo=0.5, hi=2)]),
+        Case("div_i64_truncates", g.DivOp.make, "Div", [ia, ib]),
+        Case("div_i32_truncates", g.DivOp.make, "Div",
+             [ints(4, 5, dtype=np.int32), nonzero_ints(4, 5, dtype=np.int32)]),
+        Case("pow", g.PowOp.make, "Pow", [rand(3, 4, lo=0.1, hi=3), rand(4, lo=-2, hi=2)]),
+        Case("add_i32", g.AddOp.make, "Add", [ints(2, 3, dtype=np.int32), ints(3, dtype=np.int32)]),
+        Case("mul_i64", g.MulOp.make, "Mul", [ia, ints(1, 5)]),
+        Case("equal_i64", g.EqualOp.make, "Equal", [ia, ints(5, lo=-1, hi=2)]),
+        Case("equal", g.EqualOp.make, "Equal",
+             [np.array([1, 2, 3], np.float32), np.array([1, 0, 3], np.float32)]),
+        Case("less_i64", g.LessOp.make, "Less", [ia, ints(4, 1)]),
+        Case("prelu", g.PReluOp.make, "PRelu", [rand(1, 3, 4, 4), rand(3, 1, 1)]),
+        Case("where", g.WhereOp.make, "Where", [rand(2, 3) > 0, rand(2, 3), rand(3)]),
+        Case("where_i64", g.WhereOp.make, "Where", [rand(4, 1) > 0, ints(4, 3), ints(3)]),
+    ]
+    return cases
+
+
+def contraction_cases() -> list[Case]:
+    return [
+        Case("matmul_batch", g.MatMulOp.make, "MatMul", [rand(2, 3, 4), rand(4, 5)]),
+        Case("matmul_vec_lhs", g.MatMulOp.make, "MatMul", [rand(3), rand(3, 4)]),
+        Case("matmul_vec_rhs", g.MatMulOp.make, "MatMul", [rand(2, 3, 4), rand(4)]),
+        Case("matmul_broadcast", g.MatMulOp.make, "MatMul", [rand(2, 1, 4, 3), rand(5, 3, 6)]),
+        Case("gemm", lambda a, b, c: g.GemmOp.make(a, b, c, alpha=0.5, beta=2.0, trans_a=1,
+                                                  trans_b=1),
+             "Gemm", [rand(3, 2), rand(4, 3), rand(4)],
+             {"alpha": 0.5, "beta": 2.0, "transA": 1, "transB": 1}),
+        Case("gemm_no_bias", lambda a, b: g.GemmOp.make(a, b, None), "Gemm",
+             [rand(2, 3), rand(3, 4)]),
+        Case("gemm_matrix_bias", lambda a, b, c: g.GemmOp.make(a, b, c, trans_b=1), "Gemm",
+             [rand(2, 3), rand(4, 3), rand(2, 1)], {"transB": 1}),
+    ]
+
+
+def conv_cases() -> list[Case]:
+    def conv(x, w, b, **props):
+        def build(*args):
+            return g.ConvOp.make(args[0], args[1], args[2] if b is not None else None, **props)
+
+        inputs = [x, w] + ([b] if b is not None else [])
+        attrs = {k: v for k, v in props.items()}
+        return build, inputs, attrs
+
+    cases = []
+    for name, (x, w, b, props) in {
+        "conv2d": (rand(1, 3, 8, 8), rand(4, 3, 3, 3), rand(4), {}),
+        "conv2d_stride_pad": (rand(2, 3, 9, 8), rand(5, 3, 3, 2), rand(5),
+                              {"strides": [2, 3], "pads": [1, 0, 2, 1]}),
+        "conv2d_dilated": (rand(1, 2, 10, 9), rand(3, 2, 3, 3), None,
+                           {"dilations": [2, 3], "pads": [2, 1, 2, 1]}),
+        "conv2d_group": (rand(1, 4, 6, 6), rand(6, 2, 3, 3), rand(6),
+                         {"group": 2, "pads": [1, 1, 1, 1]}),
+        "conv2d_depthwise": (rand(2, 4, 7, 7), rand(4, 1, 3, 3), None,
+                             {"group": 4, "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+        "conv1d": (rand(2, 3, 11), rand(4, 3, 3), rand(4),
+                   {"strides": [2], "pads": [1, 2], "dilations": [2]}),
+        "conv3d": (rand(1, 2, 5, 6, 4), rand(3, 2, 3, 2, 3), rand(3),
+                   {"pads": [1, 0, 1, 1, 1, 0], "strides": [1, 2, 1]}),
+    }.items():
+        build, inputs, attrs = conv(x, w, b, **props)
+        cases.append(Case(name, build, "Conv", inputs, attrs))
+    for name, (x, w, b, props) in {
+        "conv_transpose2d": (rand(1, 3, 4, 4), rand(3, 2, 3, 3), rand(2), {"strides": [2, 2]}),
+        "conv_transpose2d_pads": (rand(2, 4, 5, 5), rand(4, 2, 3, 3), None,
+                                  {"strides": [2, 2], "pads": [1, 1, 1, 1],
+                                   "output_padding": [1, 1]}),
+        "conv_transpose2d_asym": (rand(1, 2, 4, 5), rand(2, 3, 2, 3), rand(3),
+                                  {"strides": [3, 2], "pads": [0, 1, 2, 0],
+                                   "output_padding": [2, 1]}),
+        "conv_transpose2d_group": (rand(1, 4, 3, 3), rand(4, 3, 3, 3), rand(6),
+                                   {"group": 2, "strides": [2, 1], "dilations": [2, 2]}),
+        "conv_transpose1d": (rand(2, 3, 6), rand(3, 2, 4), None, {"strides": [3], "pads": [1, 2]}),
+        "conv_transpose3d": (rand(1, 2, 3, 2, 3), rand(2, 2, 2, 3, 2), rand(2),
+                             {"strides": [2, 1, 2], "pads": [0, 1, 1, 0, 1, 0]}),
+    }.items():
+
+        def build(*args, _props=props, _has_bias=b is not None):
+            return g.ConvTransposeOp.make(args[0], args[1], args[2] if _has_bias else None,
+                                          **_props)
+
+        inputs = [x, w] + ([b] if b is not None else [])
+        cases.append(Case(name, build, "ConvTranspose", inputs, dict(props)))
+    return cases
+
+
+def norm_cases() -> list[Case]:
+    c = 3
+    bn_inputs = [rand(2, c, 4, 5), rand(c), rand(c), rand(c), rand(c, lo=0.1, hi=2)]
+    return [
+        Case("batch_norm", lambda *a: g.BatchNormOp.make(*a, epsilon=1e-3),
+             "BatchNormalization", bn_inputs, {"epsilon": 1e-3}),
+        Case("batch_norm_1d", g.BatchNormOp.make, "BatchNormalization",
+             [rand(4, c), rand(c), rand(c), rand(c), rand(c, lo=0.1, hi=2)]),
+        Case("layer_norm", lambda x, s, b: g.LayerNormOp.make(x, s, b, axis=1, epsilon=1e-3),
+             "LayerNormalization", [rand(2, 3, 4), rand(3, 4), rand(4)],
+             {"axis": 1, "epsilon": 1e-3}),
+        Case("layer_norm_no_bias", lambda x, s: g.LayerNormOp.make(x, s, None, axis=2),
+             "LayerNormalization", [rand(2, 3, 8), rand(8)], {"axis": 2}),
+        Case("lrn", lambda x: g.LRNOp.make(x, size=3, alpha=1e-2, beta=0.6, bias=2.0), "LRN",
+             [rand(2, 6, 3, 3)], {"size": 3, "alpha": 1e-2, "beta": 0.6, "bias": 2.0}),
+        Case("softmax", lambda x: g.SoftmaxOp.make(x, axis=1), "Softmax", [rand(2, 5, 3)],
+             {"axis": 1}),
+        Case("softmax_axis0", lambda x: g.SoftmaxOp.make(x, axis=0), "Softmax",
+             [rand(4, 3, lo=-50, hi=50)], {"axis": 0}),
+        Case("log_softmax", lambda x: g.LogSoftmaxOp.make(x, axis=2), "LogSoftmax",
+             [rand(2, 3, 6)], {"axis": 2}),
+    ]
+
+
+def pool_cases() -> list[Case]:
+    cases = []
+    for name, shape, props in [
+        ("2d", (1, 2, 6, 6), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+        ("2d_pads", (2, 3, 7, 7), {"kernel_shape": [3, 3], "strides": [2, 2],
+                                   "pads": [1, 1, 1, 1]}),
+        ("2d_asym_pads", (1, 2, 6, 5), {"kernel_shape": [3, 2], "pads": [2, 0, 1, 1]}),
+        ("2d_ceil", (1, 2, 7, 8), {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),
+        ("2d_ceil_pads", (1, 1, 6, 6), {"kernel_shape": [3, 3], "strides": [2, 2],
+                                        "pads": [1, 1, 1, 1], "ceil_mode": 1}),
+        ("2d_dilated", (1, 2, 8, 8), {"kernel_shape": [2, 2], "dilations": [2, 3],
+                                      "pads": [1, 1, 1, 1]}),
+        ("1d", (2, 3, 9), {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+        ("3d", (1, 2, 4, 5, 4), {"kernel_shape": [2, 3, 2], "strides": [2, 1, 2],
+                                 "pads": [0, 1, 1, 1, 1, 0]}),
+    ]:
+        cases.append(Case(f"max_pool{name}", lambda x, p=props: g.MaxPoolOp.make(x, **p),
+                          "MaxPool", [rand(*shape)], dict(props)))
+        for include in (0, 1):
+            avg = {**props, "count_include_pad": include}
+            cases.append(Case(f"avg_pool{name}_include{include}",
+                              lambda x, p=avg: g.AvgPoolOp.make(x, **p), "AveragePool",
+                              [rand(*shape)], avg))
+    cases += [
+        Case("global_avg_pool", g.GlobalAvgPoolOp.make, "GlobalAveragePool", [rand(2, 3, 4, 5)]),
+        Case("global_max_pool", g.GlobalMaxPoolOp.make, "GlobalMaxPool", [rand(2, 3, 4)]),
+        Case("global_avg_pool3d", g.GlobalAvgPoolOp.make, "GlobalAveragePool",
+             [rand(1, 2, 3, 4, 2)]),
+    ]
+    return cases
+
+
+def reduce_cases() -> list[Case]:
+    cases = []
+    for op, make in [("ReduceSum", g.ReduceSumOp.make), ("ReduceMean", g.ReduceMeanOp.make),
+                     ("ReduceMax", g.ReduceMaxOp.make)]:
+        for axes, keep in [([1], 1), ([0, 2], 0), ([0, 1, 2], 1)]:
+            cases.append(Case(f"{op}_{'_'.join(map(str, axes))}_keep{keep}",
+                              lambda x, m=make, a=axes, k=keep: m(x, axes=a, keepdims=k), op,
+                              [rand(2, 3, 4)], {"keepdims": keep}, [i64s(*axes)]))
+    cases.append(Case("ReduceSum_i64", lambda x: g.ReduceSumOp.make(x, axes=[1]), "ReduceSum",
+                      [ints(3, 4)], {}, [i64s(1)]))
+    return cases
+
+
+def movement_cases() -> list[Case]:
+    x = rand(2, 3, 4)
+    return [
+        Case("reshape", lambda v: g.ReshapeOp.make(v, shape=[4, 6]), "Reshape", [x],
+             consts=[i64s(4, 6)]),
+        Case("expand", lambda v: g.ExpandOp.make(v, shape=[2, 3, 4]), "Expand",
+             [rand(3, 1)], consts=[i64s(2, 3, 4)]),
+        Case("transpose", lambda v: g.TransposeOp.make(v, perm=[2, 0, 1]), "Transpose", [x],
+             {"perm": [2, 0, 1]}),
+        Case("concat", lambda a, b, c: g.ConcatOp.make([a, b, c], axis=1), "Concat",
+             [rand(2, 1, 4), rand(2, 3, 4), rand(2, 2, 4)], {"axis": 1}),
+        Case("concat_i64", lambda a, b: g.ConcatOp.make([a, b], axis=0), "Concat",
+             [ints(2), ints(3)], {"axis": 0}),
+        Case("split", lambda v: g.SplitOp.make(v, axis=2, sizes=[1, 3]), "Split", [x],
+             {"axis": 2}, [i64s(1, 3)]),
+        Case("slice", lambda v: g.SliceOp.make(v, starts=[0, 1, 1], ends=[2, 3, 4],
+                                               steps=[1, 1, 2]),
+             "Slice", [x], consts=[i64s(0, 1, 1), i64s(2, 3, 4), i64s(0, 1, 2), i64s(1, 1, 2)]),
+        Case("slice_reverse", lambda v: g.SliceOp.make(v, starts=[9, 5], ends=[-1, 0],
+                                                       steps=[-2, -1]),
+             "Slice", [rand(10, 6)],
+             consts=[i64s(9, 5), i64s(INT64_MIN, 0), i64s(0, 1), i64s(-2, -1)]),
+        Case("slice_empty", lambda v: g.SliceOp.make(v, starts=[2, 0], ends=[2, 3],
+                                                     steps=[1, 1]),
+             "Slice", [rand(4, 3)], consts=[i64s(2, 0), i64s(2, 3), i64s(0, 1), i64s(1, 1)]),
+        Case("gather", lambda d, i: g.GatherOp.make(d, i, axis=1), "Gather",
+             [x, i64s(0, -1, 2, -3).reshape(2, 2)], {"axis": 1}),
+        Case("gather_i32_axis0", lambda d, i: g.GatherOp.make(d, i, axis=0), "Gather",
+             [rand(5, 3), np.array([4, -5, 0], np.int32)], {"axis": 0}),
+        Case("gather_scalar", lambda d, i: g.GatherOp.make(d, i, axis=2), "Gather",
+             [x, np.array(-1, np.int64)], {"axis": 2}),
+        Case("pad_constant", lambda v: g.PadOp.make(v, pads=[0, 1, 2, 1, 0, 1], value=1.5),
+             "Pad", [x], {}, [i64s(0, 1, 2, 1, 0, 1), np.float32(1.5)]),
+        Case("pad_reflect", lambda v: g.PadOp.make(v, pads=[0, 2, 1, 0, 1, 3], mode="reflect"),
+             "Pad", [x], {"mode": "reflect"}, [i64s(0, 2, 1, 0, 1, 3)]),
+        Case("pad_edge", lambda v: g.PadOp.make(v, pads=[1, 0, 3, 2, 1, 0], mode="edge"),
+             "Pad", [x], {"mode": "edge"}, [i64s(1, 0, 3, 2, 1, 0)]),
+        Case("pad_i64", lambda v: g.PadOp.make(v, pads=[1, 2], value=7.0), "Pad", [ints(3)],
+             {}, [i64s(1, 2), np.int64(7)]),
+        Case("tile", lambda v: g.TileOp.make(v, repeats=[2, 1, 3]), "Tile", [x],
+             consts=[i64s(2, 1, 3)]),
+    ]
+
+
+def resize_cases() -> list[Case]:
+    cases = []
+
+    def resize(name, shape, scales, oracle="ort", **props):
+        sizes = [int(np.floor(s * f)) for s, f in zip(shape, scales)]
+        scales_ = np.array(scales, np.float32)
+        cases.append(Case(
+            f"resize_{name}",
+            lambda v: g.ResizeOp.make(v, sizes=sizes, scales=list(scales_), **props),
+            "Resize", [rand(*shape)], dict(props), [None, scales_], oracle=oracle,
+        ))
+
+    transforms = ["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                  "asymmetric"]
+    for transform in transforms:
+        for nearest in ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]:
+            resize(f"nearest_{transform}_{nearest}", (1, 2, 4, 3), [1, 1, 2.5, 2.0],
+                   mode="nearest", coordinate_transformation_mode=transform,
+                   nearest_mode=nearest)
+        resize(f"linear_up_{transform}", (1, 2, 3, 4), [1, 1, 2.0, 1.75], mode="linear",
+               coordinate_transformation_mode=transform)
+        # ONNX Runtime disagrees with the ONNX spec on align_corners downsampling (DESIGN.md).
+        oracle = "onnx" if transform == "align_corners" else "ort"
+        resize(f"linear_down_{transform}", (1, 1, 8, 6), [1, 1, 0.5, 0.7], mode="linear",
+               coordinate_transformation_mode=transform, oracle=oracle)
+        resize(f"nearest_down_{transform}", (1, 1, 8, 6), [1, 1, 0.6, 0.5], mode="nearest",
+               coordinate_transformation_mode=transform, oracle=oracle)
+    resize("linear_3d_pytorch_single", (2, 3, 5), [1, 1, 0.2], mode="linear",
+           coordinate_transformation_mode="pytorch_half_pixel")
+    resize("linear_pytorch_single_rounded", (1, 1, 5), [1, 1, 0.3], mode="linear",
+           coordinate_transformation_mode="pytorch_half_pixel")
+    resize("nearest_default", (1, 3, 4, 4), [1, 1, 2, 2])
+    return cases
+
+
+CASES = [
+    *unary_cases(), *cast_cases(), *binary_cases(), *contraction_cases(), *conv_cases(),
+    *norm_cases(), *pool_cases(), *reduce_cases(), *movement_cases(), *resize_cases(),
+]
+
+
+def build_op(case: Case) -> Operation:
+    """The graph op of `case`, on block arguments of the input types (verified)."""
+    types = [TensorType(element_type_of(x.dtype), list(x.shape)) for x in case.inputs]
+    block = Block(arg_types=types)
+    op = case.build(*block.args)
+    block.add_op(op)
+    op.verify()
+    return op
+
+
+def run_onnx(case: Case, op: Operation) -> list[np.ndarray]:
+    """The outputs of `case`'s single-node ONNX model, from its oracle."""
+    names = [f"x{i}" for i in range(len(case.inputs))]
+    initializers = []
+    const_names = []
+    for i, value in enumerate(case.consts):
+        if value is None:
+            const_names.append("")
+            continue
+        const_names.append(f"c{i}")
+        initializers.append(numpy_helper.from_array(np.asarray(value), f"c{i}"))
+    outputs = []
+    for i, result in enumerate(op.results):
+        type_ = result.type
+        assert isinstance(type_, TensorType)
+        dtype = np.dtype(numpy_dtype_of(type_.element_type))
+        outputs.append(helper.make_tensor_value_info(
+            f"y{i}", helper.np_dtype_to_tensor_dtype(dtype), list(type_.get_shape())))
+    node = helper.make_node(case.onnx_op, names + const_names, [o.name for o in outputs],
+                            **case.attrs)
+    graph = helper.make_graph(
+        [node], case.id,
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
+         for n, x in zip(names, case.inputs)],
+        outputs, initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)])
+    model.ir_version = 10
+    onnx.checker.check_model(model)
+    if case.oracle == "onnx":
+        return list(ReferenceEvaluator(model).run(None, dict(zip(names, case.inputs))))
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(model.SerializeToString(), options,
+                                   providers=["CPUExecutionProvider"])
+    return session.run(None, dict(zip(names, case.inputs)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_matches_onnxruntime(case: Case):
+    op = build_op(case)
+    got = reference.evaluate(op, case.inputs)
+    want = run_onnx(case, op)
+    assert len(got) == len(want)
+    for result, g_, w in zip(op.results, got, want):
+        assert g_.dtype == numpy_dtype_of(result.type.element_type)  # type: ignore[attr-defined]
+        assert g_.shape == w.shape
+        np.testing.assert_allclose(g_, w, rtol=1e-4, atol=1e-5, err_msg=case.id)
+
+
+def test_every_graph_op_is_covered():
+    """Each op class has a reference kernel and at least one ONNX Runtime case above."""
+    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp}
+    assert set(reference.supported_ops()) == set(g.GRAPH_OPS)
+    assert not set(g.GRAPH_OPS) - covered
+
+
+def test_lrn_even_size_follows_the_spec_formula():
+    """ONNX Runtime rejects even sizes and onnx.reference's LRN loops over the batch dim
+    instead of channels, so the spec's formula itself is the oracle here."""
+    x = rand(2, 7, 2, 3)
+    size, alpha, beta, bias = 4, 1e-2, 0.75, 1.5
+    op = build_op(Case("lrn", lambda v: g.LRNOp.make(v, size=size, alpha=alpha, beta=beta,
+                                                     bias=bias), "LRN", [x]))
+    want = np.empty_like(x)
+    for c in range(x.shape[1]):
+        lo, hi = max(0, c - (size - 1) // 2), min(x.shape[1], c + -(-(size - 1) // 2) + 1)
+        square_sum = (x[:, lo:hi].astype(np.float64) ** 2).sum(axis=1)
+        want[:, c] = x[:, c] / (bias + alpha / size * square_sum) ** beta
+    np.testing.assert_allclose(reference.evaluate(op, [x])[0], want, rtol=1e-5, atol=1e-6)
+
+
+def test_constant_evaluates_to_its_value():
+    value = rand(3, 70)
+    (got,) = reference.evaluate(g.ConstantOp.from_array(value, "c"), [])
+    np.testing.assert_array_equal(got, value)
+
+
+def test_gather_out_of_range_is_an_error_not_a_wraparound():
+    op = build_op(Case("gather", lambda d, i: g.GatherOp.make(d, i, axis=0), "Gather",
+                       [rand(3, 2), i64s(0, 3)]))
+    with pytest.raises(reference.EvaluationError, match=r"must be in \[-3, 3\)"):
+        reference.evaluate(op, [rand(3, 2), i64s(0, 3)])
+
+
+def test_tf_crop_and_resize_is_reported_unsupported():
+    op = build_op(Case("tf", lambda v: g.ResizeOp.make(
+        v, sizes=[1, 1, 4, 4], scales=[1, 1, 2, 2], mode="linear",
+        coordinate_transformation_mode="tf_crop_and_resize"), "Resize", [rand(1, 1, 2, 2)]))
+    with pytest.raises(reference.EvaluationError, match="tf_crop_and_resize"):
+        reference.evaluate(op, [rand(1, 1, 2, 2)])
+
+
+def test_run_module_interprets_main_by_name_and_position():
+    """run_module chains ops through SSA values and binds inputs by name hint or position."""
+    types = [TensorType(f32, [2, 3]), TensorType(f32, [3])]
+    block = Block(arg_types=types)
+    block.args[0].name_hint = "data"
+    add = g.AddOp.make(block.args[0], block.args[1])
+    relu = g.ReluOp.make(add.result)
+    weight = g.ConstantOp.from_array(np.full((3, 2), 0.5, np.float32))
+    mm = g.MatMulOp.make(relu.result, weight.result)
+    block.add_ops([add, relu, weight, mm, func.ReturnOp(mm.result, add.result)])
+    fn = func.FuncOp("main", (types, [mm.result.type, add.result.type]), Region(block))
+    module = ModuleOp([fn])
+    module.verify()
+    x, b = rand(2, 3), rand(3)
+    out, s = reference.run_module(module, {"data": x, 1: b})
+    np.testing.assert_allclose(s, x + b, rtol=1e-6)
+    np.testing.assert_allclose(out, np.maximum(x + b, 0) @ np.full((3, 2), 0.5), rtol=1e-5)
+    with pytest.raises(reference.EvaluationError, match="argument #1"):
+        reference.run_module(module, {"data": x})
+    with pytest.raises(reference.EvaluationError, match="shape"):
+        reference.run_module(module, {0: x, 1: rand(2)})
+    with pytest.raises(reference.EvaluationError, match=r"\['dat'\] name no argument"):
+        reference.run_module(module, {"dat": x, 1: b})
+    np.testing.assert_array_equal(reference.run_module(module, [x, b])[0], out)
+

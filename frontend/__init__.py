@@ -1,0 +1,5 @@
+"""Model importers: ONNX -> graph dialect (`from_onnx`)."""
+
+from minitvm.frontend.onnx import from_onnx
+
+__all__ = ["from_onnx"]

@@ -202,10 +202,25 @@ class GraphOp(IRDLOperation):
         Operands follow the op definition's order: `None` for an absent optional operand, a
         sequence for a variadic one. Properties given as None are left unset (defaults apply).
         """
-        values = {k: to_attr(v) for k, v in props.items() if v is not None}
+        values = cls.normalized_props(props)
         flat = [v for o in operands for v in _as_values(o)]
         types = cls.infer_result_types([v.type for v in flat], values)
         return cls.create_with(operands, types, values)
+
+    @classmethod
+    def normalized_props(cls, props: Mapping[str, object]) -> dict[str, Attribute]:
+        """Attribute-valued properties, leaving out unset ones and those equal to their default
+        (the custom form elides defaults, so storing them would make the two forms differ)."""
+        defs = cls.get_irdl_definition().properties
+        values = {}
+        for name, value in props.items():
+            if value is None:
+                continue
+            attr = to_attr(value)
+            if name in defs and defs[name].default_value == attr:
+                continue
+            values[name] = attr
+        return values
 
     @classmethod
     def create_with(

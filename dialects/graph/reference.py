@@ -70,7 +70,7 @@ def evaluate(op: Operation, inputs: Sequence[np.ndarray]) -> Arrays:
             raise AssertionError(
                 f"{op.name}: reference produced shape {value.shape}, the op declares {shape}"
             )
-        results.append(np.ascontiguousarray(value, dtype=numpy_dtype_of(type_.element_type)))
+        results.append(np.array(value, dtype=numpy_dtype_of(type_.element_type), order="C"))
     return results
 
 

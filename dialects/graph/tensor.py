@@ -52,7 +52,6 @@ from minitvm.dialects.graph.base import (
     is_float,
     shape_of,
     tensor_type,
-    to_attr,
 )
 
 _UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
@@ -81,7 +80,7 @@ class DeclaredShapeOp(GraphOp):
     @classmethod
     def make(cls, input: SSAValue, *, shape: Sequence[int], **props: object):  # type: ignore[override]
         source = as_tensor(cls.name, "input", input.type)
-        values = {k: to_attr(v) for k, v in props.items() if v is not None}
+        values = cls.normalized_props(props)
         return cls.create_with([input], [tensor_type(shape, source.element_type)], values)
 
     def verify_(self) -> None:

@@ -1,0 +1,14 @@
+"""User-facing errors of minitvm.
+
+Everything a user can cause (an unsupported model, a bad option) raises a `MinitvmError`; the
+CLIs print its message on one line and exit 1. Anything else escaping is a minitvm bug and
+keeps its traceback.
+"""
+
+
+class MinitvmError(Exception):
+    """Base of every error caused by the user's input rather than by a bug in minitvm."""
+
+
+class FrontendError(MinitvmError):
+    """The model cannot be imported: unsupported op, attribute value, opset or shape."""

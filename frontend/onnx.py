@@ -1,0 +1,331 @@
+"""ONNX -> graph dialect: the first step of minitvm's pipeline.
+
+`from_onnx` reads a model, fixes its input shapes, runs ONNX shape inference and converts the
+graph node by node into `func.func @main` over statically shaped tensors. Each node goes to
+the converter registered for its op type (`frontend/onnx_ops.py`), except that a node whose
+inputs are all known at import time is evaluated right here and becomes a constant: that is
+what folds the Shape -> Gather -> Concat -> Reshape chains exporters emit, and why every
+shape-like operand of the graph dialect can be a property.
+
+Weights become `graph.constant`s only where a graph op uses them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+from onnx.reference import ReferenceEvaluator
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Region, SSAValue
+
+import minitvm.frontend.onnx_ops  # noqa: F401  (registers the compute-op converters)
+import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op converters)
+from minitvm.dialects.graph import ConstantOp
+from minitvm.errors import FrontendError
+from minitvm.frontend.onnx_node import (
+    CONVERTERS,
+    NodeContext,
+    Value,
+    element_type,
+    node_error,
+    onnx_element_type,
+    supported_ops,
+)
+
+MIN_OPSET, MAX_OPSET = 7, 21
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def from_onnx(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+) -> ModuleOp:
+    """Import an ONNX model as a graph-dialect module holding `func.func @main`.
+
+    `input_shapes` maps input names to full shapes; it fixes dynamic dimensions (and may
+    override static ones). Raises `FrontendError` for anything the frontend cannot import.
+    """
+    proto = _load(model)
+    opset = default_opset(proto)
+    proto = _with_input_shapes(proto, dict(input_shapes or {}))
+    try:
+        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as e:
+        raise FrontendError(f"ONNX shape inference failed: {e}") from e
+    module = _Importer(proto.graph, opset).run()
+    module.verify()
+    return module
+
+
+def _load(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelProto:
+    if isinstance(model, onnx.ModelProto):
+        return model
+    try:
+        return onnx.load(os.fspath(model))
+    except (OSError, DecodeError) as e:
+        raise FrontendError(f"cannot read ONNX model '{os.fspath(model)}': {e}") from e
+
+
+def default_opset(model: onnx.ModelProto) -> int:
+    """The model's opset of the default ONNX domain, checked against what we support."""
+    versions = [o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS]
+    if not versions:
+        raise FrontendError("the model imports no default-domain (ai.onnx) opset")
+    opset = versions[0]
+    if not MIN_OPSET <= opset <= MAX_OPSET:
+        raise FrontendError(
+            f"model opset {opset} is not supported; supported opsets: {MIN_OPSET} to {MAX_OPSET}"
+        )
+    return opset
+
+
+def _with_input_shapes(model: onnx.ModelProto, shapes: dict[str, Sequence[int]]) -> onnx.ModelProto:
+    """A copy of `model` whose inputs have the given shapes (and every other input static)."""
+    graph = model.graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = {i.name: i for i in graph.input if i.name not in initializers}
+    unknown = sorted(set(shapes) - set(inputs))
+    if unknown:
+        raise FrontendError(
+            f"input_shapes names {', '.join(repr(n) for n in unknown)}, which are not model "
+            f"inputs; the inputs are: {', '.join(repr(n) for n in inputs)}"
+        )
+    if shapes:
+        model = onnx.ModelProto.FromString(model.SerializeToString())
+        graph = model.graph
+        # Annotations computed for the old shapes would contradict the new ones.
+        del graph.value_info[:]
+        for output in graph.output:
+            output.type.tensor_type.ClearField("shape")
+        for value in graph.input:
+            if value.name in shapes:
+                _set_shape(value, shapes[value.name])
+    for value in graph.input:
+        if value.name not in initializers:
+            _check_static(value)
+    return model
+
+
+def _set_shape(value: onnx.ValueInfoProto, shape: Sequence[int]) -> None:
+    tensor = value.type.tensor_type
+    old = tensor.shape.dim if tensor.HasField("shape") else None
+    if old is not None and len(old) != len(shape):
+        raise FrontendError(
+            f"input_shapes gives input '{value.name}' rank {len(shape)} ({tuple(shape)}), but "
+            f"the model declares rank {len(old)}"
+        )
+    if any(int(d) < 1 for d in shape):
+        raise FrontendError(
+            f"input_shapes gives input '{value.name}' a non-positive dimension: {tuple(shape)}"
+        )
+    tensor.ClearField("shape")
+    tensor.shape.SetInParent()
+    for d in shape:
+        tensor.shape.dim.add().dim_value = int(d)
+
+
+def _check_static(value: onnx.ValueInfoProto) -> None:
+    tensor = value.type.tensor_type
+    if not value.type.HasField("tensor_type"):
+        raise FrontendError(
+            f"input '{value.name}' is not a tensor; only tensor inputs are supported"
+        )
+    if not tensor.HasField("shape"):
+        raise FrontendError(
+            f"input '{value.name}' has an unknown rank; give its shape with "
+            f"input_shapes={{'{value.name}': (...)}}"
+        )
+    for i, dim in enumerate(tensor.shape.dim):
+        if not dim.HasField("dim_value") or dim.dim_value < 1:
+            what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
+            raise FrontendError(
+                f"input '{value.name}' has a dynamic dimension {i} ({what}); fix it with "
+                f"input_shapes={{'{value.name}': (...)}}"
+            )
+
+
+# --------------------------------------------------------------------------------------------
+# Names
+# --------------------------------------------------------------------------------------------
+
+_INVALID_NAME_CHARS = re.compile(r"[^\w$.-]")
+_NUMBERED_SUFFIX = re.compile(r"_\d+$")
+
+
+def name_hint(onnx_name: str) -> str | None:
+    """A valid, stable SSA name hint for an ONNX value name (None if nothing readable is left).
+
+    xDSL drops a trailing `_<digits>` from hints (it uses that suffix to disambiguate), so we
+    drop all of them here: a hint must survive print -> parse unchanged.
+    """
+    hint = _INVALID_NAME_CHARS.sub("_", onnx_name).strip("_")
+    while _NUMBERED_SUFFIX.search(hint):
+        hint = _NUMBERED_SUFFIX.sub("", hint)
+    if not hint or hint[0].isdigit():
+        return None
+    return hint
+
+
+# --------------------------------------------------------------------------------------------
+# The importer
+# --------------------------------------------------------------------------------------------
+
+
+class _Importer:
+    """Converts one ONNX graph into the body of `func.func @main`."""
+
+    def __init__(self, graph: onnx.GraphProto, opset: int):
+        self.graph = graph
+        self.opset = opset
+        self.block = Block()
+        self.values: dict[str, Value] = {}
+        # Materialized constants, by array identity (arrays are kept alive alongside).
+        self.constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
+        self.used = {name for node in graph.node for name in node.input if name}
+        self.used.update(o.name for o in graph.output)
+        self.inferred = {v.name: v.type for v in (*graph.value_info, *graph.output)}
+
+    def run(self) -> ModuleOp:
+        self._add_inputs()
+        for index, node in enumerate(self.graph.node):
+            self._convert(node, index)
+        results = [self._output(o.name) for o in self.graph.output]
+        self.block.add_op(ReturnOp(*results))
+        arg_types = [arg.type for arg in self.block.args]
+        func = FuncOp("main", (arg_types, [r.type for r in results]), Region(self.block))
+        return ModuleOp([func])
+
+    def _add_inputs(self) -> None:
+        initializers = {t.name: t for t in self.graph.initializer}
+        for name, tensor in initializers.items():
+            self.values[name] = onnx.numpy_helper.to_array(tensor)
+        for value in self.graph.input:
+            if value.name in initializers:
+                continue  # an input with an initializer is a constant (a frozen weight)
+            tensor = value.type.tensor_type
+            elem = onnx_element_type(tensor.elem_type, f"input '{value.name}'")
+            shape = [d.dim_value for d in tensor.shape.dim]
+            arg = self.block.insert_arg(TensorType(elem, shape), len(self.block.args))
+            arg.name_hint = name_hint(value.name)
+            self.values[value.name] = arg
+
+    def _output(self, name: str) -> SSAValue:
+        if name not in self.values:
+            raise FrontendError(f"graph output '{name}' is not produced by any node")
+        value = self.values[name]
+        return self._materialize(value, name) if isinstance(value, np.ndarray) else value
+
+    # -- nodes -----------------------------------------------------------------------------------
+
+    def _convert(self, node: onnx.NodeProto, index: int) -> None:
+        default_domain = node.domain in _DEFAULT_DOMAINS
+        info = CONVERTERS.get(node.op_type) if default_domain else None
+        if info is None:
+            op_type = node.op_type if default_domain else f"{node.domain}.{node.op_type}"
+            raise node_error(
+                node,
+                index,
+                self.opset,
+                f"unsupported op {op_type}; supported ops: {', '.join(supported_ops())}",
+            )
+        inputs = [self._lookup(node, index, name) for name in node.input]
+        ctx = NodeContext(
+            node, index, self.opset, inputs, self.block, self._materialize, self.used.__contains__
+        )
+        present = [v for v in inputs if v is not None]
+        if not info.folds and present and all(isinstance(v, np.ndarray) for v in present):
+            outputs: list[Value | None] = list(self._fold(ctx))
+        else:
+            outputs = list(info.fn(ctx))
+        for i, name in enumerate(node.output):
+            if not name:
+                continue
+            value = outputs[i] if i < len(outputs) else None
+            if value is None:
+                if name in self.used:
+                    raise ctx.error(f"output {i} ('{name}') is not supported")
+                continue
+            self._check_inferred(ctx, name, value)
+            if isinstance(value, SSAValue) and value.name_hint is None:
+                value.name_hint = name_hint(name)
+            self.values[name] = value
+
+    def _lookup(self, node: onnx.NodeProto, index: int, name: str) -> Value | None:
+        if not name:
+            return None  # an omitted optional input
+        try:
+            return self.values[name]
+        except KeyError:
+            raise node_error(
+                node, index, self.opset, f"input '{name}' is not defined before use"
+            ) from None
+
+    def _fold(self, ctx: NodeContext) -> list[np.ndarray]:
+        """Evaluate a node whose inputs are all constants with ONNX's reference implementation."""
+        helper, node = onnx.helper, ctx.node
+        names = [n for n in node.input if n]
+        # (np.ascontiguousarray would turn scalars into 1-element vectors.)
+        arrays = [np.asarray(v, order="C") for v in ctx.inputs if v is not None]
+        inputs = [
+            helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+            for n, a in zip(names, arrays, strict=True)
+        ]
+        outputs = [helper.make_empty_tensor_value_info(n) for n in node.output if n]
+        graph = helper.make_graph([node], "fold", inputs, outputs)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", ctx.opset)])
+        try:
+            results = ReferenceEvaluator(model).run(None, dict(zip(names, arrays, strict=True)))
+        except Exception as e:  # the reference raises whatever numpy raises on a bad node
+            raise ctx.error(f"evaluating the node at import time failed: {e}") from e
+        produced = iter(np.asarray(r) for r in results)
+        return [next(produced) if n else None for n in node.output]  # type: ignore[misc]
+
+    def _check_inferred(self, ctx: NodeContext, name: str, value: Value) -> None:
+        """Compare with ONNX shape inference. A disagreement means a wrong shape annotation in
+        the model or a frontend bug; either way it is caught here, not as a wrong answer at run
+        time."""
+        inferred = self.inferred.get(name)
+        if inferred is None or not inferred.HasField("tensor_type"):
+            return
+        dims = inferred.tensor_type.shape.dim
+        if not inferred.tensor_type.HasField("shape"):
+            return
+        if not all(d.HasField("dim_value") for d in dims):
+            return
+        want = tuple(d.dim_value for d in dims)
+        type_ = value.type if isinstance(value, SSAValue) else None
+        got = tuple(type_.get_shape()) if isinstance(type_, TensorType) else tuple(np.shape(value))
+        if want != got:
+            raise ctx.error(
+                f"output '{name}' has shape {got}, but the model's shapes (after ONNX shape "
+                f"inference) say {want}"
+            )
+
+    # -- constants -------------------------------------------------------------------------------
+
+    def _materialize(self, array: np.ndarray, onnx_name: str) -> SSAValue:
+        """The graph.constant holding `array`, created at its first use."""
+        cached = self.constants.get(id(array))
+        if cached is not None:
+            return cached[1]
+        op = _constant_op(array, onnx_name)
+        self.block.add_op(op)
+        result = op.result
+        result.name_hint = name_hint(onnx_name)
+        self.constants[id(array)] = (array, result)
+        return result
+
+
+def _constant_op(array: np.ndarray, onnx_name: str) -> ConstantOp:
+    """`ConstantOp.from_array`, with an unsupported element type as a FrontendError.
+
+    Arrays from ConstantOfShape are broadcast views (all strides 0); from_array turns them
+    into splats without expanding them (VGG's 400 MB of weights are such splats)."""
+    element_type(array.dtype, f"constant '{onnx_name}'")
+    return ConstantOp.from_array(array, name_hint=onnx_name)

@@ -1,0 +1,259 @@
+"""What an ONNX op converter sees: one node, its inputs, and the table converters register in.
+
+The importer (`frontend/onnx.py`) walks the ONNX graph in order and hands each node to the
+converter registered for its op type, wrapped in a `NodeContext`. Inputs arrive as `Value`s:
+either an SSA value of the function being built, or a numpy array when the value is known at
+import time (initializers, Constants, anything folded). Arrays stay arrays until a graph op
+needs one as an operand; only then does `tensor()` materialize a `graph.constant`, so the
+shape-like tensors of a model (Reshape targets, Slice bounds, ...) never reach the IR.
+
+A converter returns one `Value` per ONNX output (None for an output it does not produce).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import numpy as np
+import onnx
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from minitvm.dialects.graph.base import GraphOp
+from minitvm.dialects.graph.constant import NUMPY_DTYPES, element_type_of, numpy_dtype_of
+from minitvm.errors import FrontendError
+
+#: A value during import: computed at run time (SSA) or known now (numpy).
+Value = SSAValue | np.ndarray
+
+Converter = Callable[["NodeContext"], Sequence[Value | None]]
+
+OpT = TypeVar("OpT", bound=GraphOp)
+
+
+@dataclass(frozen=True)
+class ConverterInfo:
+    """A registered converter; `folds` says it computes its own result from constant inputs
+    (so the importer need not evaluate the node with the ONNX reference implementation)."""
+
+    fn: Converter
+    folds: bool
+
+
+CONVERTERS: dict[str, ConverterInfo] = {}
+
+
+def converter(*op_types: str, folds: bool = False) -> Callable[[Converter], Converter]:
+    """Register the decorated function as the converter of `op_types`."""
+
+    def register(fn: Converter) -> Converter:
+        for op_type in op_types:
+            assert op_type not in CONVERTERS, f"two converters for {op_type}"
+            CONVERTERS[op_type] = ConverterInfo(fn, folds)
+        return fn
+
+    return register
+
+
+def supported_ops() -> list[str]:
+    return sorted(CONVERTERS)
+
+
+def node_label(node: onnx.NodeProto, index: int) -> str:
+    """How errors name a node: its name, else its first output, else its position."""
+    if node.name:
+        return node.name
+    outputs = [o for o in node.output if o]
+    return f"#{index} -> {outputs[0]}" if outputs else f"#{index}"
+
+
+def node_error(node: onnx.NodeProto, index: int, opset: int, message: str) -> FrontendError:
+    where = f"node '{node_label(node, index)}' ({node.op_type}, opset {opset})"
+    return FrontendError(f"{where}: {message}")
+
+
+def element_type(dtype: np.dtype, what: str) -> Attribute:
+    """The graph element type of a numpy dtype, as a FrontendError if it has none."""
+    try:
+        return element_type_of(dtype)
+    except ValueError as e:
+        raise FrontendError(f"{what}: {e}") from e
+
+
+def onnx_element_type(elem_type: int, what: str) -> Attribute:
+    """The graph element type of an ONNX `TensorProto.DataType`."""
+    try:
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(elem_type)
+    except KeyError as e:
+        raise FrontendError(f"{what}: unknown ONNX element type {elem_type}") from e
+    return element_type(dtype, what)
+
+
+@dataclass
+class NodeContext:
+    """One ONNX node during conversion, with helpers that raise errors naming the node."""
+
+    node: onnx.NodeProto
+    index: int
+    opset: int
+    inputs: list[Value | None]
+    block: Block
+    materialize: Callable[[np.ndarray, str], SSAValue]
+    is_used: Callable[[str], bool]
+    _attrs: dict[str, object] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._attrs = {a.name: onnx.helper.get_attribute_value(a) for a in self.node.attribute}
+
+    # -- identity and errors -------------------------------------------------------------------
+
+    @property
+    def op_type(self) -> str:
+        return self.node.op_type
+
+    def error(self, message: str) -> FrontendError:
+        return node_error(self.node, self.index, self.opset, message)
+
+    # -- attributes ------------------------------------------------------------------------------
+
+    def has_attr(self, name: str) -> bool:
+        return name in self._attrs
+
+    def attr(self, name: str, default: object = None) -> object:
+        value = self._attrs.get(name, default)
+        return value.decode() if isinstance(value, bytes) else value
+
+    def attr_int(self, name: str, default: int) -> int:
+        return int(self.attr(name, default))  # type: ignore[arg-type]
+
+    def attr_float(self, name: str, default: float) -> float:
+        return float(self.attr(name, default))  # type: ignore[arg-type]
+
+    def attr_ints(self, name: str, default: Sequence[int] | None = None) -> list[int] | None:
+        value = self.attr(name, default)
+        return None if value is None else [int(v) for v in value]  # type: ignore[union-attr]
+
+    def attr_choice(self, name: str, default: str, supported: Sequence[str]) -> str:
+        """A string attribute that must take one of the `supported` values."""
+        value = str(self.attr(name, default))
+        if value not in supported:
+            raise self.error(
+                f"unsupported {name} '{value}'; supported: {', '.join(repr(s) for s in supported)}"
+            )
+        return value
+
+    # -- inputs ------------------------------------------------------------------------------
+
+    def input_name(self, i: int) -> str:
+        return self.node.input[i]
+
+    def has_input(self, i: int) -> bool:
+        return i < len(self.inputs) and self.inputs[i] is not None
+
+    def is_const(self, i: int) -> bool:
+        return isinstance(self.inputs[i], np.ndarray)
+
+    def value(self, i: int) -> Value:
+        value = self.inputs[i] if i < len(self.inputs) else None
+        if value is None:
+            raise self.error(f"missing required input {i}")
+        return value
+
+    def tensor(self, i: int) -> SSAValue:
+        """Input `i` as an SSA value, materializing a graph.constant if it is known now."""
+        value = self.value(i)
+        if isinstance(value, np.ndarray):
+            return self.materialize(value, self.input_name(i))
+        return value
+
+    def const(self, i: int, what: str) -> np.ndarray:
+        """Input `i`, which must be known at import time (a shape, axes, pads, ...)."""
+        value = self.value(i)
+        if not isinstance(value, np.ndarray):
+            raise self.error(
+                f"input {i} ('{what}', value '{self.input_name(i)}') must be a constant known "
+                "at import time, but it is computed at run time"
+            )
+        return value
+
+    def optional_const(self, i: int, what: str) -> np.ndarray | None:
+        return self.const(i, what) if self.has_input(i) else None
+
+    def shape(self, i: int) -> tuple[int, ...]:
+        value = self.value(i)
+        if isinstance(value, np.ndarray):
+            return tuple(value.shape)
+        type_ = value.type
+        assert isinstance(type_, TensorType)
+        return tuple(type_.get_shape())
+
+    def rank(self, i: int) -> int:
+        return len(self.shape(i))
+
+    def dtype(self, i: int) -> np.dtype:
+        value = self.value(i)
+        if isinstance(value, np.ndarray):
+            return value.dtype
+        type_ = value.type
+        assert isinstance(type_, TensorType)
+        return numpy_dtype_of(type_.element_type)
+
+    def element_type(self, onnx_type: int, what: str) -> Attribute:
+        """The graph element type of an ONNX data type the node names (Cast's `to`, ...)."""
+        try:
+            return element_type_of(onnx.helper.tensor_dtype_to_np_dtype(onnx_type))
+        except (KeyError, ValueError):
+            known = onnx_type in onnx.TensorProto.DataType.values()
+            name = onnx.TensorProto.DataType.Name(onnx_type) if known else str(onnx_type)
+            supported = ", ".join(str(d) for d in NUMPY_DTYPES.values())
+            raise self.error(f"unsupported {what} type {name}; supported: {supported}") from None
+
+    def output_used(self, i: int) -> bool:
+        return (
+            i < len(self.node.output)
+            and bool(self.node.output[i])
+            and self.is_used(self.node.output[i])
+        )
+
+    # -- axes ----------------------------------------------------------------------------------
+
+    def axis(self, axis: int, rank: int, what: str = "axis") -> int:
+        """Normalize a possibly negative axis of a rank-`rank` tensor."""
+        if not -rank <= axis < rank:
+            raise self.error(f"{what} {axis} is out of range for rank {rank}")
+        return axis + rank if axis < 0 else axis
+
+    def axes(self, axes: Sequence[int], rank: int, what: str = "axes") -> list[int]:
+        """Normalize, check distinct and sort a list of axes."""
+        normalized = [self.axis(int(a), rank, what) for a in axes]
+        if len(set(normalized)) != len(normalized):
+            raise self.error(f"{what} {list(axes)} repeat an axis")
+        return sorted(normalized)
+
+    # -- building ------------------------------------------------------------------------------
+
+    def emit(self, op: Operation) -> Operation:
+        self.block.add_op(op)
+        return op
+
+    def make(
+        self, cls: type[OpT], *operands: SSAValue | Sequence[SSAValue] | None, **props: object
+    ) -> OpT:
+        """Build `cls` with inferred result types and append it; a shape error from the
+        dialect names this node (the model's shapes do not fit the op)."""
+        try:
+            op = cls.make(*operands, **props)
+            op.verify()  # ops with a declared result shape check it only here
+        except VerifyException as e:
+            raise self.error(str(e)) from e
+        self.block.add_op(op)
+        return op
+
+    def make1(
+        self, cls: type[GraphOp], *operands: SSAValue | Sequence[SSAValue] | None, **props: object
+    ) -> SSAValue:
+        """`make` for the common single-result op; returns the result."""
+        return self.make(cls, *operands, **props).results[0]

@@ -1,0 +1,448 @@
+"""ONNX converters for data-movement and shape ops: reshape family, slicing, padding, resize,
+and the ops the frontend folds away entirely (Constant, ConstantOfShape, Shape, Range,
+Identity, Dropout).
+
+Shape-like operands (target shapes, axes, pads, bounds, scales) must be known at import time;
+`ctx.const` raises a FrontendError naming the node and input when one is not. Converters
+registered with `folds=True` also run when their inputs are constants and then return numpy
+arrays: reshapes of weights stay cheap views (ConstantOfShape weights are never expanded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+
+from minitvm.dialects import graph as g
+from minitvm.frontend.onnx_node import NodeContext, Value, converter
+
+
+def _ints(array: np.ndarray) -> list[int]:
+    return [int(v) for v in np.asarray(array).reshape(-1)]
+
+
+# --------------------------------------------------------------------------------------------
+# Folded away: values known at import time
+# --------------------------------------------------------------------------------------------
+
+
+@converter("Constant", folds=True)
+def convert_constant(ctx: NodeContext) -> list[Value]:
+    """One of value (tensor), value_float(s), value_int(s); strings and sparse tensors are
+    not supported."""
+    if ctx.has_attr("value"):
+        return [onnx.numpy_helper.to_array(ctx.attr("value"))]  # type: ignore[arg-type]
+    variants = {
+        "value_float": np.float32, "value_floats": np.float32,
+        "value_int": np.int64, "value_ints": np.int64,
+    }  # fmt: skip
+    for name, dtype in variants.items():
+        if ctx.has_attr(name):
+            return [np.array(ctx.attr(name), dtype=dtype)]
+    given = ", ".join(a.name for a in ctx.node.attribute) or "none"
+    raise ctx.error(
+        f"unsupported value attribute ({given}); supported: value, value_float, value_floats, "
+        "value_int, value_ints"
+    )
+
+
+@converter("ConstantOfShape", folds=True)
+def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
+    """A broadcast view: a 100M-element splat weight costs nothing until it is printed."""
+    shape = _ints(ctx.const(0, "input"))
+    if any(d < 0 for d in shape):
+        raise ctx.error(f"negative dimension in shape {shape}")
+    value = ctx.attr("value")
+    fill = np.zeros((), np.float32) if value is None else onnx.numpy_helper.to_array(value)  # type: ignore[arg-type]
+    return [np.broadcast_to(fill.reshape(()), shape)]
+
+
+@converter("Shape", folds=True)
+def convert_shape(ctx: NodeContext) -> list[Value]:
+    """Shapes are static, so Shape always folds; start/end (opset 15) slice it, clamped."""
+    shape = np.array(ctx.shape(0), dtype=np.int64)
+    if ctx.opset < 15:
+        return [shape]
+    end = ctx.attr("end")
+    return [shape[ctx.attr_int("start", 0) : None if end is None else int(end)]]  # type: ignore[arg-type]
+
+
+@converter("Range", folds=True)
+def convert_range(ctx: NodeContext) -> list[Value]:
+    start, limit, delta = (ctx.const(i, what) for i, what in enumerate(("start", "limit", "delta")))
+    if delta.reshape(()) == 0:
+        raise ctx.error("delta is 0")
+    count = max(math.ceil((limit.reshape(()) - start.reshape(())) / delta.reshape(())), 0)
+    return [(start.reshape(()) + np.arange(count) * delta.reshape(())).astype(start.dtype)]
+
+
+@converter("Identity", folds=True)
+def convert_identity(ctx: NodeContext) -> list[Value]:
+    return [ctx.value(0)]
+
+
+@converter("Dropout", folds=True)
+def convert_dropout(ctx: NodeContext) -> list[Value]:
+    """Inference: output = input, and the mask (if consumed) is all true. Before opset 12
+    the spec leaves an inference mask undefined (ONNX Runtime returns all false, typed like the
+    input in opset 7), so a consumed mask is an error there."""
+    if ctx.opset >= 12 and ctx.has_input(2) and bool(ctx.const(2, "training_mode").reshape(())):
+        raise ctx.error("training_mode=true is not supported; export the model for inference")
+    if not ctx.output_used(1):
+        return [ctx.value(0)]
+    if ctx.opset < 12:
+        raise ctx.error("the mask output is not supported before opset 12; supported: output 0")
+    return [ctx.value(0), np.broadcast_to(np.True_, ctx.shape(0))]
+
+
+# --------------------------------------------------------------------------------------------
+# The reshape family
+# --------------------------------------------------------------------------------------------
+
+
+def reshape(ctx: NodeContext, i: int, shape: Sequence[int]) -> Value:
+    """Input `i` with a new shape: an array stays an array, the same shape is no op."""
+    value = ctx.value(i)
+    shape = [int(d) for d in shape]
+    if isinstance(value, np.ndarray):
+        return value.reshape(shape)
+    if tuple(shape) == ctx.shape(i):
+        return value
+    return ctx.make1(g.ReshapeOp, value, shape=shape)
+
+
+@converter("Reshape", folds=True)
+def convert_reshape(ctx: NodeContext) -> list[Value]:
+    target = _ints(ctx.const(1, "shape"))
+    allowzero = ctx.attr_int("allowzero", 0)
+    return [reshape(ctx, 0, resolve_reshape(ctx, ctx.shape(0), target, allowzero))]
+
+
+def resolve_reshape(
+    ctx: NodeContext, source: Sequence[int], target: Sequence[int], allowzero: int
+) -> list[int]:
+    """ONNX's target shape to an explicit one: 0 copies the input dim (unless allowzero),
+    one -1 takes what is left."""
+    out, inferred = [], None
+    for i, d in enumerate(target):
+        if d == 0 and not allowzero:
+            if i >= len(source):
+                raise ctx.error(
+                    f"shape {list(target)} copies dim {i}, but the input has rank {len(source)}"
+                )
+            d = source[i]
+        if d == -1:
+            if inferred is not None:
+                raise ctx.error(f"shape {list(target)} has more than one -1")
+            inferred = i
+            d = 1
+        elif d < 0:
+            raise ctx.error(f"shape {list(target)} has a negative dimension")
+        out.append(d)
+    total, known = math.prod(source), math.prod(out)
+    if inferred is not None:
+        if known == 0 or total % known:
+            raise ctx.error(f"cannot reshape {tuple(source)} to {list(target)}")
+        out[inferred] = total // known
+    if math.prod(out) != total:
+        raise ctx.error(f"cannot reshape {tuple(source)} ({total} elements) to {list(target)}")
+    return out
+
+
+@converter("Flatten", folds=True)
+def convert_flatten(ctx: NodeContext) -> list[Value]:
+    shape = ctx.shape(0)
+    axis = ctx.attr_int("axis", 1)
+    if not -len(shape) <= axis <= len(shape):
+        raise ctx.error(f"axis {axis} is out of range for rank {len(shape)}")
+    axis = axis + len(shape) if axis < 0 else axis
+    return [reshape(ctx, 0, [math.prod(shape[:axis]), math.prod(shape[axis:])])]
+
+
+def _axes_operand(ctx: NodeContext, input_from: int) -> list[int] | None:
+    """`axes`: an attribute before opset `input_from`, an optional input from then on."""
+    if ctx.opset >= input_from:
+        given = ctx.optional_const(1, "axes")
+        return None if given is None else _ints(given)
+    return ctx.attr_ints("axes")
+
+
+@converter("Squeeze", folds=True)
+def convert_squeeze(ctx: NodeContext) -> list[Value]:
+    shape = ctx.shape(0)
+    axes = _axes_operand(ctx, 13)
+    if axes is None:
+        drop = [i for i, d in enumerate(shape) if d == 1]
+    else:
+        drop = ctx.axes(axes, len(shape))
+        if bad := [a for a in drop if shape[a] != 1]:
+            raise ctx.error(f"cannot squeeze axes {bad} of shape {shape}: they are not 1")
+    return [reshape(ctx, 0, [d for i, d in enumerate(shape) if i not in drop])]
+
+
+@converter("Unsqueeze", folds=True)
+def convert_unsqueeze(ctx: NodeContext) -> list[Value]:
+    shape = list(ctx.shape(0))
+    axes = _axes_operand(ctx, 13)
+    if axes is None:
+        raise ctx.error("missing axes")
+    for axis in ctx.axes(axes, len(shape) + len(axes)):
+        shape.insert(axis, 1)
+    return [reshape(ctx, 0, shape)]
+
+
+# --------------------------------------------------------------------------------------------
+# Layout and data movement
+# --------------------------------------------------------------------------------------------
+
+
+@converter("Transpose")
+def convert_transpose(ctx: NodeContext) -> list[Value]:
+    rank = ctx.rank(0)
+    perm = ctx.attr_ints("perm", list(range(rank))[::-1])
+    assert perm is not None
+    perm = [ctx.axis(p, rank, "perm") for p in perm]
+    if sorted(perm) != list(range(rank)):
+        raise ctx.error(f"perm {perm} is not a permutation of 0..{rank - 1}")
+    if perm == list(range(rank)):
+        return [ctx.tensor(0)]
+    return [ctx.make1(g.TransposeOp, ctx.tensor(0), perm=perm)]
+
+
+@converter("Concat")
+def convert_concat(ctx: NodeContext) -> list[Value]:
+    operands = [ctx.tensor(i) for i in range(len(ctx.inputs)) if ctx.has_input(i)]
+    if len(operands) == 1:
+        return operands
+    axis = ctx.axis(ctx.attr_int("axis", 1 if ctx.opset < 4 else 0), ctx.rank(0))
+    return [ctx.make1(g.ConcatOp, operands, axis=axis)]
+
+
+@converter("Split")
+def convert_split(ctx: NodeContext) -> list[Value]:
+    """Sizes: the `split` attribute before opset 13, an optional input from then on; else an
+    equal split into the outputs (from opset 18 `num_outputs`, the last piece smaller)."""
+    shape = ctx.shape(0)
+    axis = ctx.axis(ctx.attr_int("axis", 0), len(shape))
+    dim = shape[axis]
+    if ctx.opset >= 13:
+        given = ctx.optional_const(1, "split")
+        sizes = None if given is None else _ints(given)
+    else:
+        sizes = ctx.attr_ints("split")
+    if not sizes:
+        count = ctx.attr_int("num_outputs", len(ctx.node.output))
+        if ctx.opset >= 18 and ctx.has_attr("num_outputs"):
+            piece = -(-dim // count)
+            sizes = [min(piece, dim - k * piece) for k in range(count)]
+        elif dim % count:
+            raise ctx.error(f"cannot split dim {axis} of size {dim} into {count} equal parts")
+        else:
+            sizes = [dim // count] * count
+    if sum(sizes) != dim or any(s < 0 for s in sizes):
+        raise ctx.error(f"split sizes {sizes} do not add up to dim {axis} of size {dim}")
+    return list(ctx.make(g.SplitOp, ctx.tensor(0), axis=axis, sizes=sizes).results)
+
+
+@converter("Slice")
+def convert_slice(ctx: NodeContext) -> list[Value]:
+    """Bounds are attributes before opset 10 and inputs from then on; ONNX's clamping is
+    applied here so that graph.slice sees Python-range bounds."""
+    if ctx.opset < 10:
+        starts, ends = ctx.attr_ints("starts"), ctx.attr_ints("ends")
+        axes, steps = ctx.attr_ints("axes"), None
+        if starts is None or ends is None:
+            raise ctx.error("missing starts or ends")
+    else:
+        starts, ends = _ints(ctx.const(1, "starts")), _ints(ctx.const(2, "ends"))
+        given_axes, given_steps = ctx.optional_const(3, "axes"), ctx.optional_const(4, "steps")
+        axes = None if given_axes is None else _ints(given_axes)
+        steps = None if given_steps is None else _ints(given_steps)
+    shape = ctx.shape(0)
+    axes = list(range(len(starts))) if axes is None else axes
+    steps = [1] * len(starts) if steps is None else steps
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise ctx.error("starts, ends, axes and steps must have the same length")
+    full_starts, full_ends, full_steps = [0] * len(shape), list(shape), [1] * len(shape)
+    normalized = [ctx.axis(a, len(shape)) for a in axes]
+    if len(set(normalized)) != len(normalized):
+        raise ctx.error(f"axes {axes} repeat an axis")
+    for axis, start, end, step in zip(normalized, starts, ends, steps):
+        if step == 0:
+            raise ctx.error(f"step of axis {axis} is 0")
+        full_starts[axis], full_ends[axis] = clamp_slice(start, end, step, shape[axis])
+        full_steps[axis] = step
+    if full_starts == [0] * len(shape) and full_ends == list(shape) and set(full_steps) <= {1}:
+        return [ctx.tensor(0)]
+    return [
+        ctx.make1(g.SliceOp, ctx.tensor(0), starts=full_starts, ends=full_ends, steps=full_steps)
+    ]
+
+
+def clamp_slice(start: int, end: int, step: int, dim: int) -> tuple[int, int]:
+    """ONNX Slice bounds -> Python range bounds: negatives count from the end, then clamp to
+    [0, dim] for positive steps and [-1, dim - 1] for negative ones."""
+    start = start + dim if start < 0 else start
+    end = end + dim if end < 0 else end
+    if step > 0:
+        return min(max(start, 0), dim), min(max(end, 0), dim)
+    return min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+
+
+@converter("Gather")
+def convert_gather(ctx: NodeContext) -> list[Value]:
+    axis = ctx.axis(ctx.attr_int("axis", 0), ctx.rank(0))
+    if ctx.dtype(1) not in (np.dtype(np.int64), np.dtype(np.int32)):
+        raise ctx.error(f"indices must be int32 or int64, got {ctx.dtype(1)}")
+    return [ctx.make1(g.GatherOp, ctx.tensor(0), ctx.tensor(1), axis=axis)]
+
+
+@converter("Expand")
+def convert_expand(ctx: NodeContext) -> list[Value]:
+    shape = ctx.shape(0)
+    target = _ints(ctx.const(1, "shape"))
+    try:
+        result = [int(d) for d in np.broadcast_shapes(shape, tuple(target))]
+    except ValueError:
+        raise ctx.error(f"shape {target} does not broadcast with the input's {shape}") from None
+    if tuple(result) == shape:
+        return [ctx.tensor(0)]
+    return [ctx.make1(g.ExpandOp, ctx.tensor(0), shape=result)]
+
+
+@converter("Tile")
+def convert_tile(ctx: NodeContext) -> list[Value]:
+    repeats = _ints(ctx.const(1, "repeats"))
+    if len(repeats) != ctx.rank(0):
+        raise ctx.error(f"repeats {repeats} needs {ctx.rank(0)} entries (the input rank)")
+    if all(r == 1 for r in repeats):
+        return [ctx.tensor(0)]
+    return [ctx.make1(g.TileOp, ctx.tensor(0), repeats=repeats)]
+
+
+@converter("Pad")
+def convert_pad(ctx: NodeContext) -> list[Value]:
+    """pads/value are attributes before opset 11, inputs after (axes from 18). Negative pads
+    crop: they become a slice before the (non-negative) pad."""
+    mode = ctx.attr_choice("mode", "constant", ("constant", "reflect", "edge"))
+    shape = ctx.shape(0)
+    rank = len(shape)
+    if ctx.opset < 11:
+        pads = ctx.attr_ints("pads") or []
+        value = ctx.attr_float("value", 0.0)
+    else:
+        pads = _ints(ctx.const(1, "pads"))
+        given_value = ctx.optional_const(2, "constant_value")
+        value = 0.0 if given_value is None or not given_value.size else float(given_value.flat[0])
+        given_axes = ctx.optional_const(3, "axes")
+        if given_axes is not None:
+            pads = _scatter_pads(ctx, pads, _ints(given_axes), rank)
+    if len(pads) != 2 * rank:
+        raise ctx.error(f"pads has {len(pads)} entries; expected {2 * rank}")
+    x = ctx.tensor(0)
+    if any(p < 0 for p in pads):
+        starts = [max(0, -p) for p in pads[:rank]]
+        ends = [d - max(0, -p) for d, p in zip(shape, pads[rank:])]
+        x = ctx.make1(g.SliceOp, x, starts=starts, ends=ends, steps=[1] * rank)
+        pads = [max(0, p) for p in pads]
+    if not any(pads):
+        return [x]
+    return [ctx.make1(g.PadOp, x, pads=pads, mode=mode, value=value)]
+
+
+def _scatter_pads(ctx: NodeContext, pads: list[int], axes: list[int], rank: int) -> list[int]:
+    """Pads given for some axes (opset 18) -> pads for all of them."""
+    if len(pads) != 2 * len(axes):
+        raise ctx.error(f"pads has {len(pads)} entries for {len(axes)} axes")
+    full = [0] * (2 * rank)
+    for k, axis in enumerate(ctx.axis(a, rank) for a in axes):
+        full[axis], full[rank + axis] = pads[k], pads[len(axes) + k]
+    return full
+
+
+# --------------------------------------------------------------------------------------------
+# Resize
+# --------------------------------------------------------------------------------------------
+
+_COORDINATE_MODES = (
+    "half_pixel",
+    "half_pixel_symmetric",
+    "pytorch_half_pixel",
+    "align_corners",
+    "asymmetric",
+)
+_NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+@converter("Resize")
+def convert_resize(ctx: NodeContext) -> list[Value]:
+    """Opset 10: (X, scales) with asymmetric coordinates and floor rounding (what ONNX's
+    version converter maps it to). Opset 11+: (X, roi, scales, sizes) and the coordinate
+    attributes; opset 18 adds axes and keep_aspect_ratio_policy. Modes nearest and linear;
+    tf_crop_and_resize (it needs roi) and antialias are not supported."""
+    mode = ctx.attr_choice("mode", "nearest", ("nearest", "linear"))
+    shape = ctx.shape(0)
+    if ctx.opset < 11:
+        scales = [float(s) for s in ctx.const(1, "scales").reshape(-1)]
+        return [
+            _resize(
+                ctx,
+                scales,
+                [math.floor(d * s) for d, s in zip(shape, scales)],
+                mode=mode,
+                coordinate_transformation_mode="asymmetric",
+                nearest_mode="floor",
+            )
+        ]
+    if ctx.attr_int("antialias", 0):
+        raise ctx.error("antialias=1 is not supported; supported: antialias=0")
+    scales, sizes = _resize_target(ctx, shape)
+    return [_resize(
+        ctx, scales, sizes, mode=mode,
+        coordinate_transformation_mode=ctx.attr_choice(
+            "coordinate_transformation_mode", "half_pixel", _COORDINATE_MODES),
+        nearest_mode=ctx.attr_choice("nearest_mode", "round_prefer_floor", _NEAREST_MODES),
+        cubic_coeff_a=ctx.attr_float("cubic_coeff_a", -0.75),
+        exclude_outside=ctx.attr_int("exclude_outside", 0),
+        extrapolation_value=ctx.attr_float("extrapolation_value", 0.0),
+    )]  # fmt: skip
+
+
+def _resize_target(ctx: NodeContext, shape: Sequence[int]) -> tuple[list[float], list[int]]:
+    """Full-rank scales and output sizes from whichever of scales/sizes the node gives."""
+    rank = len(shape)
+    axes = [ctx.axis(a, rank) for a in ctx.attr_ints("axes", list(range(rank))) or []]
+    if len(set(axes)) != len(axes):
+        raise ctx.error(f"axes {axes} repeat an axis")
+    given_scales = ctx.optional_const(2, "scales") if ctx.has_input(2) else None
+    given_sizes = ctx.optional_const(3, "sizes") if ctx.has_input(3) else None
+    scales, sizes = [1.0] * rank, list(shape)
+    if given_scales is not None and given_scales.size:
+        if given_sizes is not None and given_sizes.size:
+            raise ctx.error("give either scales or sizes, not both")
+        for axis, s in zip(axes, given_scales.reshape(-1), strict=True):
+            scales[axis], sizes[axis] = float(s), math.floor(shape[axis] * float(s))
+        return scales, sizes
+    if given_sizes is None or not given_sizes.size:
+        raise ctx.error("needs scales or sizes")
+    wanted = dict(zip(axes, _ints(given_sizes), strict=True))
+    policy = ctx.attr_choice(
+        "keep_aspect_ratio_policy", "stretch", ("stretch", "not_larger", "not_smaller")
+    )
+    if policy != "stretch":
+        ratios = [wanted[a] / shape[a] for a in axes]
+        common = min(ratios) if policy == "not_larger" else max(ratios)
+        wanted = {a: math.floor(common * shape[a] + 0.5) for a in axes}  # ONNX rounds half up
+        for a in axes:
+            scales[a], sizes[a] = common, wanted[a]
+        return scales, sizes
+    for axis, size in wanted.items():
+        scales[axis], sizes[axis] = size / shape[axis], size
+    return scales, sizes
+
+
+def _resize(ctx: NodeContext, scales: list[float], sizes: list[int], **props: object) -> Value:
+    return ctx.make(g.ResizeOp, ctx.tensor(0), sizes=sizes, scales=scales, **props).results[0]

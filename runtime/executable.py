@@ -1,0 +1,150 @@
+"""A compiled model: native code plus the buffers it runs over. No xDSL in here.
+
+The generated entry point has the C signature `void main(void **io, void **consts, char *arena)`:
+`io` holds the input then output buffers, `consts` the weights, `arena` every intermediate
+tensor at offsets fixed at compile time. The Executable owns all three, so a run is: check the
+inputs, point `io` at them and at fresh output arrays, call once. Intermediates are allocated
+once per Executable, not per run.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from minitvm.errors import MinitvmError
+
+EntryPoint = Callable[[ctypes.Array, ctypes.Array, ctypes.c_void_p], None]
+
+#: The C type of the generated entry point.
+ENTRY_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """Name, shape and element type of a model input or output."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
+
+
+class Executable:
+    """Runs a compiled model: `exe.run({"input": array}) -> [outputs...]`."""
+
+    def __init__(
+        self,
+        entry_address: int,
+        owner: object,
+        inputs: Sequence[TensorSpec],
+        outputs: Sequence[TensorSpec],
+        constants: Sequence[np.ndarray],
+        arena_size: int,
+        num_threads: int = 1,
+        stats: Mapping[str, object] | None = None,
+    ):
+        self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
+        self._entry = ENTRY_SIGNATURE(entry_address)
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.num_threads = num_threads
+        self.stats = dict(stats or {})
+        self._constants = [np.ascontiguousarray(c) for c in constants]
+        self._consts = (ctypes.c_void_p * max(1, len(self._constants)))(
+            *[c.ctypes.data for c in self._constants]
+        )
+        # 64-byte aligned arena for vector loads and stores.
+        self._arena_storage = np.empty(arena_size + 64, dtype=np.uint8)
+        offset = (-self._arena_storage.ctypes.data) % 64
+        self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data + offset)
+        self._io = (ctypes.c_void_p * max(1, len(self.inputs) + len(self.outputs)))()
+        self._lock = threading.Lock()  # one arena: runs of one Executable take turns
+
+    @property
+    def input_names(self) -> list[str]:
+        return [s.name for s in self.inputs]
+
+    @property
+    def input_shapes(self) -> dict[str, tuple[int, ...]]:
+        return {s.name: s.shape for s in self.inputs}
+
+    @property
+    def output_names(self) -> list[str]:
+        return [s.name for s in self.outputs]
+
+    @property
+    def arena_bytes(self) -> int:
+        return self._arena_storage.nbytes - 64
+
+    def _checked_inputs(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        expected = "; ".join(s.describe() for s in self.inputs)
+        unknown = sorted(set(inputs) - set(self.input_names))
+        missing = [n for n in self.input_names if n not in inputs]
+        if unknown or missing:
+            problem = []
+            if missing:
+                problem.append(f"missing input(s) {', '.join(missing)}")
+            if unknown:
+                problem.append(f"unknown input(s) {', '.join(unknown)}")
+            raise MinitvmError(f"{' and '.join(problem)}; the model expects {expected}")
+        arrays = []
+        for spec in self.inputs:
+            array = np.asarray(inputs[spec.name])
+            if array.shape != spec.shape or array.dtype != spec.dtype:
+                got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
+                raise MinitvmError(f"input '{spec.name}' is {got} but the model expects {spec.describe()}")
+            arrays.append(np.ascontiguousarray(array))
+        return arrays
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """Run the model; outputs come back in the graph's output order."""
+        arrays = self._checked_inputs(inputs)
+        outputs = [np.empty(s.shape, s.dtype) for s in self.outputs]
+        with self._lock:
+            for n, array in enumerate([*arrays, *outputs]):
+                self._io[n] = array.ctypes.data
+            self._entry(self._io, self._consts, self._arena)
+        return outputs
+
+
+class GraphModule:
+    """TVM's graph_executor.GraphModule interface over an Executable:
+    `m = GraphModule(exe); m.set_input("data", x); m.run(); y = m.get_output(0)`."""
+
+    def __init__(self, executable: Executable):
+        self.executable = executable
+        self._inputs: dict[str, np.ndarray] = {}
+        self._outputs: list[np.ndarray] = []
+
+    def set_input(self, key: str | None = None, value: np.ndarray | None = None, **params: np.ndarray) -> None:
+        if key is not None:
+            if value is None:
+                raise MinitvmError(f"set_input('{key}') needs a value")
+            params = {key: value, **params}
+        for name, array in params.items():
+            if name not in self.executable.input_names:
+                raise MinitvmError(
+                    f"unknown input '{name}'; inputs are {', '.join(self.executable.input_names)}"
+                )
+            self._inputs[name] = np.asarray(array)
+
+    def run(self, **inputs: np.ndarray) -> None:
+        self.set_input(**inputs)
+        self._outputs = self.executable.run(self._inputs)
+
+    def get_num_outputs(self) -> int:
+        return len(self.executable.outputs)
+
+    def get_output(self, index: int) -> np.ndarray:
+        if not self._outputs:
+            raise MinitvmError("get_output before run()")
+        if not 0 <= index < len(self._outputs):
+            raise MinitvmError(f"output index {index} out of range (the model has {len(self._outputs)})")
+        return self._outputs[index]

@@ -1,0 +1,211 @@
+"""Every way an import can fail raises a FrontendError whose message says what, where, and
+what is supported instead."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from minitvm.errors import FrontendError, MinitvmError
+from minitvm.frontend import from_onnx
+
+
+def model_of(
+    nodes: Sequence[onnx.NodeProto],
+    inputs: dict[str, Sequence[int | str]],
+    outputs: Sequence[str],
+    opset: int,
+    consts: dict[str, np.ndarray] | None = None,
+    *,
+    domains: Sequence[str] = (),
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        list(nodes),
+        "test",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in inputs.items()],
+        [helper.make_empty_tensor_value_info(o) for o in outputs],
+        [numpy_helper.from_array(a, n) for n, a in (consts or {}).items()],
+    )
+    opsets = [helper.make_opsetid("", opset), *(helper.make_opsetid(d, 1) for d in domains)]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+def import_error(model: onnx.ModelProto | str, **kwargs: object) -> str:
+    with pytest.raises(FrontendError) as info:
+        from_onnx(model, **kwargs)  # type: ignore[arg-type]
+    return str(info.value)
+
+
+def test_frontend_error_is_a_minitvm_error() -> None:
+    assert issubclass(FrontendError, MinitvmError) and issubclass(MinitvmError, Exception)
+
+
+def test_unsupported_op() -> None:
+    nodes = [helper.make_node("NonMaxSuppression", ["boxes", "scores"], ["y"], name="nms")]
+    message = import_error(model_of(nodes, {"boxes": (1, 4, 4), "scores": (1, 1, 4)}, ["y"], 13))
+    assert message.startswith("node 'nms' (NonMaxSuppression, opset 13): unsupported op")
+    assert "supported ops: Abs, Add," in message and "Where" in message
+
+
+def test_unsupported_op_of_another_domain() -> None:
+    nodes = [helper.make_node("FusedGemm", ["x"], ["y"], name="fused", domain="com.microsoft")]
+    message = import_error(model_of(nodes, {"x": (2, 2)}, ["y"], 13, domains=["com.microsoft"]))
+    assert "node 'fused' (FusedGemm, opset 13): unsupported op com.microsoft.FusedGemm" in message
+
+
+def test_unnamed_node_is_named_by_position_and_output() -> None:
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Mod", ["r", "r"], ["y"])]
+    message = import_error(model_of(nodes, {"x": (2,)}, ["y"], 13))
+    assert message.startswith("node '#1 -> y' (Mod, opset 13): unsupported op")
+
+
+@pytest.mark.parametrize("opset", [6, 22])
+def test_unsupported_opset(opset: int) -> None:
+    model = model_of([helper.make_node("Relu", ["x"], ["y"])], {"x": (2,)}, ["y"], opset)
+    assert import_error(model) == f"model opset {opset} is not supported; supported opsets: 7 to 21"
+
+
+def test_resize_cubic_is_unsupported() -> None:
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode="cubic")]
+    model = model_of(nodes, {"x": (1, 1, 2, 2)}, ["y"], 13, {"scales": np.float32([1, 1, 2, 2])})
+    message = import_error(model)
+    assert message == (
+        "node 'up' (Resize, opset 13): unsupported mode 'cubic'; supported: 'nearest', 'linear'"
+    )
+
+
+def test_pad_wrap_is_unsupported() -> None:
+    nodes = [helper.make_node("Pad", ["x", "pads"], ["y"], name="pad", mode="wrap")]
+    model = model_of(nodes, {"x": (2, 2)}, ["y"], 19, {"pads": np.array([1, 1, 1, 1], np.int64)})
+    message = import_error(model)
+    assert message.startswith("node 'pad' (Pad, opset 19): unsupported mode 'wrap'")
+    assert "'constant', 'reflect', 'edge'" in message
+
+
+def test_unknown_auto_pad() -> None:
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], auto_pad="SAME")
+    ]
+    message = import_error(model_of(nodes, {"x": (1, 1, 4, 4)}, ["y"], 11))
+    assert message.startswith("node 'pool' (MaxPool, opset 11): unsupported auto_pad 'SAME'")
+
+
+def test_dynamic_dim_without_input_shapes() -> None:
+    model = model_of([helper.make_node("Relu", ["x"], ["y"])], {"x": ("batch", 3)}, ["y"], 13)
+    message = import_error(model)
+    assert message == (
+        "input 'x' has a dynamic dimension 0 ('batch'); fix it with input_shapes={'x': (...)}"
+    )
+    assert from_onnx(model, input_shapes={"x": (2, 3)}) is not None
+
+
+def test_bad_input_shapes() -> None:
+    model = model_of([helper.make_node("Relu", ["x"], ["y"])], {"x": ("batch", 3)}, ["y"], 13)
+    assert "names 'z', which are not model inputs" in import_error(model, input_shapes={"z": (1,)})
+    assert "rank 3" in import_error(model, input_shapes={"x": (1, 2, 3)})
+
+
+def test_non_constant_shape_operand() -> None:
+    nodes = [
+        helper.make_node("Relu", ["s"], ["s2"], name="relu"),
+        helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "test",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("target", TensorProto.INT64, [2]),
+            helper.make_tensor_value_info("s", TensorProto.FLOAT, [2]),
+        ],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    message = import_error(model)
+    assert message.startswith(
+        "node 'reshape' (Reshape, opset 13): input 1 ('shape', value 'target') "
+        "must be a constant known at import time"
+    )
+
+
+def test_training_mode_batch_norm() -> None:
+    params = {n: np.ones(3, np.float32) for n in ("s", "b", "m", "v")}
+    nodes = [
+        helper.make_node(
+            "BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn", training_mode=1
+        )
+    ]
+    message = import_error(model_of(nodes, {"x": (2, 3, 4)}, ["y"], 15, params))
+    assert message.startswith(
+        "node 'bn' (BatchNormalization, opset 15): training_mode=1 is not supported"
+    )
+
+
+def test_batch_norm_running_statistics_are_unsupported() -> None:
+    params = {n: np.ones(3, np.float32) for n in ("s", "b", "m", "v")}
+    nodes = [
+        helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "mean"], name="bn")
+    ]
+    message = import_error(model_of(nodes, {"x": (2, 3, 4)}, ["y", "mean"], 9, params))
+    assert message.startswith(
+        "node 'bn' (BatchNormalization, opset 9): output 1 ('mean') is a training statistic"
+    )
+
+
+def test_training_mode_dropout() -> None:
+    nodes = [helper.make_node("Dropout", ["x", "", "train"], ["y"], name="drop")]
+    model = model_of(nodes, {"x": (2, 3)}, ["y"], 13, {"train": np.array(True)})
+    assert import_error(model).startswith("node 'drop' (Dropout, opset 13): training_mode=true")
+
+
+def test_max_pool_indices_are_unsupported() -> None:
+    nodes = [helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2])]
+    message = import_error(model_of(nodes, {"x": (1, 1, 4, 4)}, ["y", "idx"], 12))
+    assert message.startswith(
+        "node 'pool' (MaxPool, opset 12): the Indices output is not supported"
+    )
+
+
+def test_string_constant_is_unsupported() -> None:
+    nodes = [
+        helper.make_node("Constant", [], ["c"], name="const", value_string="hi"),
+        helper.make_node("Identity", ["x"], ["y"]),
+    ]
+    message = import_error(model_of(nodes, {"x": (1,)}, ["y", "c"], 13))
+    assert message.startswith(
+        "node 'const' (Constant, opset 13): unsupported value attribute (value_string)"
+    )
+
+
+def test_unsupported_element_type() -> None:
+    nodes = [helper.make_node("Cast", ["x"], ["y"], name="cast", to=TensorProto.UINT16)]
+    message = import_error(model_of(nodes, {"x": (2,)}, ["y"], 13))
+    assert message.startswith(
+        "node 'cast' (Cast, opset 13): unsupported 'to' type UINT16; supported: float32"
+    )
+
+
+def test_undefined_input() -> None:
+    nodes = [helper.make_node("Relu", ["nowhere"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "test", [], [helper.make_empty_tensor_value_info("y")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    assert (
+        "node 'relu' (Relu, opset 13): input 'nowhere' is not defined before use"
+        in import_error(model)
+    )
+
+
+def test_missing_file(tmp_path: object) -> None:
+    assert import_error("/nonexistent/model.onnx").startswith(
+        "cannot read ONNX model '/nonexistent/model.onnx'"
+    )
+
+
+def test_shape_mismatch_names_the_node() -> None:
+    nodes = [helper.make_node("Add", ["a", "b"], ["y"], name="add")]
+    message = import_error(model_of(nodes, {"a": (2, 3), "b": (4,)}, ["y"], 13))
+    assert message.startswith("node 'add' (Add, opset 13):") and "do not broadcast" in message

@@ -1,0 +1,41 @@
+"""Output files that appear complete or not at all, for the command-line tools.
+
+A compiler that dies halfway must not leave half a module behind where a build system would
+take it for a result: the tools write to a temporary file beside the target and rename it
+into place (atomic on POSIX) only once everything was written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from typing import IO
+
+
+@contextlib.contextmanager
+def atomic_output(path: str) -> Iterator[IO[str]]:
+    """A text stream whose content replaces `path` when the block exits without an error."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+        )
+    except OSError as e:  # name the file the user asked for, not our temporary one
+        raise OSError(e.errno, e.strerror, path) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            yield stream
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give what open() would
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,167 @@
+"""The driver: ONNX model -> graph passes -> te -> loop -> LLVM -> Executable.
+
+This is the one place that strings the frontend, the passes and the lowerings together; both
+`minitvm.compile` and the CLIs call it. Each stage is timed and its IR size counted, since
+"where does compile time go" is the first question about a compiler.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.passes import ModulePass
+
+from minitvm.dialects.graph.constant import numpy_dtype_of
+from minitvm.errors import MinitvmError
+from minitvm.frontend import from_onnx
+from minitvm.ir import make_context
+from minitvm.lowering.graph_to_te import ConvertGraphToTePass
+from minitvm.lowering.jit import compile_llvm
+from minitvm.lowering.loop_to_llvm import lower_to_llvm
+from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
+from minitvm.passes.graph.canonicalize import CanonicalizePass
+from minitvm.passes.graph.dce import DeadCodeEliminationPass
+from minitvm.runtime import Executable, TensorSpec
+
+
+@dataclass
+class CompileReport:
+    """Seconds per stage and op counts per IR level of one compile."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    op_counts: dict[str, int] = field(default_factory=dict)
+
+    def timed(self, stage: str, work: Callable[[], object]) -> object:
+        start = time.perf_counter()
+        result = work()
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
+        return result
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+
+def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelProto:
+    if isinstance(model, onnx.ModelProto):
+        return model
+    path = Path(model)
+    if not path.is_file():
+        raise MinitvmError(f"{path}: no such file")
+    try:
+        return onnx.load(str(path))
+    except Exception as error:  # onnx raises DecodeError, ValueError, ... for a bad file
+        raise MinitvmError(f"{path}: not a readable ONNX model ({error})") from None
+
+
+def _io_specs(model: onnx.ModelProto, main: func.FuncOp) -> tuple[list[TensorSpec], list[TensorSpec]]:
+    initializers = {init.name for init in model.graph.initializer}
+    input_names = [v.name for v in model.graph.input if v.name not in initializers]
+    output_names = [v.name for v in model.graph.output]
+    specs = []
+    for names, types in ((input_names, main.function_type.inputs), (output_names, main.function_type.outputs)):
+        group = []
+        for name, type_ in zip(names, types, strict=True):
+            assert isinstance(type_, TensorType)
+            group.append(TensorSpec(name, tuple(type_.get_shape()), numpy_dtype_of(type_.element_type)))
+        specs.append(group)
+    return specs[0], specs[1]
+
+
+def _main(module: ModuleOp) -> func.FuncOp:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
+            return op
+    raise MinitvmError("the module has no func.func @main")
+
+
+def count_ops(module: ModuleOp) -> int:
+    return sum(1 for _ in module.walk()) - 1
+
+
+def graph_pipeline(opt_level: int) -> list[ModulePass]:
+    """Graph-level clean-ups before lowering (the frontend has already folded constants)."""
+    if opt_level < 1:
+        return []
+    return [CanonicalizePass(), DeadCodeEliminationPass()]
+
+
+def compile(  # noqa: A001  (TVM's name for it)
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    opt_level: int = 3,
+    num_threads: int | None = None,
+) -> Executable:
+    """Compile an ONNX model (path or ModelProto) for this machine's CPU.
+
+    `num_threads` is accepted for the API's sake; kernels run on one core for now.
+    """
+    report = CompileReport()
+    ctx = make_context()
+    proto: onnx.ModelProto = report.timed("load", lambda: load_model(model))  # type: ignore[assignment]
+    module: ModuleOp = report.timed("import", lambda: from_onnx(proto, input_shapes))  # type: ignore[assignment]
+    inputs, outputs = _io_specs(proto, _main(module))
+    report.op_counts["graph"] = count_ops(module)
+    exe = compile_module(module, inputs, outputs, opt_level, num_threads, report, ctx)
+    return exe
+
+
+def compile_module(
+    module: ModuleOp,
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    opt_level: int = 3,
+    num_threads: int | None = None,
+    report: CompileReport | None = None,
+    ctx: Context | None = None,
+) -> Executable:
+    """Compile a graph-dialect module (as `from_onnx` makes it) into an Executable."""
+    report = report or CompileReport()
+    ctx = ctx or make_context()
+    for graph_pass in graph_pipeline(opt_level):
+        report.timed("graph passes", lambda p=graph_pass: p.apply(ctx, module))
+    report.op_counts["graph (optimized)"] = count_ops(module)
+    report.timed("graph -> te", lambda: ConvertGraphToTePass().apply(ctx, module))
+    report.op_counts["te"] = count_ops(module)
+    report.timed("te -> loop", lambda: ConvertTeToLoopPass().apply(ctx, module))
+    report.op_counts["loop"] = count_ops(module)
+    _, info = report.timed("loop -> llvm", lambda: lower_to_llvm(module))  # type: ignore[misc]
+    report.op_counts["llvm"] = count_ops(module)
+    jit = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))
+    constants = info.constant_arrays()
+    threads = num_threads or 1
+    if threads < 1:
+        raise MinitvmError(f"num_threads must be >= 1, got {threads}")
+    return Executable(
+        jit.address("main"),  # type: ignore[attr-defined]
+        jit,
+        inputs,
+        outputs,
+        constants,
+        info.arena_size,
+        num_threads=threads,
+        stats={"report": report},
+    )
+
+
+def random_inputs(exe: Executable, seed: int = 0) -> dict[str, np.ndarray]:
+    """Inputs of the right shapes and types (floats ~ N(0, 1)), for benchmarks and checks."""
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for spec in exe.inputs:
+        if spec.dtype.kind == "f":
+            arrays[spec.name] = rng.standard_normal(spec.shape).astype(spec.dtype)
+        elif spec.dtype.kind == "b":
+            arrays[spec.name] = rng.random(spec.shape) < 0.5
+        else:
+            arrays[spec.name] = rng.integers(0, 4, spec.shape).astype(spec.dtype)
+    return arrays

@@ -194,6 +194,8 @@ def _identity(kind: str, type_: Attribute) -> Operation:
 def _combine(kind: str, acc: SSAValue, value: SSAValue) -> Operation:
     if isinstance(acc.type, AnyFloat):
         ops = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
+    elif acc.type == IntegerType(1):  # booleans: max is "any", min is "all"
+        ops = {"sum": arith.OrIOp, "max": arith.OrIOp, "min": arith.AndIOp}
     else:
         ops = {"sum": arith.AddiOp, "max": arith.MaxSIOp, "min": arith.MinSIOp}
     return ops[kind](acc, value)

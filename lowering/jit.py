@@ -1,0 +1,151 @@
+"""The llvmlite harness: llvm-dialect module -> LLVM IR -> O3 for this CPU -> MCJIT.
+
+    module, info = lower_to_llvm(loop_module)
+    jit = compile_llvm(module)
+    kernel = jit.function("relu", None, [ctypes.c_void_p] * 2)
+    kernel(x.ctypes.data, y.ctypes.data)
+
+The target machine is the host's: its feature list (AVX-512, AMX, ...) always, and its CPU
+name unless that is an Intel one with AVX-512, which becomes `sapphirerapids`: under a
+hypervisor that masks the model, LLVM names such a Xeon `rocketlake` (see DESIGN.md). AMD
+parts keep their name (LLVM reports Zen 4 correctly as `znver4`; it is not a Sapphire Rapids).
+Optimization is LLVM's new pass manager at `opt_level` with loop and SLP vectorization on.
+A `JitModule` owns its execution engine: the code lives as long as the JitModule.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import llvmlite.binding as llvm
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.target import Target
+
+from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
+
+#: Prefix of the CPU names LLVM gives AMD's Zen parts.
+_AMD_PREFIX = "znver"
+
+
+@functools.cache
+def _initialize() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+@functools.cache
+def host_cpu() -> tuple[str, str]:
+    """(cpu name, feature string) for the machine we run on."""
+    _initialize()
+    features = llvm.get_host_cpu_features()
+    name = llvm.get_host_cpu_name()
+    if features.get("avx512f") and not name.startswith(_AMD_PREFIX):
+        name = "sapphirerapids"
+    return name, features.flatten()
+
+
+def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
+    """A new target machine for the host (an execution engine takes ownership of its own)."""
+    name, features = host_cpu()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=name, features=features, opt=opt_level, codemodel="jitdefault", jit=True
+    )
+
+
+def llvm_ir_text(module: ModuleOp) -> str:
+    """The (unoptimized) LLVM IR of an llvm-dialect module, for the host target."""
+    tm = target_machine()
+    return str(convert_module(module, triple=tm.triple, data_layout=str(tm.target_data)))
+
+
+@dataclass
+class CompileTimes:
+    """Seconds spent in each step of `compile_llvm`."""
+
+    translate: float = 0.0  # xDSL llvm dialect -> llvmlite IR (+ printing it)
+    parse: float = 0.0  # LLVM parses and verifies the text
+    optimize: float = 0.0  # the O<n> pipeline
+    codegen: float = 0.0  # MCJIT: machine code
+
+    @property
+    def total(self) -> float:
+        return self.translate + self.parse + self.optimize + self.codegen
+
+
+@dataclass
+class JitModule:
+    """Machine code for a module, kept alive by this object's execution engine."""
+
+    engine: llvm.ExecutionEngine
+    module: llvm.ModuleRef
+    times: CompileTimes = field(default_factory=CompileTimes)
+
+    def address(self, name: str) -> int:
+        address = self.engine.get_function_address(name)
+        if not address:
+            raise KeyError(f"no function '{name}' in the compiled module")
+        return address
+
+    def function(self, name: str, restype: Any, argtypes: list[Any]) -> Any:
+        """A ctypes callable for `name`; it keeps this JitModule (and so the code) alive."""
+        fn = ctypes.CFUNCTYPE(restype, *argtypes)(self.address(name))
+        fn._jit_module = self  # type: ignore[attr-defined]
+        return fn
+
+    def optimized_ir(self) -> str:
+        return str(self.module)
+
+    def assembly(self) -> str:
+        return target_machine().emit_assembly(self.module)
+
+
+def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int = 3) -> None:
+    """LLVM's default O<opt_level> pipeline for `tm`, loop and SLP vectorizers on."""
+    options = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    options.loop_vectorization = opt_level >= 2
+    options.slp_vectorization = opt_level >= 2
+    options.loop_unrolling = opt_level >= 2
+    passes = llvm.create_pass_builder(tm, options)
+    passes.getModulePassManager().run(module, passes)
+
+
+def compile_llvm(module: ModuleOp, opt_level: int = 3) -> JitModule:
+    """Translate, optimize and JIT-compile an llvm-dialect module."""
+    tm = target_machine(opt_level)
+    times = CompileTimes()
+    start = time.perf_counter()
+    text = str(convert_module(module, triple=tm.triple, data_layout=str(tm.target_data)))
+    times.translate = time.perf_counter() - start
+
+    start = time.perf_counter()
+    parsed = llvm.parse_assembly(text)
+    parsed.verify()
+    times.parse = time.perf_counter() - start
+
+    start = time.perf_counter()
+    if opt_level > 0:
+        optimize(parsed, tm, opt_level)
+    times.optimize = time.perf_counter() - start
+
+    start = time.perf_counter()
+    engine = llvm.create_mcjit_compiler(parsed, tm)
+    engine.finalize_object()
+    times.codegen = time.perf_counter() - start
+    return JitModule(engine, parsed, times)
+
+
+@dataclass(frozen=True)
+class LlvmTarget(Target):
+    """`minitvm-opt -t llvm`: print the LLVM IR of an llvm-dialect module (our ops included;
+    xDSL's own `llvm` target does not know them)."""
+
+    name = "llvm"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(llvm_ir_text(module))

@@ -1,0 +1,415 @@
+"""One func.func of loop IR -> one llvm.func: structured control flow becomes a CFG.
+
+    loop.for %i = 0 to 64 step 16 iter_args(%acc = %init) -> (f32) { ... loop.yield %next }
+
+becomes
+
+      llvm.br ^loop(%c0, %init : i64, f32)
+    ^loop(%i: i64, %acc: f32):                   // block arguments = phis
+      %more = llvm.icmp "slt" %i, %c64 : i64
+      llvm.cond_br %more, ^body, ^done
+    ^body:
+      ...
+      %i2 = llvm.add %i, %c16 overflow<nsw> : i64
+      llvm.br ^loop(%i2, %next : i64, f32)
+    ^done:                                       // the loop's results are ^loop's arguments
+
+A loop of one iteration is just its body (with a constant induction variable), one of none
+is nothing.
+`loop.if` is a `llvm.cond_br` around its body. Buffers are pointers: an access is a
+`getelementptr inbounds` of the element type at the row-major linearized i64 index, then a
+load or store aligned to the element (vector accesses load `vector<N x T>` from the first
+element's address); i1 elements are stored as bytes. Everything that must dominate all uses
+(constants, stack buffers, the entry ABI's pointer loads) goes into the entry block.
+
+The function is built afresh, op by op, into new blocks rather than by splitting blocks in
+place: splitting is quadratic in block size (xDSL's scf-to-cf on 20k ops took 35 s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    MemRefType,
+    TensorType,
+    UnitAttr,
+    VectorType,
+    i1,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from minitvm.dialects import loop
+from minitvm.dialects.graph.constant import elements_array
+from minitvm.lowering.loop_to_llvm.emitter import (
+    Emitter,
+    LoweringError,
+    ModuleSymbols,
+    byte_size,
+    llvm_type,
+    named_block,
+    num_elements,
+    row_major_strides,
+    storage_type,
+    with_element,
+)
+from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
+
+#: Scratch buffers of a non-entry function up to this size live on the stack.
+MAX_STACK_BYTES = 64 * 1024
+
+#: Arena offsets (and heap buffers) are aligned to a cache line, which also suits any vector.
+ALIGNMENT = 64
+
+#: Name of the model's entry function, which gets the `(io, consts, arena)` ABI.
+ENTRY = "main"
+
+_ptr = llvm.LLVMPointerType()
+_slt = icmp_predicate("slt")
+_ne = icmp_predicate("ne")
+
+
+def _round_up(n: int, multiple: int = ALIGNMENT) -> int:
+    return -(-n // multiple) * multiple
+
+
+@dataclass
+class EntryLayout:
+    """Where the entry function finds its buffers: filled while it is lowered."""
+
+    io: list[MemRefType] = field(default_factory=list)
+    constants: list[tuple[Attribute, MemRefType]] = field(default_factory=list)
+    allocs: list[tuple[int, int]] = field(default_factory=list)  # (offset, bytes) per alloc
+    arena_size: int = 0
+
+
+class FunctionLowering(Emitter):
+    """Lowers one func.func; `lower()` returns the llvm.func."""
+
+    def __init__(
+        self,
+        fn: func.FuncOp,
+        symbols: ModuleSymbols,
+        entry: EntryLayout | None,
+        noalias: bool = False,
+    ):
+        self.fn = fn
+        self.layout = entry
+        self.noalias = noalias
+        self.name = fn.sym_name.data
+        inputs = fn.function_type.inputs.data
+        outputs = fn.function_type.outputs.data
+        if len(outputs) > 1:
+            raise LoweringError(f"convert-loop-to-llvm: @{self.name} returns several values")
+        if entry is not None:
+            if outputs or not all(isinstance(t, MemRefType) for t in inputs):
+                raise LoweringError(
+                    f"convert-loop-to-llvm: @{ENTRY} must take only buffers and return nothing"
+                )
+            arg_types: list[Attribute] = [_ptr, _ptr, _ptr]
+        else:
+            arg_types = [llvm_type(t) for t in inputs]
+        self.type = llvm.LLVMFunctionType(arg_types, llvm_type(outputs[0]) if outputs else None)
+        super().__init__(symbols, arg_types)
+        self.values: dict[SSAValue, SSAValue] = {}
+        self.heap: list[SSAValue] = []  # buffers to free before returning
+
+    # ---------------------------------------------------------------- driver
+
+    def lower(self) -> llvm.FuncOp:
+        if not self.fn.body.blocks:  # a declaration (e.g. of an external function)
+            return llvm.FuncOp(self.name, self.type, linkage=llvm.LinkageAttr("external"))
+        if len(self.fn.body.blocks) != 1:
+            raise LoweringError(f"convert-loop-to-llvm: @{self.name} must have a single block")
+        body = self.fn.body.block
+        if self.layout is not None:
+            self._bind_entry_abi(body)
+        else:
+            self.values.update(zip(body.args, self.entry.args))
+        self._prepare_buffers(body)
+        self.lower_block(body)
+        return llvm.FuncOp(
+            self.name,
+            self.type,
+            linkage=llvm.LinkageAttr("external"),
+            body=self.finish(),
+            other_props={"arg_attrs": self._arg_attrs()},
+        )
+
+    def _arg_attrs(self) -> ArrayAttr[DictionaryAttr] | None:
+        """`noalias` on buffer arguments (if asked): LLVM then neither versions loops with
+        run-time overlap checks nor assumes a store may change what another buffer holds."""
+        inputs = self.fn.function_type.inputs.data
+        if (
+            not self.noalias
+            or self.layout is not None
+            or not any(isinstance(t, MemRefType) for t in inputs)
+        ):
+            return None
+        return ArrayAttr(
+            [
+                DictionaryAttr({"llvm.noalias": UnitAttr()} if isinstance(t, MemRefType) else {})
+                for t in inputs
+            ]
+        )
+
+    def lower_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.lower_op(op)
+
+    def lower_op(self, op: Operation) -> None:
+        match op:
+            case loop.ForOp():
+                self._lower_for(op)
+            case loop.IfOp():
+                self._lower_if(op)
+            case loop.LoadOp() | loop.VectorLoadOp():
+                self.values[op.result] = self._load(op.buffer, op.indices, op.result.type)
+            case loop.StoreOp() | loop.VectorStoreOp():
+                self._store(self.values[op.value], op.buffer, op.indices)
+            case loop.BroadcastOp():
+                self.values[op.result] = self._broadcast(self.values[op.value], op.result.type)
+            case loop.AllocOp() | loop.ConstantOp():
+                pass  # bound up front by _prepare_buffers
+            case loop.CopyOp():
+                self._copy(op)
+            case func.CallOp():
+                self._call(op)
+            case func.ReturnOp():
+                self._return(op)
+            case loop.YieldOp():
+                raise AssertionError("loop.yield is consumed by its parent")
+            case _:
+                lowering = LOWERINGS.get(type(op))
+                if lowering is None:
+                    raise LoweringError(
+                        f"convert-loop-to-llvm: cannot lower {op.name} (in @{self.name})"
+                    )
+                args = [self.values[o] for o in op.operands]
+                self.values[op.results[0]] = lowering(self, op, args)
+
+    # ---------------------------------------------------------------- control flow
+
+    def _lower_for(self, op: loop.ForOp) -> None:
+        lower, upper, step = op.bounds
+        inits = [self.values[v] for v in op.inits]
+        if op.trip_count <= 1:  # no loop: the body once (or never) in the current block
+            results = inits
+            if op.trip_count == 1:
+                self.values[op.induction_var] = self.const(lower, i64)
+                results = self._lower_body(op.body.block, inits)
+            self.values.update(zip(op.results, results))
+            return
+        header = named_block("loop", [i64, *(v.type for v in inits)])
+        body, exit_ = named_block("body"), named_block("done")
+        for new, old in zip(header.args, op.body.block.args):
+            new.name_hint = old.name_hint
+        self.emit(llvm.BrOp(header, self.const(lower, i64), *inits))
+        self.start(header)
+        iv, *carried = header.args
+        more = self.value(llvm.ICmpOp(iv, self.const(upper, i64), _slt))
+        self.emit(llvm.CondBrOp(more, body, [], exit_, []))
+        self.start(body)
+        self.values[op.induction_var] = iv
+        with self.scope():
+            yielded = self._lower_body(op.body.block, carried)
+            next_ = self.add(iv, self.const(step, i64))
+            self.emit(llvm.BrOp(header, next_, *yielded))
+        self.start(exit_)
+        self.values.update(zip(op.results, carried))
+
+    def _lower_body(self, block: Block, carried: Sequence[SSAValue]) -> list[SSAValue]:
+        """Lower a loop body given its iter_args' values; the values it yields."""
+        self.values.update(zip(block.args[1:], carried))
+        for inner in block.ops:
+            if isinstance(inner, loop.YieldOp):
+                return [self.values[v] for v in inner.values]
+            self.lower_op(inner)
+        raise AssertionError("loop.for body without loop.yield")
+
+    def _lower_if(self, op: loop.IfOp) -> None:
+        then, merge = named_block("then"), named_block("endif")
+        self.emit(llvm.CondBrOp(self.values[op.condition], then, [], merge, []))
+        self.start(then)
+        with self.scope():
+            for inner in op.body.block.ops:
+                if not isinstance(inner, loop.YieldOp):
+                    self.lower_op(inner)
+        self.emit(llvm.BrOp(merge))
+        self.start(merge)
+
+    def _call(self, op: func.CallOp) -> None:
+        callee = op.callee.root_reference.data
+        if callee == ENTRY:
+            raise LoweringError(f"convert-loop-to-llvm: @{self.name} calls @{ENTRY}")
+        if len(op.results) > 1:
+            raise LoweringError(f"convert-loop-to-llvm: call to @{callee} has several results")
+        result_type = llvm_type(op.results[0].type) if op.results else None
+        result = self.call(callee, [self.values[a] for a in op.arguments], result_type)
+        if op.results:
+            assert result is not None
+            self.values[op.results[0]] = result
+
+    def _return(self, op: func.ReturnOp) -> None:
+        if self.heap:
+            self.symbols.declare("free", [_ptr], None)
+            for buffer in self.heap:
+                self.call("free", [buffer], None)
+        self.emit(llvm.ReturnOp(self.values[op.arguments[0]] if op.arguments else None))
+
+    # ---------------------------------------------------------------- memory
+
+    def _address(
+        self, buffer: SSAValue, indices: tuple[SSAValue, ...] | list[SSAValue]
+    ) -> SSAValue:
+        """`getelementptr inbounds` to buffer[indices], row-major, static strides."""
+        type_ = buffer.type
+        assert isinstance(type_, MemRefType)
+        offset: SSAValue | None = None
+        constant = 0
+        for index, stride in zip(indices, row_major_strides(type_)):
+            value = self.values[index]
+            if value in self.known_ints:
+                constant += self.known_ints[value] * stride
+                continue
+            term = self.mul(value, self.const(stride, i64))
+            offset = term if offset is None else self.add(offset, term)
+        base = self.values[buffer]
+        element = storage_type(type_.element_type)
+        return self.reuse(
+            ("gep", base, offset, constant), lambda: self._gep(base, element, offset, constant)
+        )
+
+    def _gep(
+        self, base: SSAValue, element: Attribute, offset: SSAValue | None, constant: int
+    ) -> SSAValue:
+        if offset is None:
+            return self.value(self._constant_gep(base, element, constant)) if constant else base
+        if constant:
+            offset = self.add(offset, self.const(constant, i64))
+        return self.value(llvm.GEPOp.from_mixed_indices(base, [offset], element, inbounds=True))
+
+    def _constant_gep(self, base: SSAValue, element: Attribute, n: int) -> llvm.GEPOp:
+        """`&base[n]`; the index is an attribute when it fits GEP's i32 constant indices."""
+        if -(2**31) < n < 2**31:
+            return llvm.GEPOp(base, [n], element, inbounds=True)
+        return llvm.GEPOp.from_mixed_indices(base, [self.const(n, i64)], element, inbounds=True)
+
+    def _load(self, buffer: SSAValue, indices, result_type: Attribute) -> SSAValue:
+        type_ = buffer.type
+        assert isinstance(type_, MemRefType)
+        address = self._address(buffer, indices)
+        align = byte_size(type_.element_type)
+        if type_.element_type != i1:
+            return self.value(llvm.LoadOp(address, llvm_type(result_type), alignment=align))
+        stored = self.value(llvm.LoadOp(address, with_element(result_type, i8), alignment=1))
+        return self.value(llvm.ICmpOp(stored, self.const(0, stored.type), _ne))
+
+    def _store(self, value: SSAValue, buffer: SSAValue, indices) -> None:
+        type_ = buffer.type
+        assert isinstance(type_, MemRefType)
+        address = self._address(buffer, indices)
+        if type_.element_type == i1:
+            value = self.value(llvm.ZExtOp(value, with_element(value.type, i8)))
+        self.emit(llvm.StoreOp(value, address, alignment=byte_size(type_.element_type)))
+
+    def _broadcast(self, scalar: SSAValue, type_: Attribute) -> SSAValue:
+        vector_type = llvm_type(type_)
+        assert isinstance(vector_type, VectorType)
+        lanes = vector_type.get_shape()[0]
+        undef = self.value(llvm.UndefOp(vector_type))
+        first = self.value(llvm.InsertElementOp(undef, scalar, self.const(0, i64)))
+        return self.value(
+            llvm.ShuffleVectorOp.build(
+                operands=[first, undef],
+                properties={"mask": DenseArrayBase.from_list(i32, [0] * lanes)},
+                result_types=[vector_type],
+            )
+        )
+
+    def _copy(self, op: loop.CopyOp) -> None:
+        type_ = op.source.type
+        assert isinstance(type_, MemRefType)
+        size = num_elements(type_) * byte_size(type_.element_type)
+        args = [self.values[op.target], self.values[op.source], self.const(size, i64)]
+        self.intrinsic("memcpy.p0.p0.i64", [*args, self.const(0, i1)], None, [])
+
+    # ---------------------------------------------------------------- buffers and the ABI
+
+    def _bind_entry_abi(self, body: Block) -> None:
+        """`main(io, consts, arena)`: the original buffer arguments are io[0], io[1], ..."""
+        assert self.layout is not None
+        io = self.entry.args[0]
+        for n, arg in enumerate(body.args):
+            assert isinstance(arg.type, MemRefType)
+            self.layout.io.append(arg.type)
+            self.values[arg] = self._load_pointer(io, n)
+
+    def _load_pointer(self, table: SSAValue, n: int) -> SSAValue:
+        slot = self.hoist(self._constant_gep(table, _ptr, n)) if n else table
+        return self.hoist(llvm.LoadOp(slot, _ptr, alignment=8))
+
+    def _prepare_buffers(self, body: Block) -> None:
+        """Bind every loop.alloc and loop.constant, in order of appearance, in the entry block."""
+        for op in body.walk():
+            if isinstance(op, loop.AllocOp):
+                self.values[op.result] = self._alloc(op.result.type)
+            elif isinstance(op, loop.ConstantOp):
+                self.values[op.result] = self._constant_buffer(op)
+
+    def _alloc(self, type_: MemRefType) -> SSAValue:
+        size = num_elements(type_) * byte_size(type_.element_type)
+        if self.layout is not None:  # the entry function: a slice of the arena
+            offset = self.layout.arena_size
+            self.layout.allocs.append((offset, size))
+            self.layout.arena_size = offset + _round_up(max(size, 1))
+            arena = self.entry.args[2]
+            return self.hoist(self._constant_gep(arena, i8, offset)) if offset else arena
+        if size <= MAX_STACK_BYTES:
+            count = self.const(num_elements(type_), i64)
+            return self.hoist(llvm.AllocaOp(count, storage_type(type_.element_type), ALIGNMENT))
+        self.symbols.declare("aligned_alloc", [i64, i64], _ptr)
+        op = llvm.CallOp(
+            "aligned_alloc",
+            self.const(ALIGNMENT, i64),
+            self.const(_round_up(size), i64),
+            return_type=_ptr,
+        )
+        buffer = self.hoist(op)
+        self.heap.append(buffer)
+        return buffer
+
+    def _constant_buffer(self, op: loop.ConstantOp) -> SSAValue:
+        type_ = op.result.type
+        assert isinstance(type_, MemRefType)
+        if self.layout is not None:  # the entry function: consts[n], supplied at run time
+            self.layout.constants.append((op.value, type_))
+            return self._load_pointer(self.entry.args[1], len(self.layout.constants) - 1)
+        # Any other function: a private global holding the data.
+        array = elements_array(op.value, type_).reshape(-1)
+        element = storage_type(type_.element_type)
+        if type_.element_type == i1:
+            array = array.astype(np.int8)
+        data = DenseIntOrFPElementsAttr.from_list(TensorType(element, [array.size]), array.tolist())
+        name = f"__const_{self.name}_{len(self.symbols.globals)}"
+        self.symbols.add_global(
+            llvm.GlobalOp(
+                llvm.LLVMArrayType(array.size, element),
+                name,
+                "internal",
+                constant=True,
+                value=data,
+                alignment=ALIGNMENT,
+            )
+        )
+        return self.hoist(llvm.AddressOfOp(name, _ptr))

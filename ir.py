@@ -22,10 +22,11 @@ def minitvm_dialects() -> list[Dialect]:
     """Every dialect a minitvm tool understands: xDSL's core ones plus our own."""
     from minitvm.dialects.graph import Graph
 
+    from minitvm.dialects.llvm_ext import LLVM_DIALECT
     from minitvm.dialects.loop import Loop
     from minitvm.dialects.te import TE
 
-    return [Builtin, Func, Arith, Math, Graph, TE, Loop]
+    return [Builtin, Func, Arith, Math, Graph, TE, Loop, LLVM_DIALECT]
 
 
 def make_context() -> Context:

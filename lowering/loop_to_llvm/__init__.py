@@ -17,7 +17,7 @@ from minitvm.lowering.loop_to_llvm.convert_loop_to_llvm import (
     lower_to_llvm,
 )
 from minitvm.lowering.loop_to_llvm.emitter import LoweringError
-from minitvm.lowering.loop_to_llvm.llvm_ext import LLVM_DIALECT
+from minitvm.dialects.llvm_ext import LLVM_DIALECT
 
 __all__ = [
     "ENTRY_ATTR",

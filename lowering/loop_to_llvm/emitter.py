@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from minitvm.errors import MinitvmError
-from minitvm.lowering.loop_to_llvm.llvm_ext import ExtractElementOp
+from minitvm.dialects.llvm_ext import ExtractElementOp
 
 OpT = TypeVar("OpT", bound=Operation)
 

@@ -51,7 +51,7 @@ from minitvm.lowering.loop_to_llvm.emitter import (
     llvm_type,
     with_element,
 )
-from minitvm.lowering.loop_to_llvm.llvm_ext import FCmpOp, FPToSIOp, FPToUIOp, SelectOp, UIToFPOp
+from minitvm.dialects.llvm_ext import FCmpOp, FPToSIOp, FPToUIOp, SelectOp, UIToFPOp
 
 Lowering = Callable[[Emitter, Any, list[SSAValue]], SSAValue]
 

@@ -21,7 +21,7 @@ from minitvm.lowering.loop_to_llvm import (
     LoweringError,
     lower_to_llvm,
 )
-from minitvm.lowering.loop_to_llvm.llvm_ext import SelectOp
+from minitvm.dialects.llvm_ext import SelectOp
 
 
 def lower(text: str) -> tuple[ModuleOp, CompiledModuleInfo]:

@@ -147,26 +147,51 @@ def compile_module(
     """Compile a graph-dialect module (as `from_onnx` makes it) into an Executable."""
     report = report or CompileReport()
     ctx = ctx or make_context()
+    lower_to_te(module, opt_level, report, ctx)
+    return build(module, inputs, outputs, opt_level, num_threads, report, ctx)
+
+
+def lower_to_te(
+    module: ModuleOp, opt_level: int = 3, report: CompileReport | None = None, ctx: Context | None = None
+) -> None:
+    """Graph passes, then one te kernel per graph op: the level where schedules live."""
+    report = report or CompileReport()
+    ctx = ctx or make_context()
     for graph_pass in graph_pipeline(opt_level):
         report.timed("graph passes", lambda p=graph_pass: p.apply(ctx, module))
     report.op_counts["graph (optimized)"] = count_ops(module)
     report.timed("graph -> te", lambda: ConvertGraphToTePass().apply(ctx, module))
     report.op_counts["te"] = count_ops(module)
+
+
+def build(
+    module: ModuleOp,
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    opt_level: int = 3,
+    num_threads: int | None = None,
+    report: CompileReport | None = None,
+    ctx: Context | None = None,
+) -> Executable:
+    """A te-level module (kernels with their schedules, and @main) -> native Executable.
+
+    This is the public build API the tuner uses: change schedules at the te level, build."""
+    report = report or CompileReport()
+    ctx = ctx or make_context()
+    threads = num_threads or 1
+    if threads < 1:
+        raise MinitvmError(f"num_threads must be >= 1, got {threads}")
     report.timed("te -> loop", lambda: ConvertTeToLoopPass().apply(ctx, module))
     report.op_counts["loop"] = count_ops(module)
     _, info = report.timed("loop -> llvm", lambda: lower_to_llvm(module))  # type: ignore[misc]
     report.op_counts["llvm"] = count_ops(module)
     jit = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))
-    constants = info.constant_arrays()
-    threads = num_threads or 1
-    if threads < 1:
-        raise MinitvmError(f"num_threads must be >= 1, got {threads}")
     return Executable(
         jit.address("main"),  # type: ignore[attr-defined]
         jit,
         inputs,
         outputs,
-        constants,
+        info.constant_arrays(),
         info.arena_size,
         num_threads=threads,
         stats={"report": report},

@@ -143,6 +143,26 @@ class ReorderAttr(ParametrizedAttribute):
 SchedulePrimitive = SplitAttr | ReorderAttr | VectorizeAttr | UnrollAttr | ParallelAttr
 
 
+def split(axis: str, factor: int) -> SplitAttr:
+    return SplitAttr(StringAttr(axis), IntAttr(factor))
+
+
+def reorder(*axes: str) -> ReorderAttr:
+    return ReorderAttr(ArrayAttr([StringAttr(a) for a in axes]))
+
+
+def vectorize(axis: str) -> VectorizeAttr:
+    return VectorizeAttr(StringAttr(axis))
+
+
+def unroll(axis: str) -> UnrollAttr:
+    return UnrollAttr(StringAttr(axis))
+
+
+def parallel(axis: str) -> ParallelAttr:
+    return ParallelAttr(StringAttr(axis))
+
+
 # --------------------------------------------------------------------------------------------
 # Ops
 # --------------------------------------------------------------------------------------------

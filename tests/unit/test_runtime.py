@@ -1,0 +1,103 @@
+"""The Executable and GraphModule APIs: running, input checking, buffer reuse."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import minitvm
+from minitvm.errors import MinitvmError
+
+
+@pytest.fixture(scope="module")
+def exe() -> minitvm.Executable:
+    """y = relu(x @ W + b), z = x + 1 (two outputs, one float and one int input)."""
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((5, 3)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "W"], ["xw"]),
+            helper.make_node("Add", ["xw", "b"], ["pre"]),
+            helper.make_node("Relu", ["pre"], ["y"]),
+            helper.make_node("Add", ["n", "one"], ["z"]),
+        ],
+        "small",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5]),
+            helper.make_tensor_value_info("n", TensorProto.INT64, [4]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("z", TensorProto.INT64, [4]),
+        ],
+        [
+            onnx.numpy_helper.from_array(w, "W"),
+            onnx.numpy_helper.from_array(np.arange(3, dtype=np.float32), "b"),
+            onnx.numpy_helper.from_array(np.array(1, np.int64), "one"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    exe = minitvm.compile(model)
+    exe.weights = w  # type: ignore[attr-defined]
+    return exe
+
+
+def test_metadata(exe: minitvm.Executable):
+    assert exe.input_names == ["x", "n"]
+    assert exe.input_shapes == {"x": (2, 5), "n": (4,)}
+    assert exe.output_names == ["y", "z"]
+
+
+def test_run_matches_numpy_and_reuses_nothing_between_outputs(exe: minitvm.Executable):
+    x = np.random.default_rng(1).standard_normal((2, 5)).astype(np.float32)
+    n = np.array([1, -2, 3, 40], np.int64)
+    y1, z1 = exe.run({"x": x, "n": n})
+    y2, _ = exe.run({"x": 2 * x, "n": n})
+    expected = np.maximum(x @ exe.weights + np.arange(3, dtype=np.float32), 0)  # type: ignore[attr-defined]
+    np.testing.assert_allclose(y1, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(z1, n + 1)
+    assert y1 is not y2 and not np.shares_memory(y1, y2)  # each run returns fresh outputs
+
+
+@pytest.mark.parametrize(
+    "inputs, message",
+    [
+        ({"x": np.zeros((2, 5), np.float32)}, "missing input\\(s\\) n; the model expects x: float32\\[2, 5\\]; n: int64\\[4\\]"),
+        ({"x": np.zeros((2, 5), np.float32), "n": np.zeros(4, np.int64), "q": 1}, "unknown input\\(s\\) q"),
+        ({"x": np.zeros((5, 2), np.float32), "n": np.zeros(4, np.int64)}, "input 'x' is float32\\[5, 2\\] but the model expects x: float32\\[2, 5\\]"),
+        ({"x": np.zeros((2, 5), np.float64), "n": np.zeros(4, np.int64)}, "input 'x' is float64\\[2, 5\\] but the model expects x: float32\\[2, 5\\]"),
+    ],
+)
+def test_bad_inputs_are_clear_errors(exe: minitvm.Executable, inputs, message):
+    with pytest.raises(MinitvmError, match=message):
+        exe.run(inputs)
+
+
+def test_graph_module_tvm_style(exe: minitvm.Executable):
+    module = minitvm.GraphModule(exe)
+    x = np.ones((2, 5), np.float32)
+    module.set_input("x", x)
+    module.set_input(n=np.arange(4, dtype=np.int64))
+    module.run()
+    assert module.get_num_outputs() == 2
+    np.testing.assert_array_equal(module.get_output(1), np.arange(4) + 1)
+    with pytest.raises(MinitvmError, match="output index 2 out of range"):
+        module.get_output(2)
+    with pytest.raises(MinitvmError, match="unknown input 'bogus'"):
+        module.set_input("bogus", x)
+
+
+def test_num_threads_is_validated():
+    model = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Relu", ["x"], ["y"])], "r",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+        ),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    assert minitvm.compile(model, num_threads=2).num_threads == 2
+    with pytest.raises(MinitvmError, match="num_threads must be >= 1"):
+        minitvm.compile(model, num_threads=-1)

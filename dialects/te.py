@@ -140,7 +140,39 @@ class ReorderAttr(ParametrizedAttribute):
         printer.print_string(f"<[{names}]>")
 
 
-SchedulePrimitive = SplitAttr | ReorderAttr | VectorizeAttr | UnrollAttr | ParallelAttr
+@irdl_attr_definition
+class InlineAttr(ParametrizedAttribute):
+    """Substitute this (non-reduction) compute's body into every read of it: `#te.inline`."""
+
+    name = "te.inline"
+
+
+@irdl_attr_definition
+class ComputeAtAttr(ParametrizedAttribute):
+    """Run this compute's loops inside `producer`'s loop `axis`, once per iteration of the
+    loops up to `axis` (which it shares): `#te.compute_at<"conv", "i2">`. The epilogue then
+    works on data the producer has just written, while it is in cache."""
+
+    name = "te.compute_at"
+
+    producer: StringAttr
+    axis: StringAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            producer = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            axis = parser.parse_str_literal()
+        return [StringAttr(producer), StringAttr(axis)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.producer.data}", "{self.axis.data}">')
+
+
+SchedulePrimitive = (
+    SplitAttr | ReorderAttr | VectorizeAttr | UnrollAttr | ParallelAttr | InlineAttr | ComputeAtAttr
+)
 
 
 def split(axis: str, factor: int) -> SplitAttr:
@@ -163,6 +195,14 @@ def parallel(axis: str) -> ParallelAttr:
     return ParallelAttr(StringAttr(axis))
 
 
+def inline() -> InlineAttr:
+    return InlineAttr()
+
+
+def compute_at(producer: str, axis: str) -> ComputeAtAttr:
+    return ComputeAtAttr(StringAttr(producer), StringAttr(axis))
+
+
 # --------------------------------------------------------------------------------------------
 # Ops
 # --------------------------------------------------------------------------------------------
@@ -175,6 +215,8 @@ class ComputeOp(IRDLOperation):
     name = "te.compute"
 
     result = result_def(TensorType)
+    #: Optional; how schedules (`#te.compute_at`) and readers of the IR refer to the compute.
+    compute_name = opt_prop_def(StringAttr, prop_name="name")
     reduce_kind = opt_prop_def(StringAttr)
     reduce_extents = opt_prop_def(DenseArrayBase)
     body = region_def("single_block")
@@ -188,8 +230,11 @@ class ComputeOp(IRDLOperation):
         reduce_kind: str | None = None,
         reduce_extents: Sequence[int] = (),
         schedule: Sequence[Attribute] = (),
+        name: str | None = None,
     ):
         props: dict[str, Attribute] = {}
+        if name is not None:
+            props["name"] = StringAttr(name)
         if reduce_kind is not None:
             props["reduce_kind"] = StringAttr(reduce_kind)
             props["reduce_extents"] = DenseArrayBase.from_list(i64, list(reduce_extents))
@@ -229,6 +274,10 @@ class ComputeOp(IRDLOperation):
     @property
     def reduce_args(self) -> tuple[SSAValue, ...]:
         return self.body.block.args[len(self.shape) :]
+
+    @property
+    def label(self) -> str | None:
+        return self.compute_name.data if self.compute_name is not None else None
 
     @property
     def schedule(self) -> tuple[Attribute, ...]:
@@ -271,6 +320,7 @@ class ComputeOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ComputeOp:
+        name = parser.parse_optional_str_literal()
         spatial = parser.parse_comma_separated_list(
             parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
         )
@@ -295,7 +345,7 @@ class ComputeOp(IRDLOperation):
             parser.raise_error(f"te.compute: expected a tensor type, got {result_type}")
         args = [a.resolve(IndexType()) for a in (*spatial, *reduce_args)]
         body = parser.parse_region(args)
-        op = cls(result_type, body, kind, extents)
+        op = cls(result_type, body, kind, extents, name=name)
         op.attributes.update(attrs)
         return op
 
@@ -306,6 +356,9 @@ class ComputeOp(IRDLOperation):
             printer.print_string(")")
 
         printer.print_string(" ")
+        if self.compute_name is not None:
+            printer.print_string_literal(self.compute_name.data)
+            printer.print_string(" ")
         print_args(self.spatial_args)
         printer.print_string(f" in [{', '.join(map(str, self.shape))}]")
         if self.reduce_kind is not None:
@@ -393,6 +446,6 @@ class YieldOp(IRDLOperation):
 TE = Dialect(
     "te",
     [ComputeOp, ReadOp, YieldOp],
-    [SplitAttr, ReorderAttr, VectorizeAttr, UnrollAttr, ParallelAttr],
+    [SplitAttr, ReorderAttr, VectorizeAttr, UnrollAttr, ParallelAttr, InlineAttr, ComputeAtAttr],
 )
 

@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 from minitvm.dialects import graph, loop, te
 from minitvm.dialects.te_expr import Expr, emit_into
 from minitvm.errors import MinitvmError
+from minitvm.passes.te.inline import inline_computes
 
 #: Marks a loop-level kernel function (the te.kernel attribute's successor).
 LOOP_KERNEL_ATTR = "loop.kernel"
@@ -113,6 +114,8 @@ class LoopNest:
                 self.mark(primitive.axis.data, "unroll")
             case te.ParallelAttr():
                 self.mark(primitive.axis.data, "parallel")
+            case te.InlineAttr() | te.ComputeAtAttr():
+                pass  # kernel-level: applied by convert_kernel, not to this compute's own loops
             case _:
                 raise MinitvmError(f"schedule: unknown primitive {primitive}")
 
@@ -211,6 +214,8 @@ class _ComputeEmitter:
         self.nest = scheduled_nest(compute)
         self.kind = compute.reduce_kind.data if compute.reduce_kind else None
         self.element_type = compute.result.type.element_type
+        #: loop name -> consumers whose loops run inside that loop (#te.compute_at)
+        self.attached: dict[str, list[_ComputeEmitter]] = {}
 
     # The loop variables -> original axis indices (undoing splits), emitted in `block`.
     def axis_index(self, name: str, loop_vars: dict[str, SSAValue]) -> Expr:
@@ -252,19 +257,23 @@ class _ComputeEmitter:
                 mapping[old] = result
         raise AssertionError("te.compute body without te.yield")
 
-    def emit(self, block: Block) -> None:
+    def emit(self, block: Block, bound: dict[str, SSAValue] | None = None) -> None:
+        """Append this compute's loops to `block`; `bound` axes are loops of a producer this
+        compute is attached to (their variables are in scope already)."""
+        bound = bound or {}
+        loops = [lp for lp in self.nest.loops if lp.name not in bound]
         if self.kind is None:
-            self._emit_nest(block, self.nest.loops, {}, self._store_element)
+            self._emit_nest(block, loops, bound, self._store_element, attach=True)
         elif self.nest.reductions_innermost and not any(
             a.startswith("r") for a in self.nest.guarded_axes()
         ):
-            spatial = [lp for lp in self.nest.loops if not lp.reduction]
-            self._emit_nest(block, spatial, {}, self._reduce_in_registers)
+            spatial = [lp for lp in loops if not lp.reduction]
+            self._emit_nest(block, spatial, bound, self._reduce_in_registers, attach=True)
         else:
-            self._emit_init(block)
-            self._emit_nest(block, self.nest.loops, {}, self._accumulate_in_memory)
+            self._emit_init(block, bound)
+            self._emit_nest(block, loops, bound, self._accumulate_in_memory, attach=True)
 
-    def _emit_nest(self, block, loops: Sequence[Loop], loop_vars, innermost) -> None:
+    def _emit_nest(self, block, loops: Sequence[Loop], loop_vars, innermost, attach=False) -> None:
         if not loops:
             innermost(block, loop_vars)
             return
@@ -275,7 +284,11 @@ class _ComputeEmitter:
         block.add_op(for_op)
         body = for_op.body.block
         body.args[0].name_hint = lp.name.replace(".", "_")
-        self._emit_nest(body, rest, {**loop_vars, lp.name: body.args[0]}, innermost)
+        inner_vars = {**loop_vars, lp.name: body.args[0]}
+        self._emit_nest(body, rest, inner_vars, innermost, attach)
+        if attach:
+            for consumer in self.attached.get(lp.name, ()):
+                consumer.emit(body, inner_vars)
         body.add_op(loop.YieldOp())
 
     @contextmanager
@@ -327,17 +340,17 @@ class _ComputeEmitter:
         body.add_op(loop.YieldOp(result))
         return for_op.results[0]
 
-    def _emit_init(self, block: Block) -> None:
-        """out[...] = identity, in a plain nest over the result's dims."""
-        loops = [Loop(f"i{n}", e, False) for n, e in enumerate(self.compute.shape)]
+    def _emit_init(self, block: Block, bound: dict[str, SSAValue]) -> None:
+        """out[...] = identity, in a plain nest over the result's (unbound) dims."""
+        names = [f"i{n}" for n in range(len(self.compute.shape))]
+        loops = [Loop(n, e, False) for n, e in zip(names, self.compute.shape) if n not in bound]
 
         def store_identity(inner: Block, loop_vars) -> None:
             init = _identity(self.kind, self.element_type)
             inner.add_op(init)
-            indices = [loop_vars[f"i{n}"] for n in range(len(self.compute.shape))]
-            inner.add_op(loop.StoreOp(init.results[0], self.out, indices))
+            inner.add_op(loop.StoreOp(init.results[0], self.out, [loop_vars[n] for n in names]))
 
-        self._emit_nest(block, loops, {}, store_identity)
+        self._emit_nest(block, loops, bound, store_identity)
 
     def _accumulate_in_memory(self, block: Block, loop_vars) -> None:
         with self._guarded(block, loop_vars, self.nest.guarded_axes()) as target:
@@ -362,8 +375,63 @@ class KernelSignature:
     scratch: list[MemRefType]
 
 
+def _in_place_producer(consumer: te.ComputeOp, returned: Sequence[SSAValue]) -> te.ComputeOp | None:
+    """A compute whose buffer `consumer` can take over: it is read only by `consumer`, only at
+    the element `consumer` is writing, and has the same type (an epilogue such as bias + relu
+    after a conv then updates the conv's result in place instead of needing scratch)."""
+    if consumer.reduce_kind is not None:
+        return None
+    for read in consumer.body.walk():
+        if not isinstance(read, te.ReadOp) or not isinstance(read.tensor.owner, te.ComputeOp):
+            continue
+        producer = read.tensor.owner
+        value = producer.result
+        if value in returned or value.type != consumer.result.type:
+            continue
+        uses = [u.operation for u in value.uses]
+        if all(
+            isinstance(u, te.ReadOp)
+            and u.parent_op() is consumer
+            and tuple(u.indices) == tuple(consumer.spatial_args)
+            for u in uses
+        ):
+            return producer
+    return None
+
+
+def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te.ComputeOp]) -> set[te.ComputeOp]:
+    """Wire `#te.compute_at` consumers into their producers' nests; returns the attached."""
+    attached = set()
+    for consumer, emitter in emitters.items():
+        for primitive in consumer.schedule:
+            if not isinstance(primitive, te.ComputeAtAttr):
+                continue
+            producer_name, axis = primitive.producer.data, primitive.axis.data
+            producer = by_name.get(producer_name)
+            if producer is None:
+                raise MinitvmError(f"schedule: compute_at names no compute '{producer_name}'")
+            loops = emitters[producer].nest.loops
+            names = [lp.name for lp in loops]
+            if axis not in names:
+                raise MinitvmError(f"schedule: '{producer_name}' has no loop '{axis}' ({', '.join(names)})")
+            shared = loops[: names.index(axis) + 1]
+            for lp in shared:
+                k = int(lp.name[1:]) if lp.name[0] == "i" and lp.name[1:].isdigit() else None
+                if lp.reduction or k is None or k >= len(consumer.shape) or consumer.shape[k] != lp.extent:
+                    raise MinitvmError(
+                        f"schedule: compute_at '{producer_name}' at '{axis}': loop '{lp.name}' "
+                        "is not an unsplit spatial axis the two computes share"
+                    )
+                if lp.name in emitter.nest.splits:
+                    raise MinitvmError(f"schedule: a compute_at consumer cannot split shared axis '{lp.name}'")
+            emitters[producer].attached.setdefault(axis, []).append(emitter)
+            attached.add(consumer)
+    return attached
+
+
 def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
     """A te kernel -> `@k(inputs..., outputs..., scratch...)` over memrefs."""
+    inline_computes(kernel)
     inputs = list(kernel.body.block.args)
     ret = kernel.body.block.last_op
     assert isinstance(ret, func.ReturnOp)
@@ -373,7 +441,12 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
     for n, value in enumerate(ret.arguments):
         if isinstance(value.owner, te.ComputeOp) and value not in returned:
             returned[value] = n
-    scratch = [c for c in computes if c.result not in returned]
+    # Epilogues that update their producer's buffer in place: producer -> consumer.
+    shares: dict[te.ComputeOp, te.ComputeOp] = {}
+    for compute in computes:
+        if (producer := _in_place_producer(compute, list(returned))) is not None:
+            shares[producer] = compute
+    scratch = [c for c in computes if c.result not in returned and c not in shares]
 
     in_types = [memref_of(a.type) for a in inputs]
     out_types = [memref_of(v.type) for v in ret.arguments]
@@ -386,9 +459,16 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
         buffers[compute.result] = buffer
     for value, n in returned.items():
         buffers[value] = outs[n]
+    for compute in reversed(computes):  # consumers come later: resolve chains back to front
+        if compute in shares:
+            buffers[compute.result] = buffers[shares[compute].result]
 
+    emitters = {c: _ComputeEmitter(c, buffers, buffers[c.result]) for c in computes}
+    by_name = {c.label: c for c in computes if c.label is not None}
+    attached = _attach(emitters, by_name)
     for compute in computes:
-        _ComputeEmitter(compute, buffers, buffers[compute.result]).emit(block)
+        if compute not in attached:
+            emitters[compute].emit(block)
     for n, value in enumerate(ret.arguments):
         if returned.get(value) != n:  # an input, or a compute returned twice
             block.add_op(loop.CopyOp(buffers[value], outs[n]))

@@ -20,6 +20,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "graph-canonicalize": ("minitvm.passes.graph.canonicalize", "CanonicalizePass"),
     "graph-dce": ("minitvm.passes.graph.dce", "DeadCodeEliminationPass"),
     "graph-fold-constants": ("minitvm.passes.graph.fold_constants", "FoldConstantsPass"),
+    "te-inline": ("minitvm.passes.te.inline", "InlinePass"),
 }
 
 

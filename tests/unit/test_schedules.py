@@ -113,3 +113,39 @@ def test_schedule_naming_an_unknown_loop_is_a_clean_error():
     compute.attributes["schedule"] = ArrayAttr([te.vectorize("i7")])
     with pytest.raises(MinitvmError, match="schedule: no loop named 'i7' \\(loops: i0, i1\\)"):
         run(module, [np.zeros((4, 4), np.float32)])
+
+
+def conv_module() -> ModuleOp:
+    return module_of(
+        [(1, 3, 9, 8), (4, 3, 3, 3), (4,)],
+        lambda b, a: insert(b, g.ConvOp.make(a[0], a[1], a[2], pads=[1, 1, 1, 1])),
+    )
+
+
+@pytest.mark.parametrize("axis", ["i1", "i2"])
+def test_inline_and_compute_at_keep_results(axis: str):
+    rng = np.random.default_rng(5)
+    inputs = [rng.standard_normal(s).astype(np.float32) for s in [(1, 3, 9, 8), (4, 3, 3, 3), (4,)]]
+    reference = conv_module()
+    lower_to_te(reference)
+    expected = run(reference, inputs)
+
+    module = conv_module()
+    lower_to_te(module)
+    pad, conv, bias = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
+    assert pad.reduce_kind is None and conv.reduce_kind is not None and bias.reduce_kind is None
+    conv.properties["name"] = te.StringAttr("conv")
+    pad.attributes["schedule"] = ArrayAttr([te.inline()])
+    bias.attributes["schedule"] = ArrayAttr([te.compute_at("conv", axis)])
+    got = run(module, inputs)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)
+
+
+def test_compute_at_on_a_reduction_loop_is_a_clean_error():
+    module = conv_module()
+    lower_to_te(module)
+    _, conv, bias = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
+    conv.properties["name"] = te.StringAttr("conv")
+    bias.attributes["schedule"] = ArrayAttr([te.compute_at("conv", "r0")])
+    with pytest.raises(MinitvmError, match="loop 'r0' is not an unsplit spatial axis"):
+        run(module, [np.zeros(s, np.float32) for s in [(1, 3, 9, 8), (4, 3, 3, 3), (4,)]])

@@ -57,10 +57,11 @@ func.func @row_max(%x: tensor<8x32xf32>) -> tensor<8xf32> attributes {te.kernel}
 }
 
 // split by a non-divisor: loops i1.o (3) and i1.i (4) with a guard on i1.o * 4 + i1.i < 10;
-// reorder moves i1.o outermost; hints become loop attributes. The unreturned first compute
-// becomes a scratch argument.
+// reorder moves i1.o outermost; hints become loop attributes. The first compute is read only
+// element-for-element by the second, which therefore updates its buffer in place: no scratch.
 // CHECK-LABEL: func.func @scheduled(
-// CHECK-SAME:    %[[IN:.*]]: memref<2x10xf32>, %[[OUT:.*]]: memref<2x10xf32>, %[[TMP:.*]]: memref<2x10xf32>)
+// CHECK-SAME:    %[[IN:.*]]: memref<2x10xf32>, %[[OUT:.*]]: memref<2x10xf32>) attributes {loop.kernel}
+// CHECK:         loop.store %{{.*}}, %[[OUT]]
 // CHECK:         loop.for %[[O:.*]] = 0 to 3 step 1 {
 // CHECK-NEXT:      loop.for %[[I0:.*]] = 0 to 2 step 1 {
 // CHECK-NEXT:        loop.for %[[II:.*]] = 0 to 4 step 1 {
@@ -70,7 +71,7 @@ func.func @row_max(%x: tensor<8x32xf32>) -> tensor<8xf32> attributes {te.kernel}
 // CHECK-NEXT:          %[[N:.*]] = arith.constant 10 : index
 // CHECK-NEXT:          %[[IN_RANGE:.*]] = arith.cmpi slt, %[[J]], %[[N]] : index
 // CHECK-NEXT:          loop.if %[[IN_RANGE]] {
-// CHECK:                 loop.load %[[TMP]]
+// CHECK:                 loop.load %[[OUT]]
 // CHECK:                 loop.store %{{.*}}, %[[OUT]]
 // CHECK:               }
 // CHECK-NEXT:        } {unroll, vectorize}
@@ -88,4 +89,24 @@ func.func @scheduled(%x: tensor<2x10xf32>) -> tensor<2x10xf32> attributes {te.ke
     te.yield %n : f32
   }
   func.return %r : tensor<2x10xf32>
+}
+
+// A compute read at other elements than the one being written (a transpose) keeps its own
+// scratch buffer, passed as an extra argument.
+// CHECK-LABEL: func.func @needs_scratch(
+// CHECK-SAME:    %[[X:.*]]: memref<3x3xf32>, %[[OUT:.*]]: memref<3x3xf32>, %[[TMP:.*]]: memref<3x3xf32>)
+// CHECK:         loop.store %{{.*}}, %[[TMP]]
+// CHECK:         loop.load %[[TMP]][%[[A:.*]], %[[B:.*]]]
+// CHECK-NEXT:    loop.store %{{.*}}, %[[OUT]][%[[B]], %[[A]]]
+func.func @needs_scratch(%x: tensor<3x3xf32>) -> tensor<3x3xf32> attributes {te.kernel} {
+  %t = te.compute (%i, %j) in [3, 3] : tensor<3x3xf32> {
+    %v = te.read %x[%i, %j] : tensor<3x3xf32>
+    %e = math.exp %v : f32
+    te.yield %e : f32
+  }
+  %r = te.compute (%i, %j) in [3, 3] : tensor<3x3xf32> {
+    %v = te.read %t[%j, %i] : tensor<3x3xf32>
+    te.yield %v : f32
+  }
+  func.return %r : tensor<3x3xf32>
 }

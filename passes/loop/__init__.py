@@ -1,0 +1,1 @@
+"""Passes on the loop dialect: unrolling, vectorization, memory planning, parallel loops."""

@@ -1,0 +1,1 @@
+"""Passes on the te dialect (schedule-level rewrites that keep results unchanged)."""

@@ -12,3 +12,13 @@ class MinitvmError(Exception):
 
 class FrontendError(MinitvmError):
     """The model cannot be imported: unsupported op, attribute value, opset or shape."""
+
+
+class NonConstantOperandError(FrontendError):
+    """An operand the frontend must know at import time (a shape, axes, pads, ...) is computed
+    at run time. `value_name` is the ONNX value, so a caller that can supply it (ONNX's node
+    test backend specializes on run-time inputs) knows which one."""
+
+    def __init__(self, message: str, value_name: str):
+        super().__init__(message)
+        self.value_name = value_name

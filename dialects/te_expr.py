@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    Signedness,
     TensorType,
     i1,
 )
@@ -49,6 +50,16 @@ def is_float_type(type_: Attribute) -> bool:
 
 def is_index_type(type_: Attribute) -> bool:
     return isinstance(type_, IndexType)
+
+
+def is_unsigned(type_: Attribute) -> bool:
+    """ui8 and i1 (booleans) compare, divide, widen and convert as unsigned numbers."""
+    return isinstance(type_, IntegerType) and (
+        type_.signedness.data == Signedness.UNSIGNED or type_.width.data == 1
+    )
+
+
+_UNSIGNED_PREDICATES = {"slt": "ult", "sle": "ule", "sgt": "ugt", "sge": "uge"}
 
 
 def const(value: float | int | bool, type_: Attribute) -> Expr:
@@ -98,13 +109,18 @@ class Expr:
     def __rsub__(self, o): return self._binary(o, arith.SubfOp, arith.SubiOp, reverse=True)
     def __mul__(self, o): return self._binary(o, arith.MulfOp, arith.MuliOp)
     def __rmul__(self, o): return self._binary(o, arith.MulfOp, arith.MuliOp, reverse=True)
-    def __truediv__(self, o): return self._binary(o, arith.DivfOp, arith.DivSIOp)
-    def __rtruediv__(self, o): return self._binary(o, arith.DivfOp, arith.DivSIOp, reverse=True)
+    def _div(self) -> type:
+        return arith.DivUIOp if is_unsigned(self.type) else arith.DivSIOp
+
+    def __truediv__(self, o): return self._binary(o, arith.DivfOp, self._div())
+    def __rtruediv__(self, o): return self._binary(o, arith.DivfOp, self._div(), reverse=True)
 
     def __floordiv__(self, o) -> Expr:
         """Floor division on integers/indices (index maps); float floor(a / b)."""
         if self.is_float:
             return floor(self / o)
+        if is_unsigned(self.type):
+            return _emit(arith.DivUIOp(self.value, self._lift(o).value))
         return _emit(arith.FloorDivSIOp(self.value, self._lift(o).value))
 
     def __mod__(self, o) -> Expr:
@@ -122,6 +138,8 @@ class Expr:
         rhs = self._lift(other)
         if self.is_float:
             return _emit(arith.CmpfOp(self.value, rhs.value, float_pred))
+        if is_unsigned(self.type):
+            int_pred = _UNSIGNED_PREDICATES.get(int_pred, int_pred)
         return _emit(arith.CmpiOp(self.value, rhs.value, int_pred))
 
     def __lt__(self, o): return self._compare(o, "olt", "slt")
@@ -184,14 +202,14 @@ def maximum(a, b) -> Expr:
     a, b = _pair(a, b)
     if a.is_float:
         return _emit(arith.MaximumfOp(a.value, b.value))
-    return _emit(arith.MaxSIOp(a.value, b.value))
+    return _emit((arith.MaxUIOp if is_unsigned(a.type) else arith.MaxSIOp)(a.value, b.value))
 
 
 def minimum(a, b) -> Expr:
     a, b = _pair(a, b)
     if a.is_float:
         return _emit(arith.MinimumfOp(a.value, b.value))
-    return _emit(arith.MinSIOp(a.value, b.value))
+    return _emit((arith.MinUIOp if is_unsigned(a.type) else arith.MinSIOp)(a.value, b.value))
 
 
 def clamp(x: Expr, lo: Expr | int, hi: Expr | int) -> Expr:
@@ -244,21 +262,21 @@ def cast(x: Expr, type_: Attribute) -> Expr:
         if src == type_:
             return x
     if is_index_type(src) or is_index_type(type_):
-        if is_float_type(type_):
-            return cast(cast(x, IntegerType(64)), type_)
-        if is_float_type(src):
+        if is_float_type(type_) or is_float_type(src) or is_unsigned(src) or is_unsigned(type_):
             return cast(cast(x, IntegerType(64)), type_)
         return _emit(arith.IndexCastOp(x.value, type_))
     if is_float_type(src) and is_float_type(type_):
         wider = type_.bitwidth > src.bitwidth  # type: ignore[attr-defined]
         return _emit((arith.ExtFOp if wider else arith.TruncFOp)(x.value, type_))
     if is_float_type(src):
-        return _emit(arith.FPToSIOp(x.value, type_))
+        return _emit((arith.FPToUIOp if is_unsigned(type_) else arith.FPToSIOp)(x.value, type_))
     if is_float_type(type_):
-        return _emit(arith.SIToFPOp(x.value, type_))
+        return _emit((arith.UIToFPOp if is_unsigned(src) else arith.SIToFPOp)(x.value, type_))
     assert isinstance(src, IntegerType) and isinstance(type_, IntegerType)
     if type_.width.data > src.width.data:
-        return _emit(arith.ExtSIOp(x.value, type_))
+        return _emit((arith.ExtUIOp if is_unsigned(src) else arith.ExtSIOp)(x.value, type_))
+    if type_.width.data == src.width.data:  # i8 <-> ui8: same bits
+        return _emit(arith.BitcastOp(x.value, type_))
     return _emit(arith.TruncIOp(x.value, type_))
 
 

@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects.graph.base import GraphOp
 from minitvm.dialects.graph.constant import NUMPY_DTYPES, element_type_of, numpy_dtype_of
-from minitvm.errors import FrontendError
+from minitvm.errors import FrontendError, NonConstantOperandError
 
 #: A value during import: computed at run time (SSA) or known now (numpy).
 Value = SSAValue | np.ndarray
@@ -173,10 +173,11 @@ class NodeContext:
         """Input `i`, which must be known at import time (a shape, axes, pads, ...)."""
         value = self.value(i)
         if not isinstance(value, np.ndarray):
-            raise self.error(
+            message = str(self.error(
                 f"input {i} ('{what}', value '{self.input_name(i)}') must be a constant known "
                 "at import time, but it is computed at run time"
-            )
+            ))  # fmt: skip
+            raise NonConstantOperandError(message, self.input_name(i))
         return value
 
     def optional_const(self, i: int, what: str) -> np.ndarray | None:

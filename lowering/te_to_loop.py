@@ -38,7 +38,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from minitvm.dialects import graph, loop, te
-from minitvm.dialects.te_expr import Expr, emit_into
+from minitvm.dialects.te_expr import Expr, emit_into, is_unsigned
 from minitvm.errors import MinitvmError
 from minitvm.passes.te.inline import inline_computes
 
@@ -188,9 +188,10 @@ def _identity(kind: str, type_: Attribute) -> Operation:
         return arith.ConstantOp(FloatAttr(te.REDUCTIONS[kind], type_), type_)
     assert isinstance(type_, IntegerType)
     width = type_.width.data
-    value = {"sum": 0, "max": -(1 << (width - 1)), "min": (1 << (width - 1)) - 1}[kind]
-    if width == 1:
-        value = {"sum": 0, "max": 0, "min": 1}[kind]
+    if is_unsigned(type_):
+        value = {"sum": 0, "max": 0, "min": (1 << width) - 1}[kind]
+    else:
+        value = {"sum": 0, "max": -(1 << (width - 1)), "min": (1 << (width - 1)) - 1}[kind]
     return arith.ConstantOp(IntegerAttr(value, type_), type_)
 
 
@@ -199,6 +200,8 @@ def _combine(kind: str, acc: SSAValue, value: SSAValue) -> Operation:
         ops = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
     elif acc.type == IntegerType(1):  # booleans: max is "any", min is "all"
         ops = {"sum": arith.OrIOp, "max": arith.OrIOp, "min": arith.AndIOp}
+    elif is_unsigned(acc.type):
+        ops = {"sum": arith.AddiOp, "max": arith.MaxUIOp, "min": arith.MinUIOp}
     else:
         ops = {"sum": arith.AddiOp, "max": arith.MaxSIOp, "min": arith.MinSIOp}
     return ops[kind](acc, value)

@@ -37,7 +37,9 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     VectorType,
+    f16,
     f32,
+    f64,
     i1,
     i32,
     i64,
@@ -270,7 +272,16 @@ def _cast(em: Emitter, op: Operation, args: list[SSAValue]) -> SSAValue:
     target = _result_type(op)
     if args[0].type == target:  # e.g. a bitcast between ui8 and i8
         return args[0]
+    if isinstance(op, arith.TruncFOp) and _is_f64_to_f16(args[0].type, target):
+        # LLVM calls compiler-rt's __truncdfhf2 for this, which MCJIT cannot resolve; via f32
+        # both steps are instructions (the double rounding is below f16's precision anyway).
+        narrow = with_element(args[0].type, f32)
+        args = [em.value(llvm.FPTruncOp(args[0], narrow))]
     return em.value(_CASTS[type(op)](args[0], target))
+
+
+def _is_f64_to_f16(source: Attribute, target: Attribute) -> bool:
+    return element_of(source) == f64 and element_of(target) == f16
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,214 @@
+"""`minitvm.backend`: ONNX's backend API over minitvm.
+
+What the backend adds to `minitvm.compile`: graph inputs that feed a shape-like operand are
+frozen into the model with the values of the run (found by asking the frontend), and the
+compiled Executable is cached under those values, recompiling when they change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from minitvm.backend import MinitvmBackend
+from minitvm.errors import FrontendError, MinitvmError
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def make_model(
+    nodes: Sequence[onnx.NodeProto],
+    inputs: dict[str, tuple[int, Sequence[int | str] | None]],
+    outputs: Sequence[str],
+    opset: int = 17,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        list(nodes),
+        "test",
+        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
+        [helper.make_empty_tensor_value_info(o) for o in outputs],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def reshape_model() -> onnx.ModelProto:
+    """y = relu(reshape(x, shape)) with the target shape a run-time input, as node tests do."""
+    return make_model(
+        [
+            helper.make_node("Reshape", ["x", "shape"], ["r"]),
+            helper.make_node("Relu", ["r"], ["y"]),
+        ],
+        {"x": (F, [2, 3, 4]), "shape": (I64, [2])},
+        ["y"],
+    )
+
+
+def test_shape_input_is_frozen_cached_and_recompiled_when_it_changes() -> None:
+    rng = np.random.default_rng(0)
+    rep = MinitvmBackend.prepare(reshape_model())
+    assert rep.constant_inputs is None and rep.compile_count == 0  # compiles at the first run
+
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    (y,) = rep.run([x, np.array([6, 4], np.int64)])
+    np.testing.assert_array_equal(y, np.maximum(x.reshape(6, 4), 0))
+    assert rep.constant_inputs == ("shape",)
+    assert rep.compile_count == 1
+
+    x2 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    (y,) = rep.run([x2, np.array([6, 4], np.int64)])  # same shape operand: cached
+    np.testing.assert_array_equal(y, np.maximum(x2.reshape(6, 4), 0))
+    assert rep.compile_count == 1
+
+    (y,) = rep.run([x, np.array([4, -1], np.int64)])  # new value: recompiled
+    assert y.shape == (4, 6)
+    np.testing.assert_array_equal(y, np.maximum(x.reshape(4, 6), 0))
+    assert rep.compile_count == 2
+
+    rep.run([x, np.array([6, 4], np.int64)])  # both values stay cached
+    rep.run([x, np.array([4, -1], np.int64)])
+    assert rep.compile_count == 2
+
+
+def test_inputs_feeding_a_shape_operand_through_nodes_are_frozen() -> None:
+    """Pad's pads computed by Concat(Add(a, b), c): a, b and c are all frozen; x is not."""
+    model = make_model(
+        [
+            helper.make_node("Add", ["a", "b"], ["ab"]),
+            helper.make_node("Concat", ["ab", "c"], ["pads"], axis=0),
+            helper.make_node("Pad", ["x", "pads"], ["y"]),
+        ],
+        {"x": (F, [2, 3]), "a": (I64, [2]), "b": (I64, [2]), "c": (I64, [2])},
+        ["y"],
+    )
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a, b, c = np.array([0, 1], np.int64), np.array([1, 0], np.int64), np.array([0, 2], np.int64)
+    rep = MinitvmBackend.prepare(model)
+    (y,) = rep.run([x, a, b, c])
+    np.testing.assert_array_equal(y, np.pad(x, [(1, 0), (1, 2)]))
+    assert set(rep.constant_inputs or ()) == {"a", "b", "c"}
+
+
+def test_an_input_seen_only_through_shape_stays_a_run_time_input() -> None:
+    """Reshape(x, Shape(z)) + z: Shape needs only z's static shape, so z is not frozen."""
+    model = make_model(
+        [
+            helper.make_node("Shape", ["z"], ["s"]),
+            helper.make_node("Reshape", ["x", "s"], ["r"]),
+            helper.make_node("Add", ["r", "z"], ["y"]),
+        ],
+        {"x": (F, [6]), "z": (F, [2, 3])},
+        ["y"],
+    )
+    rep = MinitvmBackend.prepare(model)
+    x, z = np.arange(6, dtype=np.float32), np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(rep.run([x, z])[0], x.reshape(2, 3) + z)
+    assert rep.constant_inputs == ()
+    np.testing.assert_array_equal(rep.run([x, 2 * z])[0], x.reshape(2, 3) + 2 * z)
+    assert rep.compile_count == 1
+
+
+def test_an_empty_input_is_frozen() -> None:
+    """ReduceSum with an empty axes input reduces over all axes: an input without elements is
+    frozen whatever it feeds (the frontend takes only positive dimensions). The same rep then
+    freezes a non-empty axes input because the frontend asks for it."""
+    model = make_model(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)],
+        {"x": (F, [2, 3]), "axes": (I64, ["n"])},
+        ["y"],
+        opset=13,
+    )
+    rep = MinitvmBackend.prepare(model)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (y,) = rep.run([x, np.zeros(0, np.int64)])
+    np.testing.assert_allclose(y, x.sum())
+    assert rep.constant_inputs == ()
+    (y,) = rep.run([x, np.array([1], np.int64)])
+    np.testing.assert_allclose(y, x.sum(axis=1))
+    assert rep.constant_inputs == ("axes",)
+    rep.run([x, np.zeros(0, np.int64)])
+    assert rep.compile_count == 3  # the cache was keyed without axes' values: emptied
+
+
+def test_inputs_by_name_and_outputs_by_name_or_position() -> None:
+    model = make_model(
+        [helper.make_node("Split", ["x"], ["lo", "hi"], axis=0, num_outputs=2)],
+        {"x": (F, [4, 2])},
+        ["lo", "hi"],
+        opset=18,
+    )
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    outputs = MinitvmBackend.run_model(model, {"x": x})
+    np.testing.assert_array_equal(outputs["hi"], x[2:])
+    np.testing.assert_array_equal(outputs[0], x[:2])
+    assert len(list(outputs)) == 2
+
+
+def test_dynamic_input_dimensions_compile_per_input_shape() -> None:
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": (F, ["N", 3])}, ["y"])
+    rep = MinitvmBackend.prepare(model)
+    for n in (2, 5, 2):
+        x = np.linspace(-1, 1, n * 3, dtype=np.float32).reshape(n, 3)
+        np.testing.assert_array_equal(rep.run([x])[0], np.maximum(x, 0))
+    assert rep.compile_count == 2
+
+
+def test_prepare_rejects_an_unsupported_op_naming_it() -> None:
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Det", ["r"], ["y"])],
+        {"x": (F, [3, 3])},
+        ["y"],
+    )
+    with pytest.raises(FrontendError, match=r"unsupported op\(s\) Det; supported ops: Abs"):
+        MinitvmBackend.prepare(model)
+    assert not MinitvmBackend.is_compatible(model)
+
+
+def test_prepare_rejects_an_unsupported_opset_and_device() -> None:
+    relu = [helper.make_node("Relu", ["x"], ["y"])]
+    with pytest.raises(FrontendError, match="opset 5 is not supported"):
+        MinitvmBackend.prepare(make_model(relu, {"x": (F, [2])}, ["y"], opset=5))
+    with pytest.raises(MinitvmError, match="device 'CUDA' is not supported"):
+        MinitvmBackend.prepare(make_model(relu, {"x": (F, [2])}, ["y"]), device="CUDA")
+    assert MinitvmBackend.supports_device("CPU")
+    assert not MinitvmBackend.supports_device("CUDA")
+    assert not MinitvmBackend.supports_device("TPU")
+
+
+def test_an_unsupported_attribute_value_fails_at_the_first_run() -> None:
+    model = make_model(
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="cubic")],
+        {"x": (F, [1, 1, 2, 2]), "scales": (F, [4])},
+        ["y"],
+        opset=19,
+    )
+    rep = MinitvmBackend.prepare(model)
+    with pytest.raises(FrontendError, match="unsupported mode 'cubic'"):
+        rep.run([np.ones((1, 1, 2, 2), np.float32), np.array([1, 1, 2, 2], np.float32)])
+
+
+def test_wrong_number_of_inputs() -> None:
+    rep = MinitvmBackend.prepare(reshape_model())
+    with pytest.raises(MinitvmError, match="got 1 inputs; the model takes 2"):
+        rep.run([np.ones((2, 3, 4), np.float32)])
+
+
+def test_run_node() -> None:
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    (y,) = MinitvmBackend.run_node(helper.make_node("Relu", ["x"], ["y"]), [x])
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+    # Slice's bounds arrive as inputs: specialized like any graph input.
+    node = helper.make_node("Slice", ["x", "starts", "ends", "", "steps"], ["y"])
+    starts, ends, steps = (np.array(v, np.int64) for v in ([2, 0], [0, 4], [-1, 2]))
+    (y,) = MinitvmBackend.run_node(node, [x, starts, ends, steps], opset_version=13)
+    np.testing.assert_array_equal(y, x[2:0:-1, 0:4:2])
+
+    info = [(np.dtype(np.float32), (4, 3))]
+    (y,) = MinitvmBackend.run_node(
+        helper.make_node("Transpose", ["x"], ["y"]), [x], outputs_info=info
+    )
+    np.testing.assert_array_equal(y, x.T)

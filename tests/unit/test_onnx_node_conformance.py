@@ -1,0 +1,151 @@
+"""ONNX's node conformance tests through `minitvm.backend.MinitvmBackend`, one test per case.
+
+The cases are those tests/conformance/generate.py selects (its docstring gives the policy;
+tests/conformance/cases.json lists them); the session fixture writes their data on first use.
+Each test does what ONNX's backend runner does: load model.onnx and test_data_set_*, prepare
+the model, run it with the inputs in graph order, and judge with the runner's verdict
+(`Runner.assert_similar_outputs`: same count, shapes and dtypes, values within rtol 1e-3 and
+atol 1e-7), exact for integer and boolean outputs.
+
+`EXCLUDED` (with the opset rule in `exclusion_reason`) is the one list of cases expected to
+fail, each with its reason. They run as strict xfails: one that starts passing fails the suite
+until its entry is removed. bench/conformance.py reports from the same list and verdict.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+from onnx.backend.test.runner import Runner
+
+from minitvm.backend import MinitvmBackend
+from minitvm.frontend.onnx import MAX_OPSET, MIN_OPSET
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
+import generate as node_cases
+
+GENERATE = "python tests/conformance/generate.py --write-manifest"
+RTOL, ATOL = 1e-3, 1e-7  # what ONNX's runner uses for every node test
+
+_CUBIC = "Resize mode 'cubic' is not supported (the frontend rejects it on purpose)"
+_ANTIALIAS = "Resize antialias=1 is not supported (the frontend rejects it on purpose)"
+_CROP = "Resize coordinate mode 'tf_crop_and_resize' (it needs roi) is not supported"
+_INT_POW = "graph.pow takes float operands only; ONNX's Pow also has integer bases"
+
+#: Cases expected to fail, with the reason: limitations we accept (an attribute value the
+#: frontend rejects on purpose, an element type an op does not take). Not compiler bugs: a
+#: case that fails because of a bug stays failing until the bug is fixed.
+EXCLUDED: dict[str, str] = {
+    "test_pow_types_int32_float32": _INT_POW,
+    "test_pow_types_int32_int32": _INT_POW,
+    "test_pow_types_int64_float32": _INT_POW,
+    "test_pow_types_int64_int64": _INT_POW,
+    "test_resize_downsample_scales_cubic": _CUBIC,
+    "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside": _CUBIC,
+    "test_resize_downsample_scales_cubic_align_corners": _CUBIC,
+    "test_resize_downsample_scales_cubic_antialias": _CUBIC,
+    "test_resize_downsample_sizes_cubic": _CUBIC,
+    "test_resize_downsample_sizes_cubic_antialias": _CUBIC,
+    "test_resize_upsample_scales_cubic": _CUBIC,
+    "test_resize_upsample_scales_cubic_A_n0p5_exclude_outside": _CUBIC,
+    "test_resize_upsample_scales_cubic_align_corners": _CUBIC,
+    "test_resize_upsample_scales_cubic_asymmetric": _CUBIC,
+    "test_resize_upsample_sizes_cubic": _CUBIC,
+    "test_resize_downsample_scales_linear_antialias": _ANTIALIAS,
+    "test_resize_downsample_sizes_linear_antialias": _ANTIALIAS,
+    "test_resize_tf_crop_and_resize": _CROP,
+    "test_resize_tf_crop_and_resize_axes_2_3": _CROP,
+    "test_resize_tf_crop_and_resize_axes_3_2": _CROP,
+    "test_resize_tf_crop_and_resize_extrapolation_value": _CROP,
+    # Opset 22+ cases (the opset rule below excludes them first); these would still fail
+    # with a frontend allowing their opset:
+    "test_maxpool_2d_uint8": "graph.max_pool takes float tensors only",
+    "test_maxpool_with_argmax_2d_precomputed_pads": "MaxPool's Indices output is not supported",
+    "test_maxpool_with_argmax_2d_precomputed_strides": "MaxPool's Indices output is not supported",
+    "test_wrap_pad": "Pad mode 'wrap' is not supported (the frontend rejects it on purpose)",
+}
+
+MANIFEST = node_cases.read_manifest()
+CASES: dict[str, tuple[str, int]] = {
+    name: (op, opset) for name, (op, opset) in MANIFEST["selected"].items()
+}
+
+
+def exclusion_reason(name: str) -> str | None:
+    """Why `name` is expected to fail; None if it must pass."""
+    _, opset = CASES[name]
+    if not MIN_OPSET <= opset <= MAX_OPSET:
+        return f"model opset {opset}; the frontend supports opsets {MIN_OPSET}-{MAX_OPSET}"
+    return EXCLUDED.get(name)
+
+
+def load_case(
+    case_dir: Path,
+) -> tuple[onnx.ModelProto, list[tuple[list[np.ndarray], list[np.ndarray]]]]:
+    """The model and its (inputs, expected outputs) data sets, as ONNX's runner reads them."""
+    model = onnx.load(str(case_dir / "model.onnx"))
+    data_sets = []
+    for data_dir in sorted(case_dir.glob("test_data_set_*")):
+        arrays = []
+        for kind in ("input", "output"):
+            count = len(list(data_dir.glob(f"{kind}_*.pb")))
+            tensors = [onnx.load_tensor(str(data_dir / f"{kind}_{i}.pb")) for i in range(count)]
+            arrays.append([numpy_helper.to_array(t) for t in tensors])
+        data_sets.append((arrays[0], arrays[1]))
+    return model, data_sets
+
+
+def assert_outputs(expected: Sequence[np.ndarray], got: Sequence[np.ndarray], name: str) -> None:
+    Runner.assert_similar_outputs(list(expected), list(got), rtol=RTOL, atol=ATOL, model_dir=name)
+    for i, (want, have) in enumerate(zip(expected, got, strict=True)):
+        if want.dtype.kind in "biu":  # the runner's rtol would let large integers differ
+            np.testing.assert_array_equal(have, want, err_msg=f"output {i} of {name}")
+
+
+def check_case(case_dir: Path) -> None:
+    """Run one case through MinitvmBackend; raises (AssertionError, MinitvmError, ...) if it
+    does not pass."""
+    model, data_sets = load_case(case_dir)
+    rep = MinitvmBackend.prepare(model, "CPU")
+    for inputs, expected in data_sets:
+        assert_outputs(expected, list(rep.run(inputs)), case_dir.name)
+
+
+@pytest.fixture(scope="session")
+def node_data() -> Path:
+    return node_cases.ensure_data()
+
+
+def _params() -> list[object]:
+    params = []
+    for name in CASES:
+        reason = exclusion_reason(name)
+        marks = [] if reason is None else [pytest.mark.xfail(reason=reason, strict=True)]
+        params.append(pytest.param(name, marks=marks, id=name))
+    return params
+
+
+@pytest.mark.parametrize("name", _params())
+def test_node(name: str, node_data: Path) -> None:
+    if not (node_data / name).is_dir():
+        pytest.fail(f"ONNX {onnx.__version__} has no case {name}; run {GENERATE}")
+    check_case(node_data / name)
+
+
+def test_exclusions_name_selected_cases() -> None:
+    stale = sorted(set(EXCLUDED) - set(CASES))
+    assert not stale, f"EXCLUDED names cases that are not selected: {stale}"
+
+
+def test_manifest_is_current(node_data: Path) -> None:
+    """The selection computed when the data was generated (from this ONNX and frontend) is the
+    committed one."""
+    computed = node_cases.read_manifest(node_data / "selection.json")
+    assert computed["selected"] == MANIFEST["selected"], f"the selection changed: run {GENERATE}"
+    assert computed["skipped"] == MANIFEST["skipped"], f"the selection changed: run {GENERATE}"

@@ -294,6 +294,8 @@ class ComputeOp(IRDLOperation):
             raise VerifyException("te.compute: reduce_kind and reduce_extents come together")
         if kind is not None and not self.extents:
             raise VerifyException("te.compute: a reduction needs at least one reduction axis")
+        if any(e < 1 for e in self.extents):
+            raise VerifyException(f"te.compute: reduction extents must be >= 1, got {list(self.extents)}")
         if not self.result.type.has_static_shape():
             raise VerifyException("te.compute: the result must have a static shape")
         block = self.body.block
@@ -325,7 +327,8 @@ class ComputeOp(IRDLOperation):
             parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
         )
         parser.parse_keyword("in")
-        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        shape_pos = parser.pos
+        shape = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
         kind: str | None = None
         extents: list[int] = []
         reduce_args: list[Parser.UnresolvedArgument] = []
@@ -338,11 +341,32 @@ class ComputeOp(IRDLOperation):
             extents = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE, parser.parse_integer
             )
+        attrs_pos = parser.pos
         attrs = parser.parse_optional_attr_dict()
+        if reserved := sorted(set(attrs) & {"name", "reduce_kind", "reduce_extents"}):
+            parser.raise_error(
+                f"te.compute: {', '.join(reserved)} must be written in the custom syntax "
+                '(te.compute "name" (...) in [...] sum (...) in [...]), not the attribute dictionary',
+                attrs_pos,
+                parser.pos,
+            )
         parser.parse_punctuation(":")
+        type_pos = parser.pos
         result_type = parser.parse_type()
         if not isinstance(result_type, TensorType):
-            parser.raise_error(f"te.compute: expected a tensor type, got {result_type}")
+            parser.raise_error(f"te.compute: expected a tensor type, got {result_type}", type_pos, parser.pos)
+        static = result_type.has_static_shape()
+        if (static and list(result_type.get_shape()) != shape) or len(spatial) != len(shape):
+            parser.raise_error(
+                f"te.compute: {len(spatial)} index arguments in [{', '.join(map(str, shape))}] "
+                f"do not match the result type {result_type}",
+                shape_pos,
+                type_pos,
+            )
+        if len(reduce_args) != len(extents):
+            parser.raise_error(
+                f"te.compute: {len(reduce_args)} reduction arguments but {len(extents)} extents"
+            )
         args = [a.resolve(IndexType()) for a in (*spatial, *reduce_args)]
         body = parser.parse_region(args)
         op = cls(result_type, body, kind, extents, name=name)
@@ -408,7 +432,10 @@ class ReadOp(IRDLOperation):
         )
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        type_pos = parser.pos
         type_ = parser.parse_type()
+        if not isinstance(type_, TensorType):
+            parser.raise_error(f"te.read: expected the tensor's type, got {type_}", type_pos, parser.pos)
         op = cls(
             parser.resolve_operand(tensor, type_),
             [parser.resolve_operand(i, IndexType()) for i in indices],

@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from typing import Self
 
 from xdsl.dialects.builtin import (
-    I64,
     AnyFloat,
     DenseArrayBase,
     FloatAttr,

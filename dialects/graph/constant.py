@@ -196,6 +196,34 @@ def elements_array(value: Attribute, type_: TensorType | MemRefType) -> np.ndarr
     return array.reshape(shape)
 
 
+def verify_elements(op_name: str, value: Attribute, type_: Attribute) -> None:
+    """Check that a constant's `value` can hold the elements of `type_` (a static tensor or
+    buffer): same type for dense values, the element type for splats, the size for blobs."""
+    if not isinstance(type_, TensorType | MemRefType) or not type_.has_static_shape():
+        raise VerifyException(f"{op_name}: result must have a static shape, got {type_}")
+    if type_.element_type not in NUMPY_DTYPES:
+        raise VerifyException(f"{op_name}: element type {type_.element_type} is not supported")
+    shape = list(type_.get_shape())
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        if value.type.element_type != type_.element_type or list(value.type.get_shape()) != shape:
+            raise VerifyException(f"{op_name}: value has type {value.type} but the result is {type_}")
+    elif isinstance(value, SplatAttr):
+        if value.value.type != type_.element_type:
+            raise VerifyException(
+                f"{op_name}: splat of {value.value.type} for elements of {type_.element_type}"
+            )
+    elif isinstance(value, WeightsAttr):
+        key = value.key.data
+        size = weight_store().nbytes(key)
+        want = type_.element_count() * numpy_dtype_of(type_.element_type).itemsize
+        if size is None:
+            raise VerifyException(f"{op_name}: weights blob '{key}' has no data in dialect_resources")
+        if size != want:
+            raise VerifyException(
+                f"{op_name}: weights blob '{key}' holds {size} bytes but {type_} needs {want}"
+            )
+
+
 def scalar_attr(value: object, element_type: Attribute) -> FloatAttr | IntegerAttr:
     if isinstance(element_type, IntegerType):
         return IntegerAttr(int(value), element_type)  # type: ignore[arg-type]
@@ -255,33 +283,7 @@ class ConstantOp(IRDLOperation):
         return isinstance(self.value, SplatAttr)
 
     def verify_(self) -> None:
-        type_ = self.result.type
-        if not isinstance(type_, TensorType) or not type_.has_static_shape():
-            raise VerifyException(f"graph.constant: result must be a static tensor, got {type_}")
-        if type_.element_type not in NUMPY_DTYPES:
-            raise VerifyException(
-                f"graph.constant: element type {type_.element_type} is not supported"
-            )
-        if isinstance(self.value, DenseIntOrFPElementsAttr) and self.value.type != type_:
-            raise VerifyException(
-                f"graph.constant: value has type {self.value.type} but the result is {type_}"
-            )
-        if isinstance(self.value, SplatAttr) and self.value.value.type != type_.element_type:
-            raise VerifyException(
-                f"graph.constant: splat of {self.value.value.type} for elements of {type_.element_type}"
-            )
-        if isinstance(self.value, WeightsAttr):
-            key = self.value.key.data
-            size = weight_store().nbytes(key)
-            want = type_.element_count() * numpy_dtype_of(type_.element_type).itemsize
-            if size is None:
-                raise VerifyException(
-                    f"graph.constant: weights blob '{key}' has no data in dialect_resources"
-                )
-            if size != want:
-                raise VerifyException(
-                    f"graph.constant: weights blob '{key}' holds {size} bytes but {type_} needs {want}"
-                )
+        verify_elements(self.name, self.value, self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:

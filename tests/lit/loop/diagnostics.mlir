@@ -1,0 +1,303 @@
+// One case per verifier error of the loop dialect, each pinned to its exact message.
+//
+// With --verify-diagnostics, xDSL 0.75 prints for a chunk that fails to verify: the message,
+// then the chunk in generic form with the failing op underlined (^^^---) and the message
+// repeated beneath it as "| Operation does not verify: <message>". A chunk that fails to
+// parse prints only the message. Every chunk after the first starts with the separator line;
+// the exit code is 0, so each case checks its own separator and message.
+//
+// RUN: minitvm-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// A step below 1.
+// CHECK:      {{^}}loop.for: step must be positive, got 0{{$}}
+// CHECK:      "loop.for"() <{lower = 0 : i64, upper = 8 : i64, step = 0 : i64}>
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.for: step must be positive, got 0{{$}}
+func.func @step() {
+  loop.for %i = 0 to 8 step 0 {
+  }
+  func.return
+}
+
+// -----
+
+// A negative step.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.for: step must be positive, got -2{{$}}
+// CHECK:      "loop.for"() <{lower = 0 : i64, upper = 8 : i64, step = -2 : i64}>
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.for: step must be positive, got -2{{$}}
+func.func @negative_step() {
+  loop.for %i = 0 to 8 step -2 {
+  }
+  func.return
+}
+
+// -----
+
+// The lower bound above the upper (an empty range is written lower == upper).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.for: lower bound 8 exceeds upper bound 4{{$}}
+// CHECK:      "loop.for"() <{lower = 8 : i64, upper = 4 : i64, step = 1 : i64}>
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.for: lower bound 8 exceeds upper bound 4{{$}}
+func.func @bounds() {
+  loop.for %i = 8 to 4 step 1 {
+  }
+  func.return
+}
+
+// -----
+
+// Body arguments that are not (index, iter_args' types...) (only the generic form can say it).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.for: body arguments must be the index followed by the iter_args' types{{$}}
+// CHECK:      = "loop.for"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.for: body arguments must be the index followed by the iter_args' types{{$}}
+func.func @body_args(%x: f32) -> f32 {
+  %r = "loop.for"(%x) <{lower = 0 : i64, upper = 4 : i64, step = 1 : i64}> ({
+  ^bb0(%i: index, %a: i64):
+    "loop.yield"(%x) : (f32) -> ()
+  }) : (f32) -> f32
+  func.return %r : f32
+}
+
+// -----
+
+// A loop.yield of more values than there are iter_args.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.for: body must end in loop.yield of 1 values matching iter_args{{$}}
+// CHECK:      = "loop.for"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.for: body must end in loop.yield of 1 values matching iter_args{{$}}
+func.func @yield_count(%x: f32) -> f32 {
+  %r = loop.for %i = 0 to 4 step 1 iter_args(%a = %x) -> (f32) {
+    loop.yield %a, %a : f32, f32
+  }
+  func.return %r : f32
+}
+
+// -----
+
+// A loop without iter_args yields nothing.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.for: body must end in loop.yield of 0 values matching iter_args{{$}}
+// CHECK:      "loop.for"() <{lower = 0 : i64, upper = 4 : i64, step = 1 : i64}>
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.for: body must end in loop.yield of 0 values matching iter_args{{$}}
+func.func @yield_without_iter_args(%x: f32) {
+  loop.for %i = 0 to 4 step 1 {
+    loop.yield %x : f32
+  }
+  func.return
+}
+
+// -----
+
+// A loop.yield whose types differ from the iter_args'.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.for: body must end in loop.yield of 1 values matching iter_args{{$}}
+// CHECK:      = "loop.for"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.for: body must end in loop.yield of 1 values matching iter_args{{$}}
+func.func @yield_type(%x: f32, %y: i64) -> f32 {
+  %r = loop.for %i = 0 to 4 step 1 iter_args(%a = %x) -> (f32) {
+    loop.yield %y : i64
+  }
+  func.return %r : f32
+}
+
+// -----
+
+// loop.if has no results: its loop.yield is empty.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.if: body must end in an empty loop.yield{{$}}
+// CHECK:      "loop.if"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.if: body must end in an empty loop.yield{{$}}
+func.func @if_yield(%c: i1, %x: f32) {
+  loop.if %c {
+    loop.yield %x : f32
+  }
+  func.return
+}
+
+// -----
+
+// loop.load takes one index per dimension.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.load: 1 indices for a rank-2 buffer{{$}}
+// CHECK:      = "loop.load"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.load: 1 indices for a rank-2 buffer{{$}}
+func.func @load_index_count(%m: memref<4x8xf32>, %i: index) -> f32 {
+  %v = loop.load %m[%i] : memref<4x8xf32> -> f32
+  func.return %v : f32
+}
+
+// -----
+
+// loop.load's result is the buffer's element type.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.load: result must be the element type f32{{$}}
+// CHECK:      = "loop.load"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.load: result must be the element type f32{{$}}
+func.func @load_type(%m: memref<4x8xf32>, %i: index) -> f64 {
+  %v = loop.load %m[%i, %i] : memref<4x8xf32> -> f64
+  func.return %v : f64
+}
+
+// -----
+
+// loop.store takes one index per dimension (none for rank 0).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.store: 1 indices for a rank-0 buffer{{$}}
+// CHECK:      "loop.store"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.store: 1 indices for a rank-0 buffer{{$}}
+func.func @store_index_count(%m: memref<f32>, %i: index, %x: f32) {
+  loop.store %x, %m[%i] : f32, memref<f32>
+  func.return
+}
+
+// -----
+
+// loop.store's value has the buffer's element type.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.store: value of type i64 into a buffer of f32{{$}}
+// CHECK:      "loop.store"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.store: value of type i64 into a buffer of f32{{$}}
+func.func @store_type(%m: memref<4x8xf32>, %i: index, %x: i64) {
+  loop.store %x, %m[%i, %i] : i64, memref<4x8xf32>
+  func.return
+}
+
+// -----
+
+// loop.vload takes one index per dimension.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vload: 1 indices for a rank-2 buffer{{$}}
+// CHECK:      = "loop.vload"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vload: 1 indices for a rank-2 buffer{{$}}
+func.func @vload_index_count(%m: memref<4x16xf32>, %i: index) -> vector<16xf32> {
+  %v = loop.vload %m[%i] : memref<4x16xf32> -> vector<16xf32>
+  func.return %v : vector<16xf32>
+}
+
+// -----
+
+// loop.vload's lanes have the buffer's element type.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vload: vector<16xf64> from a buffer of f32{{$}}
+// CHECK:      = "loop.vload"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vload: vector<16xf64> from a buffer of f32{{$}}
+func.func @vload_type(%m: memref<4x16xf32>, %i: index) -> vector<16xf64> {
+  %v = loop.vload %m[%i, %i] : memref<4x16xf32> -> vector<16xf64>
+  func.return %v : vector<16xf64>
+}
+
+// -----
+
+// loop.vstore takes one index per dimension.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vstore: 3 indices for a rank-2 buffer{{$}}
+// CHECK:      "loop.vstore"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vstore: 3 indices for a rank-2 buffer{{$}}
+func.func @vstore_index_count(%m: memref<4x16xf32>, %i: index, %v: vector<16xf32>) {
+  loop.vstore %v, %m[%i, %i, %i] : vector<16xf32>, memref<4x16xf32>
+  func.return
+}
+
+// -----
+
+// loop.vstore's lanes have the buffer's element type.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vstore: vector<16xi32> into a buffer of f32{{$}}
+// CHECK:      "loop.vstore"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vstore: vector<16xi32> into a buffer of f32{{$}}
+func.func @vstore_type(%m: memref<4x16xf32>, %i: index, %v: vector<16xi32>) {
+  loop.vstore %v, %m[%i, %i] : vector<16xi32>, memref<4x16xf32>
+  func.return
+}
+
+// -----
+
+// loop.broadcast's lanes have the scalar's type.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.broadcast: f32 into lanes of f64{{$}}
+// CHECK:      = "loop.broadcast"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.broadcast: f32 into lanes of f64{{$}}
+func.func @broadcast(%x: f32) -> vector<16xf64> {
+  %v = loop.broadcast %x : f32 -> vector<16xf64>
+  func.return %v : vector<16xf64>
+}
+
+// -----
+
+// loop.copy copies between buffers of one type: not of another shape...
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.copy: source memref<4xf32> and target memref<2x2xf32> differ{{$}}
+// CHECK:      "loop.copy"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.copy: source memref<4xf32> and target memref<2x2xf32> differ{{$}}
+func.func @copy_shape(%a: memref<4xf32>, %b: memref<2x2xf32>) {
+  loop.copy %a, %b : memref<4xf32>, memref<2x2xf32>
+  func.return
+}
+
+// -----
+
+// ... nor of another element type.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.copy: source memref<4xf32> and target memref<4xi32> differ{{$}}
+// CHECK:      "loop.copy"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.copy: source memref<4xf32> and target memref<4xi32> differ{{$}}
+func.func @copy_element_type(%a: memref<4xf32>, %b: memref<4xi32>) {
+  loop.copy %a, %b : memref<4xf32>, memref<4xi32>
+  func.return
+}
+
+// -----
+
+// loop.constant checks its value against the buffer like graph.constant does.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.constant: value has type tensor<2xf32> but the result is memref<4x4xi64>{{$}}
+// CHECK:      = "loop.constant"()
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.constant: value has type tensor<2xf32> but the result is memref<4x4xi64>{{$}}
+func.func @constant_type() {
+  %k = loop.constant dense<1.0> : tensor<2xf32> : memref<4x4xi64>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.constant: splat of f32 for elements of i1{{$}}
+func.func @constant_splat_type() {
+  %k = loop.constant #graph.splat<1.0 : f32> : memref<4xi1>
+  func.return
+}
+
+// -----
+
+// A loop with iter_args whose body has no terminator is rejected by xDSL while parsing the
+// region (a message only, no IR).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}Operation arith.addf terminates block in single-block region but is not a terminator{{$}}
+// CHECK-NOT:  {{.}}
+func.func @yield_missing(%x: f32) -> f32 {
+  %r = loop.for %i = 0 to 4 step 1 iter_args(%a = %x) -> (f32) {
+    %b = arith.addf %a, %a : f32
+  }
+  func.return %r : f32
+}

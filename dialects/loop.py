@@ -13,28 +13,41 @@ then the outputs it writes, destination-passing style) built from these ops:
 
 Bounds are static (shapes are static); a split that does not divide its loop adds a guard
 (`loop.if`). Vector code uses `loop.vload`/`loop.vstore` on the innermost, contiguous
-dimension and `arith`/`math` on `vector<N x f32>` values. Scalars and index arithmetic use
-xDSL's `arith` and `math`. `loop.alloc` is scratch memory whose placement the memory planner
-and `loop_to_llvm` decide; `loop.constant` is a weight buffer baked into the executable.
+dimension and `arith`/`math` on `vector<N x f32>` values; lane-wise compares, selects and
+casts (`loop.vcmpf`, `loop.vcmpi`, `loop.vselect`, `loop.vcast`) stand in for the arith ops
+that verify scalar masks only, and `loop.vreduce` folds a vector's lanes into a scalar.
+Scalars and index arithmetic use xDSL's `arith` and `math`. `loop.alloc` is scratch memory
+whose placement the memory planner and `loop_to_llvm` decide; `loop.constant` is a weight
+buffer baked into the executable.
 Loop attributes `parallel`, `unroll` and `vectorize` are hints for the loop passes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    I1,
     I64,
+    AnyFloat,
+    AnyFloatConstr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
+    SignlessIntegerConstraint,
+    StringAttr,
     VectorType,
     i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -49,7 +62,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoMemoryEffect, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from minitvm.dialects.graph.constant import ElementsAttr
+from minitvm.dialects.graph.constant import ElementsAttr, verify_elements
 
 
 def _int(value: int) -> IntegerAttr:
@@ -184,6 +197,10 @@ class ForOp(IRDLOperation):
             parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_assignment)
             parser.parse_punctuation("->")
             types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        if len(types) != len(init_names):
+            parser.raise_error(
+                f"loop.for: {len(init_names)} iter_args but {len(types)} result types"
+            )
         inits = [parser.resolve_operand(n, t) for n, t in zip(init_names, types, strict=True)]
         args = [index.resolve(IndexType()), *(c.resolve(t) for c, t in zip(carried, types))]
         body = parser.parse_region(args)
@@ -225,6 +242,8 @@ class IfOp(IRDLOperation):
         condition = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
         body = parser.parse_region()
         attrs = parser.parse_optional_attr_dict()
+        if not body.blocks:  # `loop.if %c { }`
+            body.add_block(Block())
         if not isinstance(body.block.last_op, YieldOp):
             body.block.add_op(YieldOp())
         op = cls(condition, body)
@@ -307,8 +326,11 @@ class VectorLoadOp(_AccessOp):
 
     def verify_(self) -> None:
         type_ = self._check_access(self.buffer, self.indices)
+        _check_vector(self.name, "result", self.result.type)
         if self.result.type.element_type != type_.element_type:
-            raise VerifyException("loop.vload: vector and buffer element types differ")
+            raise VerifyException(
+                f"loop.vload: {self.result.type} from a buffer of {type_.element_type}"
+            )
 
 
 @irdl_op_definition
@@ -326,8 +348,11 @@ class VectorStoreOp(_AccessOp):
 
     def verify_(self) -> None:
         type_ = self._check_access(self.buffer, self.indices)
+        _check_vector(self.name, "value", self.value.type)
         if self.value.type.element_type != type_.element_type:
-            raise VerifyException("loop.vstore: vector and buffer element types differ")
+            raise VerifyException(
+                f"loop.vstore: {self.value.type} into a buffer of {type_.element_type}"
+            )
 
 
 @irdl_op_definition
@@ -344,8 +369,235 @@ class BroadcastOp(IRDLOperation):
         super().__init__(operands=[value], result_types=[VectorType(value.type, [lanes])])
 
     def verify_(self) -> None:
+        _check_vector(self.name, "result", self.result.type)
         if self.result.type.element_type != self.value.type:
-            raise VerifyException("loop.broadcast: lanes must have the scalar's type")
+            raise VerifyException(
+                f"loop.broadcast: {self.value.type} into lanes of {self.result.type.element_type}"
+            )
+
+
+# --------------------------------------------------------------------------------------------
+# Lane-wise masks, casts and horizontal reductions: what loop-vectorize emits where xDSL's
+# arith ops verify scalar i1 masks only (arith.cmpf on vectors would claim an i1 result,
+# arith.select wants an i1 condition, arith.sitofp & co. reject vectors).
+# --------------------------------------------------------------------------------------------
+
+#: `loop.vcast` kinds (named after the arith cast they widen): (source, target) lane kinds.
+VCAST_KINDS: dict[str, tuple[str, str]] = {
+    "sitofp": ("int", "float"),
+    "uitofp": ("int", "float"),
+    "fptosi": ("float", "int"),
+    "fptoui": ("float", "int"),
+    "extsi": ("int", "int"),
+    "extui": ("int", "int"),
+    "trunci": ("int", "int"),
+}
+
+#: `loop.vreduce` kinds: the arith op combining two elements, and whether it is on floats.
+VREDUCE_KINDS: dict[str, bool] = {
+    "addf": True, "mulf": True, "maximumf": True, "minimumf": True, "maxnumf": True,
+    "minnumf": True, "addi": False, "muli": False, "andi": False, "ori": False, "xori": False,
+    "maxsi": False, "minsi": False, "maxui": False, "minui": False,
+}  # fmt: skip
+
+
+def _kind_of(element: Attribute) -> str:
+    if isinstance(element, AnyFloat):
+        return "float"
+    return "int" if isinstance(element, IntegerType) else "other"
+
+
+def _mask_of(type_: VectorType) -> VectorType:
+    return VectorType(i1, type_.get_shape())
+
+
+def _check_vector(op_name: str, what: str, type_: Attribute) -> VectorType:
+    if not isinstance(type_, VectorType) or type_.get_num_dims() != 1:
+        raise VerifyException(f"{op_name}: {what} must be a 1-d vector, got {type_}")
+    return type_
+
+
+@irdl_op_definition
+class VectorCmpfOp(IRDLOperation):
+    """`%m = loop.vcmpf "olt", %a, %b : vector<16xf32> -> vector<16xi1>`: arith.cmpf per lane."""
+
+    name = "loop.vcmpf"
+
+    T: ClassVar = VarConstraint("T", VectorType.constr(AnyFloatConstr))
+
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(VectorType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        assert isinstance(lhs.type, VectorType)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[_mask_of(lhs.type)],
+            properties={"predicate": StringAttr(predicate)},
+        )
+
+    def verify_(self) -> None:
+        if self.predicate.data not in arith.CMPF_COMPARISON_OPERATIONS:
+            raise VerifyException(
+                f"loop.vcmpf: unknown predicate '{self.predicate.data}' (one of "
+                f"{', '.join(arith.CMPF_COMPARISON_OPERATIONS)})"
+            )
+        type_ = _check_vector(self.name, "operands", self.lhs.type)
+        if self.result.type != _mask_of(type_):
+            raise VerifyException(
+                f"loop.vcmpf: result must be {_mask_of(type_)}, got {self.result.type}"
+            )
+
+
+@irdl_op_definition
+class VectorCmpiOp(IRDLOperation):
+    """`%m = loop.vcmpi "slt", %a, %b : vector<8xi32> -> vector<8xi1>`: arith.cmpi per lane."""
+
+    name = "loop.vcmpi"
+
+    T: ClassVar = VarConstraint("T", VectorType.constr(SignlessIntegerConstraint))
+
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(VectorType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        assert isinstance(lhs.type, VectorType)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[_mask_of(lhs.type)],
+            properties={"predicate": StringAttr(predicate)},
+        )
+
+    def verify_(self) -> None:
+        if self.predicate.data not in arith.CMPI_COMPARISON_OPERATIONS:
+            raise VerifyException(
+                f"loop.vcmpi: unknown predicate '{self.predicate.data}' (one of "
+                f"{', '.join(arith.CMPI_COMPARISON_OPERATIONS)})"
+            )
+        type_ = _check_vector(self.name, "operands", self.lhs.type)
+        if self.result.type != _mask_of(type_):
+            raise VerifyException(
+                f"loop.vcmpi: result must be {_mask_of(type_)}, got {self.result.type}"
+            )
+
+
+@irdl_op_definition
+class VectorSelectOp(IRDLOperation):
+    """`%r = loop.vselect %m, %a, %b : vector<16xi1>, vector<16xf32>`: per lane, m ? a : b."""
+
+    name = "loop.vselect"
+
+    T: ClassVar = VarConstraint("T", VectorType.constr(AnyAttr()))
+
+    condition = operand_def(VectorType.constr(I1))
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = (
+        "$condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($result)"
+    )
+
+    def __init__(self, condition: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[condition, lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        type_ = _check_vector(self.name, "values", self.lhs.type)
+        if self.condition.type != _mask_of(type_):
+            raise VerifyException(
+                f"loop.vselect: condition must be {_mask_of(type_)} for {type_} values, "
+                f"got {self.condition.type}"
+            )
+
+
+@irdl_op_definition
+class VectorCastOp(IRDLOperation):
+    """`%f = loop.vcast "sitofp" %v : vector<8xi32> -> vector<8xf32>`: the arith cast per lane."""
+
+    name = "loop.vcast"
+
+    kind = prop_def(StringAttr)
+    input = operand_def(VectorType)
+    result = result_def(VectorType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$kind $input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, kind: str, input: SSAValue, result_type: VectorType):
+        super().__init__(
+            operands=[input], result_types=[result_type], properties={"kind": StringAttr(kind)}
+        )
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        if kind not in VCAST_KINDS:
+            raise VerifyException(
+                f"loop.vcast: unknown kind '{kind}' (one of {', '.join(VCAST_KINDS)})"
+            )
+        source = _check_vector(self.name, "input", self.input.type)
+        target = _check_vector(self.name, "result", self.result.type)
+        if source.get_shape() != target.get_shape():
+            raise VerifyException(f"loop.vcast: {source} and {target} have different lane counts")
+        want = VCAST_KINDS[kind]
+        got = (_kind_of(source.element_type), _kind_of(target.element_type))
+        if got != want:
+            raise VerifyException(
+                f"loop.vcast: '{kind}' casts {want[0]} to {want[1]} lanes, not "
+                f"{source.element_type} to {target.element_type}"
+            )
+        if kind in ("extsi", "extui", "trunci"):
+            wider = target.element_type.width.data > source.element_type.width.data
+            if wider != (kind != "trunci"):
+                raise VerifyException(
+                    f"loop.vcast: '{kind}' cannot cast {source.element_type} to "
+                    f"{target.element_type}"
+                )
+
+
+@irdl_op_definition
+class VectorReduceOp(IRDLOperation):
+    """`%s = loop.vreduce "addf" %init, %v : vector<16xf32> -> f32`: folds the lanes into
+    `init` in lane order, ((init . v[0]) . v[1]) . ..., with the arith op `kind` as `.`."""
+
+    name = "loop.vreduce"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    kind = prop_def(StringAttr)
+    init = operand_def(T)
+    vector = operand_def(VectorType)
+    result = result_def(T)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$kind $init `,` $vector attr-dict `:` type($vector) `->` type($result)"
+
+    def __init__(self, kind: str, init: SSAValue, vector: SSAValue):
+        super().__init__(
+            operands=[init, vector], result_types=[init.type], properties={"kind": StringAttr(kind)}
+        )
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        if kind not in VREDUCE_KINDS:
+            raise VerifyException(
+                f"loop.vreduce: unknown kind '{kind}' (one of {', '.join(VREDUCE_KINDS)})"
+            )
+        type_ = _check_vector(self.name, "the reduced value", self.vector.type)
+        if type_.element_type != self.init.type:
+            raise VerifyException(
+                f"loop.vreduce: init of type {self.init.type} for lanes of {type_.element_type}"
+            )
+        want = "float" if VREDUCE_KINDS[kind] else "int"
+        if _kind_of(type_.element_type) != want:
+            raise VerifyException(
+                f"loop.vreduce: '{kind}' reduces {want} lanes, not {type_.element_type}"
+            )
 
 
 @irdl_op_definition
@@ -373,6 +625,9 @@ class ConstantOp(IRDLOperation):
     def __init__(self, value: ElementsAttr, type_: MemRefType):
         super().__init__(properties={"value": value}, result_types=[type_])
 
+    def verify_(self) -> None:
+        verify_elements(self.name, self.value, self.result.type)
+
 
 @irdl_op_definition
 class CopyOp(IRDLOperation):
@@ -396,6 +651,7 @@ class CopyOp(IRDLOperation):
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
     AllocOp, ConstantOp, CopyOp,
+    VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp,
 ]  # fmt: skip
 
 Loop = Dialect("loop", LOOP_OPS, [])

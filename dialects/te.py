@@ -294,8 +294,8 @@ class ComputeOp(IRDLOperation):
             raise VerifyException("te.compute: reduce_kind and reduce_extents come together")
         if kind is not None and not self.extents:
             raise VerifyException("te.compute: a reduction needs at least one reduction axis")
-        if any(e < 1 for e in self.extents):
-            raise VerifyException(f"te.compute: reduction extents must be >= 1, got {list(self.extents)}")
+        if any(e < 0 for e in self.extents):  # 0 is an empty reduction: the identity
+            raise VerifyException(f"te.compute: reduction extents must be >= 0, got {list(self.extents)}")
         if not self.result.type.has_static_shape():
             raise VerifyException("te.compute: the result must have a static shape")
         block = self.body.block

@@ -283,7 +283,7 @@ func.func @yield_outside(%x: f32) -> f32 {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}te.compute: reduction extents must be >= 1, got [-3]{{$}}
+// CHECK-NEXT: {{^}}te.compute: reduction extents must be >= 0, got [-3]{{$}}
 func.func @negative_extent(%a: tensor<4xf32>) -> tensor<4xf32> {
   %r = te.compute (%i) in [4] sum (%k) in [-3] : tensor<4xf32> {
     %v = te.read %a[%i] : tensor<4xf32>

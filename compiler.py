@@ -27,11 +27,18 @@ from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
 from minitvm.ir import make_context
 from minitvm.lowering.graph_to_te import ConvertGraphToTePass
-from minitvm.lowering.jit import compile_llvm
+from minitvm.lowering.jit import JitModule, compile_llvm
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
+from minitvm.lowering.loop_to_llvm.parallel import FALLBACK_GLOBAL, NUM_THREADS_GLOBAL
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.graph.canonicalize import CanonicalizePass
 from minitvm.passes.graph.dce import DeadCodeEliminationPass
+from minitvm.passes.graph.fold_batchnorm import FoldBatchNormPass
+from minitvm.passes.graph.fold_weight_layout import FoldWeightLayoutPass
+from minitvm.passes.graph.fuse import FusePass
+from minitvm.passes.loop.plan_memory import PlanMemoryPass
+from minitvm.passes.loop.unroll import UnrollPass
+from minitvm.passes.loop.vectorize import VectorizePass
 from minitvm.runtime import Executable, TensorSpec
 
 
@@ -91,10 +98,37 @@ def count_ops(module: ModuleOp) -> int:
 
 
 def graph_pipeline(opt_level: int) -> list[ModulePass]:
-    """Graph-level clean-ups before lowering (the frontend has already folded constants)."""
+    """Graph-level passes before lowering (the frontend has already folded constants).
+
+    Level 1 cleans up; level 2 and up also fold batch norms into weights and fuse ops into
+    kernels. Fusion comes after canonicalization (which removes the reshape pairs and `x * 1`
+    that would otherwise end up inside groups) and before DCE (which sweeps the constants that
+    BN folding replaced)."""
     if opt_level < 1:
         return []
-    return [CanonicalizePass(), DeadCodeEliminationPass()]
+    if opt_level < 2:
+        return [CanonicalizePass(), DeadCodeEliminationPass()]
+    return [
+        CanonicalizePass(),
+        FoldWeightLayoutPass(),
+        FoldBatchNormPass(),
+        FusePass(),
+        DeadCodeEliminationPass(),
+    ]
+
+
+def loop_pipeline(opt_level: int) -> list[ModulePass]:
+    """Loop-level passes between convert-te-to-loop and convert-loop-to-llvm."""
+    if opt_level < 1:
+        return []
+    return [PlanMemoryPass()]
+
+
+def default_num_threads() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def compile(  # noqa: A001  (TVM's name for it)
@@ -105,7 +139,8 @@ def compile(  # noqa: A001  (TVM's name for it)
 ) -> Executable:
     """Compile an ONNX model (path or ModelProto) for this machine's CPU.
 
-    `num_threads` is accepted for the API's sake; kernels run on one core for now.
+    Parallel loops run on `num_threads` threads (default: every core this process may use);
+    `exe.num_threads` can change it between runs.
     """
     report = CompileReport()
     ctx = make_context()
@@ -178,23 +213,38 @@ def build(
     This is the public build API the tuner uses: change schedules at the te level, build."""
     report = report or CompileReport()
     ctx = ctx or make_context()
-    threads = num_threads or 1
+    threads = default_num_threads() if num_threads is None else num_threads
     if threads < 1:
         raise MinitvmError(f"num_threads must be >= 1, got {threads}")
     report.timed("te -> loop", lambda: ConvertTeToLoopPass().apply(ctx, module))
+    # The schedule's unroll and vectorize hints become code (before any other loop pass).
+    for hint_pass in (UnrollPass(), VectorizePass()):
+        report.timed("loop unroll/vectorize", lambda p=hint_pass: p.apply(ctx, module))
+    for loop_pass in loop_pipeline(opt_level):
+        report.timed("loop passes", lambda p=loop_pass: p.apply(ctx, module))
     report.op_counts["loop"] = count_ops(module)
     _, info = report.timed("loop -> llvm", lambda: lower_to_llvm(module))  # type: ignore[misc]
     report.op_counts["llvm"] = count_ops(module)
-    jit = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))
+    jit: JitModule = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))  # type: ignore[assignment]
+    backend = jit.parallel_backend
     return Executable(
-        jit.address("main"),  # type: ignore[attr-defined]
+        jit.address("main"),
         jit,
         inputs,
         outputs,
         info.constant_arrays(),
         info.arena_size,
         num_threads=threads,
-        stats={"report": report},
+        stats={
+            "report": report,
+            # Intermediates back to back (no reuse) vs the planned arena, in bytes.
+            "arena_bytes_unplanned": sum(-(-max(size, 1) // 64) * 64 for _, size in info.allocs),
+            "arena_bytes": info.arena_size,
+            "parallel_backend": backend,
+        },
+        parallel_backend=backend,
+        threads_address=jit.global_address(NUM_THREADS_GLOBAL) if backend else None,
+        fallback_address=jit.global_address(FALLBACK_GLOBAL) if backend else None,
     )
 
 

@@ -171,11 +171,42 @@ def default_nest(compute: te.ComputeOp) -> LoopNest:
     return LoopNest([*spatial, *reduction])
 
 
+#: A compute doing at least this many scalar operations (iterations x body ops) runs its
+#: outermost loop on all threads, unless its schedule says which loop does: below that, the
+#: fork and join (a few microseconds) cost more than a second core saves.
+PARALLEL_MIN_WORK = 16384
+
+
+def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
+    """Mark the first loop of two or more iterations parallel if only spatial loops enclose
+    it, it is spatial, the schedule marked none and the compute has the work for it."""
+    if any("parallel" in lp.hints for lp in nest.loops):
+        return
+    work = sum(1 for _ in compute.body.walk())
+    for lp in nest.loops:
+        work *= lp.extent
+    if work < PARALLEL_MIN_WORK:
+        return
+    for lp in nest.loops:
+        if lp.reduction:
+            return
+        if lp.extent >= 2:
+            lp.hints.add("parallel")
+            return
+
+
 def scheduled_nest(compute: te.ComputeOp) -> LoopNest:
     nest = default_nest(compute)
     for primitive in compute.schedule:
         nest.apply(primitive)
+    mark_default_parallel(nest, compute)
     return nest
+
+
+def _loop_hints(lp: Loop) -> list[str]:
+    """The loop attributes of `lp`; `parallel` is dropped on a reduction loop, whose
+    iterations would race on the accumulator."""
+    return sorted(h for h in lp.hints if not (lp.reduction and h == "parallel"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,7 +313,7 @@ class _ComputeEmitter:
             return
         lp, rest = loops[0], loops[1:]
         for_op = loop.ForOp(0, lp.extent, 1)
-        for hint in sorted(lp.hints):
+        for hint in _loop_hints(lp):
             for_op.attributes[hint] = UnitAttr()
         block.add_op(for_op)
         body = for_op.body.block
@@ -334,7 +365,7 @@ class _ComputeEmitter:
             return combined.results[0]
         lp, rest = loops[0], loops[1:]
         for_op = loop.ForOp(0, lp.extent, 1, [acc])
-        for hint in sorted(lp.hints):
+        for hint in _loop_hints(lp):
             for_op.attributes[hint] = UnitAttr()
         block.add_op(for_op)
         body = for_op.body.block
@@ -405,6 +436,7 @@ def _in_place_producer(consumer: te.ComputeOp, returned: Sequence[SSAValue]) -> 
 def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te.ComputeOp]) -> set[te.ComputeOp]:
     """Wire `#te.compute_at` consumers into their producers' nests; returns the attached."""
     attached = set()
+    wiring: list[tuple[_ComputeEmitter, te.ComputeOp, str]] = []
     for consumer, emitter in emitters.items():
         for primitive in consumer.schedule:
             if not isinstance(primitive, te.ComputeAtAttr):
@@ -427,8 +459,21 @@ def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te
                     )
                 if lp.name in emitter.nest.splits:
                     raise MinitvmError(f"schedule: a compute_at consumer cannot split shared axis '{lp.name}'")
-            emitters[producer].attached.setdefault(axis, []).append(emitter)
+            wiring.append((emitter, producer, axis))
             attached.add(consumer)
+    # An attached producer does not emit the loops it shares with its own producer: a
+    # consumer attached at one of those runs in that loop of the loop's owner, after it.
+    host = {e.compute: (p, a) for e, p, a in wiring}
+    for emitter, producer, axis in wiring:
+        for _ in range(len(host)):
+            if producer not in host:
+                break
+            outer, outer_axis = host[producer]
+            names = [lp.name for lp in emitters[outer].nest.loops]
+            if axis not in names[: names.index(outer_axis) + 1]:
+                break
+            producer = outer
+        emitters[producer].attached.setdefault(axis, []).append(emitter)
     return attached
 
 

@@ -19,7 +19,13 @@ _PASSES: dict[str, tuple[str, str]] = {
     "convert-te-to-loop": ("minitvm.lowering.te_to_loop", "ConvertTeToLoopPass"),
     "graph-canonicalize": ("minitvm.passes.graph.canonicalize", "CanonicalizePass"),
     "graph-dce": ("minitvm.passes.graph.dce", "DeadCodeEliminationPass"),
+    "graph-fold-batchnorm": ("minitvm.passes.graph.fold_batchnorm", "FoldBatchNormPass"),
     "graph-fold-constants": ("minitvm.passes.graph.fold_constants", "FoldConstantsPass"),
+    "graph-fold-weight-layout": ("minitvm.passes.graph.fold_weight_layout", "FoldWeightLayoutPass"),
+    "graph-fuse": ("minitvm.passes.graph.fuse", "FusePass"),
+    "loop-plan-memory": ("minitvm.passes.loop.plan_memory", "PlanMemoryPass"),
+    "loop-unroll": ("minitvm.passes.loop.unroll", "UnrollPass"),
+    "loop-vectorize": ("minitvm.passes.loop.vectorize", "VectorizePass"),
     "te-inline": ("minitvm.passes.te.inline", "InlinePass"),
 }
 

@@ -1,6 +1,9 @@
 """minitvm: the user's command line, one subcommand per job.
 
     minitvm import model.onnx [-o model.mlir] [--generic] [--input-shape x=1x3x224x224 ...]
+    minitvm compile model.onnx [--input-shape ...] [-O N] [--num-threads N]
+    minitvm run model.onnx [--input x=x.npy ...] [--input-shape ...] [--repeat N] [--warmup W]
+                [--num-threads N] [--seed S] [--compare-ort [--rtol R --atol A]] [--output-dir DIR]
 
 Each subcommand is an `add_<name>_command(subparsers)` function listed in `COMMANDS`; it
 declares its arguments and sets `run` to the function that does the work. Errors that are the
@@ -12,16 +15,25 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
+import statistics
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from minitvm.errors import MinitvmError
 from minitvm.tools.atomic import atomic_output
 
-if TYPE_CHECKING:  # onnx is slow to import: only the commands that read models load it
+if TYPE_CHECKING:  # onnx, numpy and the compiler are slow to import: commands load them
+    import numpy as np
     import onnx
+
+    from minitvm.compiler import CompileReport
+    from minitvm.runtime import Executable
 
 PROG = "minitvm"
 
@@ -102,11 +114,442 @@ def add_import_command(subparsers: argparse._SubParsersAction) -> None:  # pyrig
     p.set_defaults(run=run_import)
 
 
+# ------------------------------------------------------------------------------ compile
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got '{text}'")
+    return value
+
+
+def add_compile_options(p: argparse.ArgumentParser) -> None:
+    """The model and how to compile it: shared by `compile` and `run`."""
+    p.add_argument("model", help="path to an .onnx file")
+    p.add_argument(
+        "--input-shape",
+        type=input_shape,
+        action="append",
+        default=[],
+        metavar="NAME=1x3x224x224",
+        help="static shape for a graph input with symbolic or unknown dimensions; repeatable",
+    )
+    p.add_argument(
+        "-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",
+        help="optimization level 0-3 (default 3)",
+    )  # fmt: skip
+    p.add_argument(
+        "--num-threads", type=positive_int, default=1, metavar="N",
+        help="threads the compiled model may use (default 1)",
+    )  # fmt: skip
+
+
+def compile_model(
+    model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], args: argparse.Namespace
+) -> Executable:
+    """Compile with the given input shapes, which must leave no input dimension dynamic
+    (a named dimension takes its size from any input of given shape that has it)."""
+    from minitvm.compiler import compile
+
+    declared = model_inputs(model)
+    for name in shapes:
+        if name not in declared:
+            raise CommandError(
+                f"--input-shape {name}: the model has no input '{name}'; its inputs are "
+                f"{describe_inputs(declared)}"
+            )
+    shapes = dict(shapes)
+    resolve_symbols(declared, shapes)
+    for name, (_, dims) in declared.items():
+        dynamic = [f"{i} ('{d}')" for i, d in enumerate(dims) if not isinstance(d, int)]
+        if dynamic and name not in shapes:
+            raise CommandError(
+                f"input '{name}' has dynamic dimension{'s' if len(dynamic) > 1 else ''} "
+                f"{', '.join(dynamic)}; give its shape with --input-shape {name}=D0xD1..."
+                + (f" or a value with --input {name}=FILE.npy" if "input" in args else "")
+            )
+    return compile(
+        model, dict(shapes) or None, opt_level=args.opt_level, num_threads=args.num_threads
+    )
+
+
+def format_report(report: CompileReport) -> str:
+    """Seconds per stage (with its share) and op counts per IR level, as two tables."""
+    total = report.total_seconds
+    w = max(len(name) for name in [*report.seconds, *report.op_counts, "IR level"]) + 2
+    lines = [f"{'stage':<{w}}{'seconds':>10}{'share':>9}"]
+    for stage, seconds in report.seconds.items():
+        lines.append(f"{stage:<{w}}{seconds:>10.3f}{100 * seconds / (total or 1):>8.1f}%")
+    lines.append(f"{'total':<{w}}{total:>10.3f}{100.0:>8.1f}%")
+    lines += ["", f"{'IR level':<{w}}{'ops':>10}"]
+    lines += [f"{level:<{w}}{count:>10}" for level, count in report.op_counts.items()]
+    return "\n".join(lines) + "\n"
+
+
+def describe(shape: Sequence[object], dtype: object) -> str:
+    return f"{dtype}[{', '.join(map(str, shape))}]"
+
+
+def run_compile(args: argparse.Namespace) -> None:
+    model = load_onnx(args.model)
+    exe = compile_model(model, dict(args.input_shape), args)
+    report: CompileReport = exe.stats["report"]  # type: ignore[assignment]
+    threads = f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''}"
+    print(f"compiled {args.model} in {report.total_seconds:.2f} s (-O{args.opt_level}, {threads})")
+    for kind, specs in (("input", exe.inputs), ("output", exe.outputs)):
+        for spec in specs:
+            print(f"  {kind} {spec.name}: {describe(spec.shape, spec.dtype)}")
+    print()
+    sys.stdout.write(format_report(report))
+
+
+def add_compile_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "compile",
+        help="compile an ONNX model and report where the time went",
+        description="Compile an ONNX model for this CPU and print the seconds each stage took "
+        "and the op count at each IR level (graph, te, loop, llvm).",
+    )
+    add_compile_options(p)
+    p.set_defaults(run=run_compile)
+
+
+# ------------------------------------------------------------------------------ run
+
+RTOL, ATOL = 1e-3, 1e-4
+
+Feeds = Mapping[str, "np.ndarray"]
+
+
+def input_file(text: str) -> tuple[str, str]:
+    """Parse `NAME=path.npy` (argparse type of `--input`)."""
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=FILE.npy, got '{text}'")
+    return name, path
+
+
+def model_inputs(model: onnx.ModelProto) -> dict[str, tuple[np.dtype | None, list[int | str]]]:
+    """The graph inputs that are not initializers: name -> (numpy dtype, dims; a dim that is
+    not a known positive size is its symbolic name or '?')."""
+    from onnx import helper
+
+    initializers = {init.name for init in model.graph.initializer}
+    inputs = {}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        tensor = value.type.tensor_type
+        try:
+            dtype = helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+        except KeyError:
+            dtype = None
+        dims: list[int | str] = [
+            d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (d.dim_param or "?")
+            for d in tensor.shape.dim
+        ]
+        inputs[value.name] = (dtype, dims)
+    return inputs
+
+
+def describe_inputs(declared: Mapping[str, tuple[np.dtype | None, list[int | str]]]) -> str:
+    return "; ".join(f"{n}: {describe(dims, dtype)}" for n, (dtype, dims) in declared.items())
+
+
+def read_inputs(
+    given: Sequence[tuple[str, str]], model: onnx.ModelProto, shapes: dict[str, tuple[int, ...]]
+) -> dict[str, np.ndarray]:
+    """Load the `--input` files, checked against the model's inputs before anything is
+    compiled; add their shapes to `shapes` for inputs with dynamic dimensions."""
+    import numpy as np
+
+    declared = model_inputs(model)
+    arrays: dict[str, np.ndarray] = {}
+    for name, path in given:
+        if name not in declared:
+            raise CommandError(
+                f"--input {name}: the model has no input '{name}'; its inputs are "
+                f"{describe_inputs(declared)}"
+            )
+        if name in arrays:
+            raise CommandError(f"--input {name} is given twice")
+        try:
+            with open(path, "rb") as stream:
+                if stream.read(6) != b"\x93NUMPY":
+                    raise CommandError(
+                        f"--input {name}: {path} is not a .npy file (no NumPy header)"
+                    )
+                stream.seek(0)
+                array = np.load(stream, allow_pickle=False)
+        except OSError as e:
+            raise CommandError(f"--input {name}: {path}: {e.strerror or e}") from None
+        except (ValueError, EOFError) as e:  # a damaged header, truncated data, object arrays
+            raise CommandError(
+                f"--input {name}: {path} is not a readable .npy file ({e})"
+            ) from None
+        dtype, dims = declared[name]
+        wanted = shapes.get(name) or dims
+        fits = len(array.shape) == len(wanted) and all(
+            not isinstance(w, int) or w == a for w, a in zip(wanted, array.shape)
+        )
+        if not fits or (dtype is not None and array.dtype != dtype):
+            raise CommandError(
+                f"--input {name}: {path} holds {describe(array.shape, array.dtype)} but the "
+                f"model expects {describe(wanted, dtype)}"
+            )
+        if name not in shapes and not all(isinstance(d, int) for d in dims):
+            shapes[name] = tuple(array.shape)
+        arrays[name] = array
+    return arrays
+
+
+def resolve_symbols(
+    declared: Mapping[str, tuple[np.dtype | None, list[int | str]]],
+    shapes: dict[str, tuple[int, ...]],
+) -> None:
+    """Give inputs whose dynamic dimensions are all named (`batch`, `seq`) by an input of
+    known shape that shape's sizes: `--input a=a.npy` fixes `n` in a: [n, 4] and b: [n, 4]."""
+    sizes: dict[str, int] = {}
+    for name, shape in shapes.items():
+        for dim, size in zip(declared[name][1], shape):
+            if isinstance(dim, str) and dim != "?":
+                sizes.setdefault(dim, size)
+    for name, (_, dims) in declared.items():
+        named = all(isinstance(d, int) or d in sizes for d in dims)
+        if name not in shapes and named and not all(isinstance(d, int) for d in dims):
+            shapes[name] = tuple(d if isinstance(d, int) else sizes[d] for d in dims)
+
+
+def ort_session(model: onnx.ModelProto, num_threads: int) -> Callable[[Feeds], list[np.ndarray]]:
+    """ONNX Runtime on the CPU with `num_threads` intra-op threads, as a function of the feeds
+    returning the graph's outputs in order."""
+    try:
+        import onnxruntime as ort
+        from onnxruntime.capi import onnxruntime_pybind11_state as state
+    except ImportError:
+        raise CommandError("--compare-ort needs ONNX Runtime: pip install onnxruntime") from None
+    # ORT's exceptions derive from Exception directly; their messages say what it rejects.
+    errors = (state.Fail, state.InvalidArgument, state.InvalidGraph, state.InvalidProtobuf,
+              state.NotImplemented, state.RuntimeException)  # fmt: skip
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = num_threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # warnings about unused initializers are not the user's
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+    except errors as e:
+        raise CommandError(f"ONNX Runtime cannot load the model: {e}") from None
+    names = [o.name for o in model.graph.output]
+
+    def run(feeds: Feeds) -> list[np.ndarray]:
+        try:
+            return session.run(names, dict(feeds))
+        except errors as e:
+            raise CommandError(f"ONNX Runtime cannot run the model: {e}") from None
+
+    return run
+
+
+def compare(
+    got: np.ndarray, want: np.ndarray, rtol: float, atol: float
+) -> tuple[float, float, bool]:
+    """(max abs error, max rel error where |want| > atol, whether allclose(rtol, atol))."""
+    import numpy as np
+
+    if got.shape != want.shape:
+        return float("inf"), float("inf"), False
+    if got.size == 0:
+        return 0.0, 0.0, True
+    got64, want64 = got.astype(np.float64), want.astype(np.float64)
+    error = np.abs(got64 - want64)
+    both_nan = np.isnan(got64) & np.isnan(want64)
+    error[both_nan] = 0.0
+    error[np.isnan(error)] = np.inf
+    significant = np.abs(want64) > atol
+    relative = float(np.max(error[significant] / np.abs(want64[significant]), initial=0.0))
+    passed = bool(np.all(error <= atol + rtol * np.abs(np.nan_to_num(want64))))
+    return float(np.max(error)), relative, passed
+
+
+def save_outputs(directory: str, names: Sequence[str], arrays: Sequence[np.ndarray]) -> list[str]:
+    """Save each output as `<name>.npy` in `directory` (created if missing); every file is
+    written to a temporary name and renamed, so a file that exists is whole. Characters that
+    do not belong in a file name (ONNX names may hold '/') become '_'."""
+    import numpy as np
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise CommandError(f"--output-dir {directory}: {e.strerror}") from None
+    files, used = [], set()
+    for name, array in zip(names, arrays):
+        stem = re.sub(r"[^\w.-]", "_", name).lstrip(".") or "output"
+        file = f"{stem}.npy"
+        n = 1
+        while file in used:
+            n += 1
+            file = f"{stem}_{n}.npy"
+        used.add(file)
+        target = os.path.join(directory, file)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{file}.", suffix=".tmp")
+        except OSError as e:
+            raise CommandError(f"--output-dir {directory}: {e.strerror}") from None
+        try:
+            with os.fdopen(fd, "wb") as stream:
+                np.save(stream, array, allow_pickle=False)
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        files.append(file)
+    return files
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def milliseconds(seconds: Sequence[float]) -> str:
+    return f"median {1e3 * statistics.median(seconds):.3f} ms, min {1e3 * min(seconds):.3f} ms"
+
+
+def timed_runs(
+    runners: Mapping[str, Callable[[], list[np.ndarray]]], warmup: int, repeat: int
+) -> tuple[dict[str, list[np.ndarray]], dict[str, list[float]]]:
+    """Run each runner `warmup` times, then `repeat` timed times, interleaved so that all see
+    the same machine (clock speed, other processes); the outputs of each one's last run."""
+    for _ in range(warmup):
+        for runner in runners.values():
+            runner()
+    outputs: dict[str, list[np.ndarray]] = {}
+    seconds: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(repeat):
+        for name, runner in runners.items():
+            start = time.perf_counter()
+            outputs[name] = runner()
+            seconds[name].append(time.perf_counter() - start)
+    return outputs, seconds
+
+
+def run_run(args: argparse.Namespace) -> None:
+    from minitvm.compiler import random_inputs
+
+    model = load_onnx(args.model)
+    shapes: dict[str, tuple[int, ...]] = dict(args.input_shape)
+    feeds = read_inputs(args.input, model, shapes)
+    if args.output_dir is not None:  # before the compile, which may take a while
+        try:
+            os.makedirs(args.output_dir, exist_ok=True)
+        except OSError as e:
+            raise CommandError(f"--output-dir {args.output_dir}: {e.strerror}") from None
+    exe = compile_model(model, shapes, args)
+    report: CompileReport = exe.stats["report"]  # type: ignore[assignment]
+    threads = f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''}"
+    print(f"compiled {args.model} in {report.total_seconds:.2f} s (-O{args.opt_level}, {threads})")
+    random = random_inputs(exe, args.seed)
+    files = dict(args.input)
+    for spec in exe.inputs:
+        if spec.name in feeds:
+            source = f"from {files[spec.name]}"
+        else:
+            feeds[spec.name] = random[spec.name]
+            source = f"random (not given with --input; seed {args.seed})"
+        print(f"input  {spec.name}: {describe(spec.shape, spec.dtype)} {source}")
+
+    runners = {"minitvm": lambda: exe.run(feeds)}
+    if args.compare_ort:
+        reference = ort_session(model, args.num_threads)
+        runners["onnxruntime"] = lambda: reference(feeds)
+    outputs, seconds = timed_runs(runners, args.warmup, args.repeat)
+
+    failed = []
+    for n, (spec, array) in enumerate(zip(exe.outputs, outputs["minitvm"])):
+        line = f"output {spec.name}: {describe(array.shape, array.dtype)}"
+        if args.compare_ort:
+            abs_err, rel_err, passed = compare(
+                array, outputs["onnxruntime"][n], args.rtol, args.atol
+            )
+            line += f"  max abs err {abs_err:.3g}, max rel err {rel_err:.3g}  "
+            line += "PASS" if passed else "FAIL"
+            if not passed:
+                failed.append(spec.name)
+        print(line)
+    runs = f"{args.repeat} run{'s' if args.repeat > 1 else ''}"
+    print(f"latency over {runs} ({args.warmup} warm-up, {threads}):")
+    print(f"  minitvm      {milliseconds(seconds['minitvm'])}")
+    if args.compare_ort:
+        ratio = statistics.median(seconds["minitvm"]) / statistics.median(seconds["onnxruntime"])
+        verdict = f"{ratio:.2f}x slower" if ratio > 1 else f"{1 / ratio:.2f}x faster"
+        print(f"  onnxruntime  {milliseconds(seconds['onnxruntime'])}  (minitvm is {verdict})")
+    if args.output_dir is not None:
+        saved = save_outputs(args.output_dir, exe.output_names, outputs["minitvm"])
+        print(f"saved {', '.join(saved)} in {args.output_dir}")
+    if failed:
+        raise CommandError(
+            f"{len(failed)} of {len(exe.outputs)} outputs differ from ONNX Runtime's "
+            f"(rtol {args.rtol:g}, atol {args.atol:g}): {', '.join(failed)}"
+        )
+
+
+def add_run_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "run",
+        help="compile an ONNX model, run it, time it, and check it against ONNX Runtime",
+        description="Compile an ONNX model, run it on the given inputs (seeded random ones "
+        "for inputs not given), print its outputs' shapes and its latency (median of "
+        "--repeat runs); with --compare-ort, run ONNX Runtime on the same inputs with the same "
+        "thread count and compare (exit 1 if an output differs).",
+    )
+    add_compile_options(p)
+    p.add_argument(
+        "--input", type=input_file, action="append", default=[], metavar="NAME=FILE.npy",
+        help="an input's value from a .npy file; repeatable. An input with dynamic dimensions "
+        "takes the file's shape unless --input-shape says otherwise",
+    )  # fmt: skip
+    p.add_argument("--repeat", type=positive_int, default=10, metavar="N",
+                   help="timed runs; latency is their median (default 10)")  # fmt: skip
+    p.add_argument("--warmup", type=non_negative_int, default=1, metavar="W",
+                   help="untimed runs before them (default 1)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--compare-ort", action="store_true",
+                   help="also run ONNX Runtime (CPU) and compare outputs and latency")  # fmt: skip
+    p.add_argument("--rtol", type=float, default=RTOL,
+                   help=f"relative tolerance of --compare-ort (default {RTOL:g})")  # fmt: skip
+    p.add_argument("--atol", type=float, default=ATOL,
+                   help=f"absolute tolerance of --compare-ort (default {ATOL:g})")  # fmt: skip
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="save each output as DIR/<name>.npy (written atomically)")  # fmt: skip
+    p.set_defaults(run=run_run)
+
+
 # ------------------------------------------------------------------------------ driver
 
 #: One entry per subcommand; each adds its parser to the subparsers it is given.
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [  # pyright: ignore[reportPrivateUsage]
     add_import_command,
+    add_compile_command,
+    add_run_command,
 ]
 
 

@@ -10,6 +10,7 @@ from xdsl.ir import Dialect
 from minitvm.dialects.graph.constant import ConstantOp, SplatAttr, WeightsAttr, WeightStore
 from minitvm.dialects.graph.elementwise import *  # noqa: F403
 from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
+from minitvm.dialects.graph.fused import FusedOp, YieldOp
 from minitvm.dialects.graph.nn import *  # noqa: F403
 from minitvm.dialects.graph.nn import NN_OPS
 from minitvm.dialects.graph.tensor import *  # noqa: F403
@@ -17,8 +18,11 @@ from minitvm.dialects.graph.tensor import TENSOR_OPS
 
 GRAPH_OPS = [ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS]
 
-Graph = Dialect("graph", GRAPH_OPS, [WeightsAttr, SplatAttr], [WeightStore()])
+Graph = Dialect(
+    "graph", [*GRAPH_OPS, FusedOp, YieldOp], [WeightsAttr, SplatAttr], [WeightStore()]
+)
 
-__all__ = ["Graph", "GRAPH_OPS", "ConstantOp", "SplatAttr", "WeightsAttr", "WeightStore"] + [
-    op.__name__ for op in GRAPH_OPS[1:]
-]
+__all__ = [
+    "Graph", "GRAPH_OPS", "ConstantOp", "FusedOp", "SplatAttr", "WeightsAttr", "WeightStore",
+    "YieldOp",
+] + [op.__name__ for op in GRAPH_OPS[1:]]

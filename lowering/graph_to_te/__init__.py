@@ -19,43 +19,90 @@ After:
     }
 
 `graph.constant`s stay in @main and reach kernels as arguments. The per-op semantics live in
-the rule modules of this package (see kernel_builder.py for the rule interface). Like MLIR's
+the rule modules of this package (see kernel_builder.py for the rule interface).
+
+A `graph.fused` group becomes ONE kernel, `@fused_<anchor>_<N>`: the rules of its body ops run
+in order into the same KernelBuilder, the body's block arguments standing for the kernel's
+arguments, and `fused_schedule.py` gives the kernel its default schedule (the anchor's main
+compute named "anchor", intermediates `#te.inline`, the epilogue `#te.compute_at` the anchor). Like MLIR's
 convert-linalg-to-loops family, this is a dialect conversion; unlike it, ops without a rule
 are an error, not left behind, since nothing after this pass understands the graph dialect.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from minitvm.dialects import graph
+from minitvm.dialects import graph, te
 from minitvm.dialects.te import KERNEL_ATTR
 from minitvm.dialects.te_expr import Tensor
 from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te import elementwise as _elementwise  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import nn as _nn  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
+from minitvm.lowering.graph_to_te.fused_schedule import schedule_fused_kernel
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
+from minitvm.passes.graph.fuse import ANCHOR_OPS
+
+
+def _kernel(
+    name: str, args: Sequence[SSAValue], ops: Sequence[Operation], outputs: Sequence[SSAValue]
+) -> tuple[func.FuncOp, list[list[te.ComputeOp]]]:
+    """A te kernel running the rules of `ops` in order, with `args` (values the ops read) as
+    its arguments and `outputs` as its results; also the computes each op's rule appended."""
+    block = Block(arg_types=[a.type for a in args])
+    kb = KernelBuilder(block)
+    tensors: dict[SSAValue, Tensor] = {a: Tensor(b) for a, b in zip(args, block.args)}
+    computes: list[list[te.ComputeOp]] = []
+    for op in ops:
+        rule = LOWERINGS.get(type(op))
+        if rule is None:
+            raise MinitvmError(f"convert-graph-to-te: no lowering for {op.name}")
+        last = block.last_op
+        results = rule(kb, op, *(tensors[o] for o in op.operands))
+        tensors.update(zip(op.results, results, strict=True))
+        new = block.ops if last is None else _ops_after(last)
+        computes.append([c for c in new if isinstance(c, te.ComputeOp)])
+    block.add_op(func.ReturnOp(*(tensors[v].value for v in outputs)))
+    kernel = func.FuncOp(name, (block.arg_types, [v.type for v in outputs]), Region(block))
+    kernel.attributes[KERNEL_ATTR] = UnitAttr()
+    return kernel, computes
+
+
+def _ops_after(op: Operation) -> list[Operation]:
+    ops = []
+    while (op := op.next_op) is not None:  # type: ignore[assignment]
+        ops.append(op)
+    return ops
 
 
 def kernel_for(op: Operation, name: str) -> func.FuncOp:
     """A te kernel computing `op`'s results from its operands."""
-    block = Block(arg_types=[o.type for o in op.operands])
-    rule = LOWERINGS.get(type(op))
-    if rule is None:
-        raise MinitvmError(f"convert-graph-to-te: no lowering for {op.name}")
-    outputs = rule(KernelBuilder(block), op, *(Tensor(a) for a in block.args))
-    block.add_op(func.ReturnOp(*(t.value for t in outputs)))
-    kernel = func.FuncOp(name, (block.arg_types, [r.type for r in op.results]), Region(block))
-    kernel.attributes[KERNEL_ATTR] = UnitAttr()
+    return _kernel(name, list(op.operands), [op], list(op.results))[0]
+
+
+def fused_kernel_for(op: graph.FusedOp, name: str) -> func.FuncOp:
+    """One te kernel computing a whole `graph.fused` group, with its default schedule."""
+    body = op.body_ops
+    kernel, computes = _kernel(name, list(op.body.block.args), body, list(op.yield_op.values))
+    anchor = next((n for n, node in enumerate(body) if isinstance(node, ANCHOR_OPS)), None)
+    schedule_fused_kernel(kernel, None if anchor is None else computes[anchor])
     return kernel
+
+
+def fused_kernel_name(op: graph.FusedOp, counter: int) -> str:
+    """`fused_<anchor>_<N>`: the anchor's op name, or the first op's for an injective chain."""
+    body = op.body_ops
+    head = next((node for node in body if isinstance(node, ANCHOR_OPS)), body[0] if body else op)
+    return f"fused_{head.name.removeprefix('graph.')}_{counter}"
 
 
 @dataclass(frozen=True)
@@ -66,12 +113,17 @@ class ConvertGraphToTePass(ModulePass):
         rewriter = Rewriter()
         for main in [f for f in op.ops if isinstance(f, func.FuncOp) and KERNEL_ATTR not in f.attributes]:
             counter = 0
-            for node in list(main.walk()):
+            # Top-level ops only: the ops inside a graph.fused become part of its kernel.
+            for node in list(main.body.block.ops) if main.body.blocks else []:
                 if node.dialect_name() != "graph" or isinstance(node, graph.ConstantOp):
                     continue
-                name = f"{node.name.removeprefix('graph.')}_{counter}"
+                if isinstance(node, graph.FusedOp):
+                    name = fused_kernel_name(node, counter)
+                    kernel = fused_kernel_for(node, name)
+                else:
+                    name = f"{node.name.removeprefix('graph.')}_{counter}"
+                    kernel = kernel_for(node, name)
                 counter += 1
-                kernel = kernel_for(node, name)
                 rewriter.insert_op(kernel, InsertPoint.before(main))
                 call = func.CallOp(name, list(node.operands), [r.type for r in node.results])
                 rewriter.replace_op(node, call)

@@ -26,13 +26,15 @@ After:
 Kernels take one `!llvm.ptr` per buffer. The entry function `@main` gets the C signature
 `void main(void **io, void **consts, char *arena)`: `io` holds its original buffer arguments in
 order (inputs, then outputs), `consts` one pointer per `loop.constant` in order of
-appearance, and each `loop.alloc` is `arena + offset`, offsets assigned in order, 64-byte
-aligned (no reuse yet: that is the memory planner's job, upstream). The module attribute
+appearance, and each `loop.alloc` is `arena + offset`: the `offset` attribute that
+loop-plan-memory gives it (buffers with disjoint lifetimes share bytes), else offsets assigned
+in order above the planned ones, 64-byte aligned. The module attribute
 `minitvm.entry` records that layout (`CompiledModuleInfo`), so that the runtime knows which
 constant goes where and how big the arena is; `lower_to_llvm` returns it decoded.
 
 Elsewhere, `loop.alloc` is a 64-byte aligned `llvm.alloca` in the entry block up to 64 KiB,
-`aligned_alloc`/`free` beyond; `loop.constant` is a private global. MLIR counterpart: the
+`aligned_alloc`/`free` beyond; `loop.constant` is a private global. A `parallel` loop
+becomes a multi-threaded region (parallel.py). MLIR counterpart: the
 `convert-{scf-to-cf,arith,math,memref,func}-to-llvm` family run as one pass.
 """
 
@@ -138,8 +140,10 @@ class ConvertLoopToLlvmPass(ModulePass):
             Rewriter.replace_op(fn, lowering.lower())
             if entry is not None:
                 layout = entry
-        functions = {f.sym_name.data: f for f in op.ops if isinstance(f, llvm.FuncOp)}
         block = op.body.block
+        for outlined in symbols.functions:  # parallel loop bodies (see parallel.py)
+            Rewriter.insert_op(outlined, InsertPoint.at_end(block))
+        functions = {f.sym_name.data: f for f in op.ops if isinstance(f, llvm.FuncOp)}
         for name, declaration in symbols.declarations.items():
             if name not in functions:
                 Rewriter.insert_op(declaration, InsertPoint.at_end(block))

@@ -128,11 +128,13 @@ def lanes_of(type_: Attribute) -> int | None:
 
 
 class ModuleSymbols:
-    """External functions (libm, the allocator) and globals added next to the functions."""
+    """External functions (libm, the allocator), globals and functions a lowering outlines
+    (parallel loop bodies) added next to the functions."""
 
     def __init__(self) -> None:
         self.declarations: dict[str, llvm.FuncOp] = {}
         self.globals: list[llvm.GlobalOp] = []
+        self.functions: list[llvm.FuncOp] = []
 
     def declare(self, name: str, inputs: Sequence[Attribute], output: Attribute | None) -> str:
         if name not in self.declarations:
@@ -143,6 +145,10 @@ class ModuleSymbols:
 
     def add_global(self, op: llvm.GlobalOp) -> str:
         self.globals.append(op)
+        return op.sym_name.data
+
+    def add_function(self, op: llvm.FuncOp) -> str:
+        self.functions.append(op)
         return op.sym_name.data
 
 

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    IntegerAttr,
     MemRefType,
     TensorType,
     UnitAttr,
@@ -64,6 +65,8 @@ from minitvm.lowering.loop_to_llvm.emitter import (
     with_element,
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
+from minitvm.lowering.loop_to_llvm import vector as _vector  # noqa: F401  (its LOWERINGS)
+from minitvm.passes.loop.plan_memory import OFFSET_ATTR
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
@@ -200,7 +203,12 @@ class FunctionLowering(Emitter):
 
     # ---------------------------------------------------------------- control flow
 
+    #: Whether a `parallel` loop becomes a multi-threaded region (false inside one already).
+    outline_parallel = True
+
     def _lower_for(self, op: loop.ForOp) -> None:
+        if self.outline_parallel and _lower_parallel_for(self, op):
+            return
         lower, upper, step = op.bounds
         inits = [self.values[v] for v in op.inits]
         if op.trip_count <= 1:  # no loop: the body once (or never) in the current block
@@ -361,18 +369,21 @@ class FunctionLowering(Emitter):
 
     def _prepare_buffers(self, body: Block) -> None:
         """Bind every loop.alloc and loop.constant, in order of appearance, in the entry block."""
+        if self.layout is not None:  # unplanned allocs go above the planned ones
+            self.layout.arena_size = _planned_arena_end(body)
         for op in body.walk():
             if isinstance(op, loop.AllocOp):
-                self.values[op.result] = self._alloc(op.result.type)
+                self.values[op.result] = self._alloc(op.result.type, _planned_offset(op))
             elif isinstance(op, loop.ConstantOp):
                 self.values[op.result] = self._constant_buffer(op)
 
-    def _alloc(self, type_: MemRefType) -> SSAValue:
+    def _alloc(self, type_: MemRefType, planned_offset: int | None = None) -> SSAValue:
         size = num_elements(type_) * byte_size(type_.element_type)
         if self.layout is not None:  # the entry function: a slice of the arena
-            offset = self.layout.arena_size
+            offset = self.layout.arena_size if planned_offset is None else planned_offset
             self.layout.allocs.append((offset, size))
-            self.layout.arena_size = offset + _round_up(max(size, 1))
+            end = offset + _round_up(max(size, 1))
+            self.layout.arena_size = max(self.layout.arena_size, end)
             arena = self.entry.args[2]
             return self.hoist(self._constant_gep(arena, i8, offset)) if offset else arena
         if size <= MAX_STACK_BYTES:
@@ -413,3 +424,38 @@ class FunctionLowering(Emitter):
             )
         )
         return self.hoist(llvm.AddressOfOp(name, _ptr))
+
+
+# ---------------------------------------------------------------- planned arena offsets
+
+
+def _planned_offset(op: loop.AllocOp) -> int | None:
+    """The arena offset loop-plan-memory gave `op` (an `offset` attribute), if any."""
+    attr = op.attributes.get(OFFSET_ATTR)
+    if attr is None:
+        return None
+    if not isinstance(attr, IntegerAttr) or attr.value.data < 0 or attr.value.data % ALIGNMENT:
+        raise LoweringError(
+            f"convert-loop-to-llvm: loop.alloc offset must be a non-negative multiple of "
+            f"{ALIGNMENT}, got {attr}"
+        )
+    return attr.value.data
+
+
+def _planned_arena_end(body: Block) -> int:
+    """Bytes the planned allocs of the entry function take (0 when none is planned)."""
+    end = 0
+    for op in body.walk():
+        if isinstance(op, loop.AllocOp) and (offset := _planned_offset(op)) is not None:
+            type_ = op.result.type
+            assert isinstance(type_, MemRefType)
+            size = num_elements(type_) * byte_size(type_.element_type)
+            end = max(end, offset + _round_up(max(size, 1)))
+    return end
+
+
+def _lower_parallel_for(lowering: FunctionLowering, op: loop.ForOp) -> bool:
+    """parallel.py's outlining of a `parallel` loop; False when `op` stays a plain loop."""
+    from minitvm.lowering.loop_to_llvm.parallel import lower_parallel_for  # (it imports us)
+
+    return lower_parallel_for(lowering, op)

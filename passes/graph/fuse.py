@@ -1,0 +1,190 @@
+"""graph-fuse: group ops that should run as one kernel into `graph.fused` regions.
+
+Each graph op outside a group becomes its own kernel, which writes its whole result to
+memory for the next kernel to read back. Fusion removes those round trips:
+
+  (a) an anchor (conv, matmul, gemm, pooling, a reduction, softmax, layer norm, LRN) takes
+      its chain of elementwise consumers (bias or residual add, mul, relu, clip, sigmoid,
+      gelu, cast, ...) as long as each link's result has exactly one user (the next link)
+      and every link's result has the anchor's shape: the epilogue then runs on each tile of
+      the anchor's result while it is in cache (see `graph_to_te/fused_schedule.py`);
+  (b) what is left of chains of injective ops (elementwise, expand, reshape, transpose)
+      becomes one kernel that reads its inputs once and writes only the last result.
+
+    %0 = graph.conv %x, %w, %b : ...                %r = graph.fused "conv_add_relu" (%x, %w, %b, %s) : ... {
+    %1 = graph.add %0, %s : ...              ->     ^bb0(...):
+    %2 = graph.relu %1 : ...                          %0 = graph.conv ... ; %1 = graph.add ... ; %2 = graph.relu ...
+                                                      graph.yield %2 : ...
+                                                    }
+
+The other operands of fused ops (the residual `%s`, weights) become operands of the group.
+Anchors are grouped first, in program order, so an elementwise op between an anchor and an
+injective chain goes with the anchor. A value used outside its group is a result of the
+group, and the group replaces its last op, so every such use must come after that op: this
+is checked for the extra results of multi-result anchors (layer norm's mean), the only
+values besides the last one that can escape. `max-ops` bounds the size of a group.
+
+The pass plans all groups first (a read-only analysis over each function body), then one
+pattern replaces the last op of each planned group by the fused op.
+
+MLIR counterpart: linalg's elementwise-op fusion and IREE's dispatch-region formation;
+TVM's `FuseOps` with its OutEWiseFusable / Injective pattern kinds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from minitvm.dialects import graph
+from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
+from minitvm.dialects.graph.fused import fused_op
+
+#: Ops that do the heavy work of a kernel, into which elementwise consumers fold.
+ANCHOR_OPS: tuple[type[Operation], ...] = (
+    graph.ConvOp, graph.ConvTransposeOp, graph.MatMulOp, graph.GemmOp,
+    graph.MaxPoolOp, graph.AvgPoolOp, graph.GlobalAvgPoolOp, graph.GlobalMaxPoolOp,
+    graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceMaxOp,
+    graph.SoftmaxOp, graph.LogSoftmaxOp, graph.LayerNormOp, graph.LRNOp,
+)  # fmt: skip
+
+#: One output element from the same-index elements of the (broadcast) operands.
+ELEMENTWISE: tuple[type[Operation], ...] = (*ELEMENTWISE_OPS, graph.BatchNormOp)
+
+#: Each output element reads one element of each input at an index computed from its own.
+INJECTIVE: tuple[type[Operation], ...] = (
+    *ELEMENTWISE, graph.ExpandOp, graph.ReshapeOp, graph.TransposeOp,
+)
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+@dataclass
+class _Planner:
+    """Chooses the groups of one block (see the module docstring for the rules)."""
+
+    block: Block
+    max_ops: int
+
+    def __post_init__(self) -> None:
+        self.position = {op: n for n, op in enumerate(self.block.ops)}
+        self.taken: set[Operation] = set()
+
+    def plan(self) -> list[list[Operation]]:
+        groups = []
+        for kinds, bounded in ((ANCHOR_OPS, True), (INJECTIVE, False)):
+            for op in self.block.ops:
+                if isinstance(op, kinds) and op not in self.taken:
+                    group = self._chain(op, same_shape=bounded)
+                    if len(group) > 1:
+                        groups.append(group)
+                        self.taken.update(group)
+        groups.sort(key=lambda g: self.position[g[-1]])
+        return groups
+
+    def _chain(self, head: Operation, *, same_shape: bool) -> list[Operation]:
+        """`head` and the consumers that follow it link by link (a: elementwise ops of the
+        head's result shape; b: injective ops)."""
+        group = [head]
+        kinds = ELEMENTWISE if same_shape else INJECTIVE
+        value = head.results[0]
+        while len(group) < self.max_ops:
+            users = {use.operation for use in value.uses}
+            if len(users) != 1:
+                return group
+            (user,) = users
+            if (
+                not isinstance(user, kinds)
+                or user in self.taken
+                or user.parent is not self.block
+                or len(user.results) != 1
+                or (same_shape and _shape(user.results[0]) != _shape(head.results[0]))
+                or not self._escapes_after(group, value, user)
+            ):
+                return group
+            group.append(user)
+            value = user.results[0]
+        return group
+
+    def _escapes_after(self, group: Sequence[Operation], chained: SSAValue, last: Operation) -> bool:
+        """Whether every use outside the group of a group value other than `chained` comes
+        after `last` (where the fused op will stand)."""
+        for op in group:
+            for result in op.results:
+                if result is chained:
+                    continue
+                for use in result.uses:
+                    user = use.operation
+                    if user not in group and self.position.get(user, -1) <= self.position[last]:
+                        return False
+        return True
+
+
+def _label(group: Sequence[Operation]) -> str:
+    return "_".join(op.name.removeprefix("graph.") for op in group)
+
+
+@dataclass
+class FuseGroupPattern(RewritePattern):
+    """Replace the last op of a planned group by a `graph.fused` holding the whole group."""
+
+    #: last op of a group -> the group, in program order
+    groups: dict[Operation, list[Operation]]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        group = self.groups.pop(op, None)
+        if group is None:
+            return
+        members = set(group)
+        inputs: list[SSAValue] = []
+        for member in group:
+            for operand in member.operands:
+                if operand.owner not in members and operand not in inputs:
+                    inputs.append(operand)
+        outputs = [
+            result for member in group for result in member.results
+            if member is op or any(use.operation not in members for use in result.uses)
+        ]  # fmt: skip
+        fused = fused_op(_label(group), inputs, group, outputs)
+        replaced = dict(zip(outputs, fused.results))
+        for value in outputs:
+            if value.owner is not op:
+                rewriter.replace_all_uses_with(value, replaced[value])
+        rewriter.replace(op, fused, [replaced.get(r) for r in op.results])
+        for member in reversed(group[:-1]):
+            rewriter.erase(member)
+
+
+def plan_module(module: ModuleOp, max_ops: int) -> dict[Operation, list[Operation]]:
+    """The groups of every graph-level function of `module`, keyed by their last op."""
+    plan: dict[Operation, list[Operation]] = {}
+    for fn in module.walk():
+        if isinstance(fn, func.FuncOp) and fn.body.blocks:
+            for group in _Planner(fn.body.block, max_ops).plan():
+                plan[group[-1]] = group
+    return plan
+
+
+@dataclass(frozen=True)
+class FusePass(ModulePass):
+    """Group anchors with their elementwise epilogues, and injective chains, into
+    `graph.fused` ops. `max-ops`: the most ops one group may hold."""
+
+    name = "graph-fuse"
+
+    max_ops: int = 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        plan = plan_module(op, max(self.max_ops, 1))
+        # Not recursive: the walk visits the ops as they were planned, nothing it creates.
+        PatternRewriteWalker(FuseGroupPattern(plan), apply_recursively=False).rewrite_module(op)

@@ -1,0 +1,528 @@
+"""loop-vectorize: turn a `loop.for` marked `vectorize` into straight-line vector code.
+
+The `vectorize` hint comes from a `#te.vectorize<"axis">` schedule primitive. A loop whose
+trip count is a lane count (4, 8, 16 or 32) becomes one vector body of that many lanes; one
+whose trip count is another multiple of 16 is first strip-mined into a scalar loop over
+16-lane vector bodies. Here `C[i, j0 + j] += A[i, k] * B[k, j0 + j]` over 16 lanes of j:
+
+    loop.for %j = 0 to 16 step 1 {
+      %col = arith.addi %j0, %j : index
+      %a = loop.load %A[%i, %k] : memref<64x64xf32> -> f32
+      %b = loop.load %B[%k, %col] : memref<64x64xf32> -> f32
+      %p = arith.mulf %a, %b : f32
+      %c = loop.load %C[%i, %col] : memref<64x64xf32> -> f32
+      %s = arith.addf %c, %p : f32
+      loop.store %s, %C[%i, %col] : f32, memref<64x64xf32>
+    } {vectorize}
+
+becomes
+
+    %j = arith.constant 0 : index
+    %col = arith.addi %j0, %j : index                        // lane 0's column
+    %a = loop.load %A[%i, %k] : memref<64x64xf32> -> f32     // the same for every lane
+    %b = loop.vload %B[%k, %col] : memref<64x64xf32> -> vector<16xf32>
+    %a_1 = loop.broadcast %a : f32 -> vector<16xf32>         // where a vector needs it
+    %c = loop.vload %C[%i, %col] : memref<64x64xf32> -> vector<16xf32>
+    %s = math.fma %a_1, %b, %c : vector<16xf32>             // the mulf feeding the addf
+    loop.vstore %s, %C[%i, %col] : vector<16xf32>, memref<64x64xf32>
+
+The analysis walks the body once, in order, classifying every value as
+- uniform: defined outside the loop, or computed from uniform values only (constants, pure
+  ops, loads whose indices are all uniform). It stays a scalar, computed once; it is
+  broadcast (`loop.broadcast`) where a vector needs it.
+- an affine index: the induction variable (lane stride = step) and `arith.addi`/`subi` of
+  affine and uniform indices, `arith.muli` by a constant. It stays a scalar holding lane 0's
+  value (the body cloned with the induction variable at its first value); lane l's value is
+  lane 0's plus l * stride. An affine index used in any other way (`index_cast`, `divsi`,
+  a comparison) makes the loop unvectorizable.
+- varying: everything else computed from varying values or affine indices. It becomes a
+  `vector<lanes x T>`: a load whose last index is affine with stride 1 and whose other
+  indices are uniform becomes `loop.vload`, such a store `loop.vstore`; `arith`/`math` ops
+  become the same op on vectors (when their verifier accepts vectors), except comparisons,
+  selects on a varying condition and the int<->float casts, whose xDSL ops verify scalars
+  only: they become `loop.vcmpf`/`loop.vcmpi`/`loop.vselect`/`loop.vcast`. With `fma`
+  (default on), a vector `arith.addf` of a single-use vector `arith.mulf` becomes `math.fma`
+  (LLVM would need `contract` flags to fuse them; TVM's LLVM backend fuses too).
+- loop-carried values (iter_args) must be reductions: each carried value is used once, by an
+  `arith` op of a `loop.vreduce` kind (addf, maximumf, addi, ori, ...) whose result is
+  yielded and used nowhere else. With one vector body the reduced values are computed as a
+  vector and folded into the initial value by `loop.vreduce` (for addf/mulf in lane order,
+  exactly the scalar loop's order); a strip-mined loop carries a vector accumulator, starting
+  at the kind's identity, and folds it once after the loop (this reassociates a float sum).
+
+Memory is safe to vectorize when no lane reads what another lane writes: every buffer the
+loop stores to must be accessed only by vector accesses with the same indices (each lane
+then reads and writes only its own element, in program order), so a read-modify-write of
+the same elements is fine; buffers that are only read are unrestricted. Distinct buffers do
+not overlap (kernels' buffer arguments are `noalias`, allocations are disjoint).
+
+Anything else leaves the loop scalar, without the hint and with nothing emitted (the reason
+is a debug-level log record of `minitvm.passes.loop.vectorize`): a gather or scatter
+(a varying index in a non-last dimension, or a stride other than 1), a store to a uniform
+address, a nested loop or `loop.if`, an op with side effects or without a vector form, an
+iter_arg that is not a reduction, a trip count that is neither a lane count nor a multiple
+of 16, a step other than 1 on a non-unit-stride access, or a memory dependence between lanes.
+
+Run after loop-unroll, so unrolled inner loops are straight-line code by then. Together they
+make register blocking out of a schedule: split i by 4 and j by 64 (= 4 x 16), order
+(i.o, j.o, k, i.i, j.i.o, j.i.i), unroll i.i and j.i.o, vectorize j.i.i, and the k loop's
+body is 16 of the blocks above. C's vload/vstore pairs there are loop-invariant, and with
+`noalias` kernel arguments LLVM's LICM keeps the 16 accumulators in registers across the k
+loop (the loop then holds 4 vector loads of B, 4 broadcasts of A and 16 FMAs per k), so no
+promotion pass of our own is needed.
+MLIR counterpart: `affine-super-vectorize` (plus its reduction support), restricted to full
+vectors of one loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import math as pymath
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
+from xdsl.utils.exceptions import VerifyException
+
+from minitvm.dialects import loop
+
+VECTORIZE = "vectorize"
+
+#: Trip counts vectorized as one body of that many lanes.
+LANE_COUNTS = (4, 8, 16, 32)
+
+#: Lanes of the vector body of a strip-mined loop (trip count a multiple of it).
+STRIP_LANES = 16
+
+_log = logging.getLogger(__name__)
+
+_CASTS: dict[type[Operation], str] = {
+    arith.SIToFPOp: "sitofp",
+    arith.UIToFPOp: "uitofp",
+    arith.FPToSIOp: "fptosi",
+    arith.FPToUIOp: "fptoui",
+    arith.ExtSIOp: "extsi",
+    arith.ExtUIOp: "extui",
+    arith.TruncIOp: "trunci",
+}
+
+
+class NotVectorizable(Exception):
+    """Why a loop stays scalar."""
+
+
+@dataclass
+class Reduction:
+    """`carried` is combined with `value` by `combine` (an arith op of kind `kind`)."""
+
+    kind: str
+    init: SSAValue
+    carried: BlockArgument
+    combine: Operation
+    value: SSAValue
+
+
+def find_reductions(op: loop.ForOp) -> list[Reduction]:
+    block = op.body.block
+    terminator = block.last_op
+    assert isinstance(terminator, loop.YieldOp)
+    reductions = []
+    for init, carried, yielded in zip(op.inits, op.carried, terminator.values, strict=True):
+        combine = yielded.owner
+        uses = list(carried.uses)
+        if (
+            not isinstance(combine, Operation)
+            or combine.parent is not block
+            or len(uses) != 1
+            or uses[0].operation is not combine
+            or len(combine.operands) != 2
+            or len(list(yielded.uses)) != 1
+            or not combine.name.startswith("arith.")
+            or combine.name.removeprefix("arith.") not in loop.VREDUCE_KINDS
+        ):
+            raise NotVectorizable(f"the carried value %{carried.name_hint} is not a reduction")
+        kind = combine.name.removeprefix("arith.")
+        if loop.VREDUCE_KINDS[kind] != isinstance(carried.type, AnyFloat):
+            raise NotVectorizable(f"no {kind} reduction of {carried.type}")
+        lhs, rhs = combine.operands
+        value = rhs if lhs is carried else lhs
+        if value is carried:
+            raise NotVectorizable(f"the carried value %{carried.name_hint} is combined with itself")
+        reductions.append(Reduction(kind, init, carried, combine, value))
+    return reductions
+
+
+def identity(kind: str, type_: Attribute) -> Attribute:
+    """x . identity = x for the reduction `kind` on `type_` (the vector accumulator's start)."""
+    if isinstance(type_, AnyFloat):
+        value = {
+            "addf": -0.0, "mulf": 1.0, "maximumf": -pymath.inf, "minimumf": pymath.inf,
+            "maxnumf": pymath.nan, "minnumf": pymath.nan,
+        }[kind]  # fmt: skip
+        return FloatAttr(value, type_)
+    assert isinstance(type_, IntegerType)
+    width = type_.width.data
+    value = {
+        "addi": 0, "muli": 1, "andi": -1, "ori": 0, "xori": 0, "maxui": 0, "minui": -1,
+        "maxsi": -(1 << (width - 1)), "minsi": (1 << (width - 1)) - 1,
+    }[kind]  # fmt: skip
+    if width == 1 and kind in ("maxsi", "minsi"):  # i1 is signed: true (-1) < false (0)
+        value = {"maxsi": -1, "minsi": 0}[kind]
+    return IntegerAttr(value, type_)
+
+
+def _constant_int(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def same_value(a: SSAValue, b: SSAValue) -> bool:
+    """`a` and `b` are the same value, or computed the same way by pure ops."""
+    if a is b:
+        return True
+    op_a, op_b = a.owner, b.owner
+    if not isinstance(op_a, Operation) or not isinstance(op_b, Operation):
+        return False
+    return (
+        op_a.name == op_b.name
+        and not op_a.regions
+        and is_side_effect_free(op_a)
+        and a.index == b.index  # pyright: ignore[reportAttributeAccessIssue]
+        and op_a.properties == op_b.properties
+        and op_a.attributes == op_b.attributes
+        and len(op_a.operands) == len(op_b.operands)
+        and all(same_value(x, y) for x, y in zip(op_a.operands, op_b.operands))
+    )
+
+
+@dataclass
+class Access:
+    buffer: SSAValue
+    indices: tuple[SSAValue, ...]
+    vector: bool
+
+
+@dataclass
+class LoopVectorizer:
+    """Builds the vector form of one loop into detached blocks (`build`), or raises
+    NotVectorizable; nothing of the input is changed."""
+
+    for_op: loop.ForOp
+    fma: bool
+    lanes: int = 0
+    #: old value -> new scalar: uniform values, and lane 0's value of affine indices.
+    scalar: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    #: old varying value -> new vector.
+    vector: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    #: old affine index -> its difference between neighbouring lanes.
+    stride: dict[SSAValue, int] = field(default_factory=dict)
+    #: old single-use vector mulf result -> its vector operands, awaiting an addf to fuse into.
+    deferred: dict[SSAValue, tuple[SSAValue, SSAValue, arith.MulfOp]] = field(default_factory=dict)
+    splats: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    accesses: list[Access] = field(default_factory=list)
+    stored: set[SSAValue] = field(default_factory=set)
+    #: where new ops go
+    target: Block = field(default_factory=Block)
+
+    # ---------------------------------------------------------------- the whole loop
+
+    def build(self) -> tuple[Block, list[SSAValue]]:
+        """The ops replacing the loop (a detached block), and the values of its results."""
+        trip = self.for_op.trip_count
+        if trip in LANE_COUNTS:
+            self.lanes, outer = trip, 1
+        elif trip > 0 and trip % STRIP_LANES == 0:
+            self.lanes, outer = STRIP_LANES, trip // STRIP_LANES
+        else:
+            raise NotVectorizable(
+                f"trip count {trip} is not {', '.join(map(str, LANE_COUNTS))} or a multiple "
+                f"of {STRIP_LANES}"
+            )
+        reductions = find_reductions(self.for_op)
+        lower, _, step = self.for_op.bounds
+        iv = self.for_op.induction_var
+        self.stride[iv] = step
+        out = self.target
+        try:
+            if outer == 1:
+                first = self.emit(arith.ConstantOp(IntegerAttr(lower, IndexType())))
+                first.result.name_hint = iv.name_hint
+                self.scalar[iv] = first.result
+                self.widen_body(skip={r.combine for r in reductions})
+                results = [self.fold(r, self.vec(r.value)) for r in reductions]
+            else:
+                results = self.build_strip_mined(outer, reductions)
+            self.check_dependences()
+        except (NotVectorizable, VerifyException):
+            discard(out)
+            raise
+        return out, results
+
+    def build_strip_mined(self, outer: int, reductions: list[Reduction]) -> list[SSAValue]:
+        """for %o = 0 to outer iter_args(vector accumulators): a vector body at lane 0's
+        index lower + o * lanes * step; then each accumulator folded into its init value."""
+        lower, _, step = self.for_op.bounds
+        iv = self.for_op.induction_var
+        out = self.target
+        inits = []
+        for r in reductions:
+            start = self.emit(arith.ConstantOp(identity(r.kind, r.carried.type)))
+            inits.append(self.emit(loop.BroadcastOp(start.result, self.lanes)).result)
+            inits[-1].name_hint = f"{r.carried.name_hint}_init" if r.carried.name_hint else None
+        strip = self.emit(loop.ForOp(0, outer, 1, inits))
+        body = strip.body.block
+        body.args[0].name_hint = f"{iv.name_hint}_o" if iv.name_hint else None
+        self.target = body
+        width = self.emit(arith.ConstantOp(IntegerAttr(self.lanes * step, IndexType())))
+        first = self.emit(arith.MuliOp(body.args[0], width.result)).result
+        if lower:
+            offset = self.emit(arith.ConstantOp(IntegerAttr(lower, IndexType())))
+            first = self.emit(arith.AddiOp(first, offset.result)).result
+        first.name_hint = iv.name_hint
+        self.scalar[iv] = first
+        for r, accumulator in zip(reductions, body.args[1:]):
+            accumulator.name_hint = r.carried.name_hint
+            self.vector[r.carried] = accumulator
+        self.widen_body(skip=set())
+        self.emit(loop.YieldOp(*(self.vec(r.combine.results[0]) for r in reductions)))
+        self.target = out
+        for r, accumulator in zip(reductions, strip.results):
+            accumulator.name_hint = r.carried.name_hint
+        return [self.fold(r, acc) for r, acc in zip(reductions, strip.results)]
+
+    def fold(self, reduction: Reduction, vector: SSAValue) -> SSAValue:
+        """The loop's result: the reduced lanes folded into the initial value."""
+        fold = self.emit(loop.VectorReduceOp(reduction.kind, reduction.init, vector))
+        index = list(self.for_op.carried).index(reduction.carried)
+        fold.results[0].name_hint = self.for_op.results[index].name_hint
+        return fold.results[0]
+
+    def widen_body(self, skip: set[Operation]) -> None:
+        for op in self.for_op.body.block.ops:
+            if isinstance(op, loop.YieldOp) or op in skip:
+                continue
+            if op.regions:
+                raise NotVectorizable(f"{op.name} inside the loop")
+            if isinstance(op, loop.LoadOp):
+                self.load(op)
+            elif isinstance(op, loop.StoreOp):
+                self.store(op)
+            elif any(o in self.stride for o in op.operands):
+                self.affine_index(op)
+            elif any(o in self.vector or o in self.deferred for o in op.operands):
+                self.widen(op)
+            elif is_side_effect_free(op):
+                self.emit(op.clone(self.scalar))
+            else:
+                raise NotVectorizable(f"{op.name} has side effects")
+
+    def check_dependences(self) -> None:
+        """Every buffer stored to is accessed only by vector accesses at the same indices."""
+        for buffer in self.stored:
+            accesses = [a for a in self.accesses if a.buffer is buffer]
+            first = accesses[0]
+            for access in accesses:
+                if not access.vector or not all(
+                    same_value(x, y) for x, y in zip(access.indices, first.indices)
+                ):
+                    raise NotVectorizable(
+                        f"lanes may depend on each other through %{buffer.name_hint or 'buffer'}"
+                    )
+
+    # ---------------------------------------------------------------- one op
+
+    def emit(self, op: Operation) -> Operation:
+        self.target.add_op(op)
+        return op
+
+    def vec(self, value: SSAValue) -> SSAValue:
+        """The vector of `value`'s lanes (a uniform value broadcast)."""
+        if value in self.vector:
+            return self.vector[value]
+        if value in self.deferred:
+            lhs, rhs, mul = self.deferred.pop(value)
+            product = self.emit(arith.MulfOp(lhs, rhs, mul.fastmath)).results[0]
+            product.name_hint = value.name_hint
+            self.vector[value] = product
+            return product
+        if value in self.stride:
+            raise NotVectorizable("the induction variable is used as data")
+        scalar = self.scalar.get(value, value)
+        if scalar not in self.splats:
+            self.splats[scalar] = self.emit(loop.BroadcastOp(scalar, self.lanes)).result
+            self.splats[scalar].name_hint = value.name_hint
+        return self.splats[scalar]
+
+    def access_indices(self, indices: tuple[SSAValue, ...]) -> tuple[bool, list[SSAValue]]:
+        """(is it a unit-stride vector access, lane 0's indices); raises for a gather."""
+        strides = [self.stride.get(i, 0) for i in indices]
+        new = [self.scalar.get(i, i) for i in indices]
+        if not any(strides):
+            return False, new
+        if strides[-1] == 1 and not any(strides[:-1]):
+            return True, new
+        raise NotVectorizable(f"gather/scatter (lane strides {strides})")
+
+    def load(self, op: loop.LoadOp) -> None:
+        vector, indices = self.access_indices(op.indices)
+        self.accesses.append(Access(op.buffer, tuple(op.indices), vector))
+        if vector:
+            new = self.emit(loop.VectorLoadOp(op.buffer, indices, self.lanes))
+            self.vector[op.result] = new.results[0]
+        else:
+            new = self.emit(loop.LoadOp(op.buffer, indices))
+            self.scalar[op.result] = new.results[0]
+        new.results[0].name_hint = op.result.name_hint
+
+    def store(self, op: loop.StoreOp) -> None:
+        vector, indices = self.access_indices(op.indices)
+        if not vector:
+            raise NotVectorizable("store to the same address from every lane")
+        self.accesses.append(Access(op.buffer, tuple(op.indices), True))
+        self.stored.add(op.buffer)
+        self.emit(loop.VectorStoreOp(self.vec(op.value), op.buffer, indices))
+
+    def affine_index(self, op: Operation) -> None:
+        if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) or not isinstance(
+            op.result.type, IndexType
+        ):
+            raise NotVectorizable(f"the induction variable flows into {op.name}")
+        lhs, rhs = op.operands
+        a, b = self.stride.get(lhs, 0), self.stride.get(rhs, 0)
+        if isinstance(op, arith.AddiOp):
+            stride = a + b
+        elif isinstance(op, arith.SubiOp):
+            stride = a - b
+        else:
+            factor = _constant_int(rhs if a else lhs)
+            if (a and b) or factor is None:
+                raise NotVectorizable("an index scaled by a non-constant")
+            stride = (a or b) * factor
+        if stride == 0:
+            raise NotVectorizable("an index in which the induction variable cancels")
+        self.emit(op.clone(self.scalar))
+        self.stride[op.result] = stride
+
+    def widen(self, op: Operation) -> None:
+        """The vector form of an op with a varying operand."""
+        if (
+            len(op.results) != 1
+            or not op.name.startswith(("arith.", "math."))
+            or not is_side_effect_free(op)
+            or isinstance(op.results[0].type, VectorType | IndexType)
+        ):
+            raise NotVectorizable(f"no vector form of {op.name}")
+        result = op.results[0]
+        vector_type = VectorType(result.type, [self.lanes])
+        vec = self.vec
+        match op:
+            case arith.MulfOp() if self.fma and _fusable_product(op):
+                self.deferred[result] = (vec(op.lhs), vec(op.rhs), op)
+                return
+            case arith.AddfOp() if op.lhs in self.deferred or op.rhs in self.deferred:
+                product, addend = (op.lhs, op.rhs) if op.lhs in self.deferred else (op.rhs, op.lhs)
+                lhs, rhs, _ = self.deferred.pop(product)
+                new: Operation = math.FmaOp(lhs, rhs, vec(addend))
+            case arith.CmpfOp():
+                predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+                new = loop.VectorCmpfOp(predicate, vec(op.lhs), vec(op.rhs))
+            case arith.CmpiOp():
+                predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+                new = loop.VectorCmpiOp(predicate, vec(op.lhs), vec(op.rhs))
+            case arith.SelectOp() if op.cond in self.vector:
+                new = loop.VectorSelectOp(vec(op.cond), vec(op.lhs), vec(op.rhs))
+            case arith.SelectOp():
+                cond = self.scalar.get(op.cond, op.cond)
+                new = arith.SelectOp(cond, vec(op.lhs), vec(op.rhs))
+            case _ if type(op) in _CASTS:
+                new = loop.VectorCastOp(_CASTS[type(op)], vec(op.operands[0]), vector_type)
+            case _:
+                new = type(op).create(
+                    operands=[vec(o) for o in op.operands],
+                    result_types=[vector_type],
+                    properties=dict(op.properties),
+                    attributes=dict(op.attributes),
+                )
+        try:
+            new.verify()  # detached: its constraints only, not the block it will end up in
+        except VerifyException as error:
+            new.drop_all_references()
+            raise NotVectorizable(f"no vector form of {op.name}: {error}") from None
+        self.emit(new)
+        new.results[0].name_hint = result.name_hint
+        self.vector[result] = new.results[0]
+
+
+def _fusable_product(op: arith.MulfOp) -> bool:
+    """A product whose only use is an addf in the same block: fma(a, b, c) replaces both."""
+    uses = list(op.result.uses)
+    return (
+        len(uses) == 1
+        and isinstance(uses[0].operation, arith.AddfOp)
+        and uses[0].operation.parent is op.parent
+    )
+
+
+def discard(block: Block) -> None:
+    """Drop a detached block's ops (and their uses of values outside it)."""
+    for op in reversed(list(block.ops)):
+        op.drop_all_references()
+
+
+class VectorizeLoopPattern(RewritePattern):
+    """Vectorize one `loop.for {vectorize}`, or drop the hint if it cannot be done."""
+
+    def __init__(self, fma: bool):
+        self.fma = fma
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter) -> None:
+        if VECTORIZE not in op.attributes:
+            return
+        try:
+            block, results = LoopVectorizer(op, self.fma).build()
+        except (NotVectorizable, VerifyException) as reason:
+            _log.debug(
+                "loop-vectorize: loop %%%s stays scalar: %s", op.induction_var.name_hint, reason
+            )
+            del op.attributes[VECTORIZE]
+            rewriter.notify_op_modified(op)
+            return
+        rewriter.inline_block(block, InsertPoint.before(op))
+        rewriter.replace(op, (), results)
+
+
+@dataclass(frozen=True)
+class VectorizePass(ModulePass):
+    """Vectorize loops marked `vectorize` (see the module docstring for what qualifies)."""
+
+    name = "loop-vectorize"
+
+    #: Fuse a vector multiply feeding an add into `math.fma`.
+    fma: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            VectorizeLoopPattern(self.fma), walk_regions_first=True
+        ).rewrite_module(op)

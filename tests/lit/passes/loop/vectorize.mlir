@@ -1,0 +1,253 @@
+// RUN: minitvm-opt %s -p loop-vectorize | filecheck %s
+// RUN: minitvm-opt %s -p 'loop-vectorize{fma=false}' | filecheck %s --check-prefix=NOFMA
+//
+// Loops marked vectorize become straight-line vector code, or stay scalar without the hint.
+
+// The register-blocked GEMM's inner body: A[i, k] is the same for every lane (a scalar load,
+// broadcast), B and C rows are vector accesses at lane 0's column, the product feeding the
+// add becomes an fma, and C's read-modify-write is safe (each lane touches its own element).
+// CHECK-LABEL: func.func @register_block(
+// CHECK-SAME:    %[[A:\w+]]: memref<64x64xf32>, %[[B:\w+]]: memref<64x64xf32>, %[[C:\w+]]: memref<64x64xf32>, %[[I:\w+]]: index, %[[K:\w+]]: index, %[[J0:\w+]]: index)
+// CHECK-NEXT:    %[[J:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[COL:\w+]] = arith.addi %[[J0]], %[[J]] : index
+// CHECK-NEXT:    %[[AV:\w+]] = loop.load %[[A]][%[[I]], %[[K]]] : memref<64x64xf32> -> f32
+// CHECK-NEXT:    %[[BV:\w+]] = loop.vload %[[B]][%[[K]], %[[COL]]] : memref<64x64xf32> -> vector<16xf32>
+// CHECK-NEXT:    %[[AS:\w+]] = loop.broadcast %[[AV]] : f32 -> vector<16xf32>
+// CHECK-NEXT:    %[[CV:\w+]] = loop.vload %[[C]][%[[I]], %[[COL]]] : memref<64x64xf32> -> vector<16xf32>
+// CHECK-NEXT:    %[[S:\w+]] = math.fma %[[AS]], %[[BV]], %[[CV]] : vector<16xf32>
+// CHECK-NEXT:    loop.vstore %[[S]], %[[C]][%[[I]], %[[COL]]] : vector<16xf32>, memref<64x64xf32>
+// CHECK-NEXT:    func.return
+// NOFMA-LABEL: func.func @register_block(
+// NOFMA:         %[[AS:\w+]] = loop.broadcast %{{\w+}} : f32 -> vector<16xf32>
+// NOFMA-NEXT:    %[[P:\w+]] = arith.mulf %[[AS]], %[[BV:\w+]] : vector<16xf32>
+// NOFMA-NEXT:    %[[CV:\w+]] = loop.vload
+// NOFMA-NEXT:    %{{\w+}} = arith.addf %[[CV]], %[[P]] : vector<16xf32>
+func.func @register_block(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %C: memref<64x64xf32>, %i: index, %k: index, %j0: index) {
+  loop.for %j = 0 to 16 step 1 {
+    %col = arith.addi %j0, %j : index
+    %a = loop.load %A[%i, %k] : memref<64x64xf32> -> f32
+    %b = loop.load %B[%k, %col] : memref<64x64xf32> -> f32
+    %p = arith.mulf %a, %b : f32
+    %c = loop.load %C[%i, %col] : memref<64x64xf32> -> f32
+    %s = arith.addf %c, %p : f32
+    loop.store %s, %C[%i, %col] : f32, memref<64x64xf32>
+  } {vectorize}
+  func.return
+}
+
+// Uniform loads stay scalar and are broadcast once; a compare and select on vectors need
+// vector masks: loop.vcmpf / loop.vselect. math ops take vectors as they are.
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-SAME:    %[[X:\w+]]: memref<4x8xf32>, %[[BIAS:\w+]]: memref<4xf32>, %[[Y:\w+]]: memref<4x8xf32>, %[[R:\w+]]: index)
+// CHECK-NEXT:    %[[J:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[V:\w+]] = loop.vload %[[X]][%[[R]], %[[J]]] : memref<4x8xf32> -> vector<8xf32>
+// CHECK-NEXT:    %[[B:\w+]] = loop.load %[[BIAS]][%[[R]]] : memref<4xf32> -> f32
+// CHECK-NEXT:    %[[BS:\w+]] = loop.broadcast %[[B]] : f32 -> vector<8xf32>
+// CHECK-NEXT:    %[[S:\w+]] = arith.addf %[[V]], %[[BS]] : vector<8xf32>
+// CHECK-NEXT:    %[[ZERO:\w+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZS:\w+]] = loop.broadcast %[[ZERO]] : f32 -> vector<8xf32>
+// CHECK-NEXT:    %[[POS:\w+]] = loop.vcmpf "ogt", %[[S]], %[[ZS]] : vector<8xf32> -> vector<8xi1>
+// CHECK-NEXT:    %[[E:\w+]] = math.exp %[[S]] : vector<8xf32>
+// CHECK-NEXT:    %[[OUT:\w+]] = loop.vselect %[[POS]], %[[S]], %[[E]] : vector<8xi1>, vector<8xf32>
+// CHECK-NEXT:    loop.vstore %[[OUT]], %[[Y]][%[[R]], %[[J]]] : vector<8xf32>, memref<4x8xf32>
+// CHECK-NEXT:    func.return
+func.func @elementwise(%x: memref<4x8xf32>, %bias: memref<4xf32>, %y: memref<4x8xf32>, %r: index) {
+  loop.for %j = 0 to 8 step 1 {
+    %v = loop.load %x[%r, %j] : memref<4x8xf32> -> f32
+    %b = loop.load %bias[%r] : memref<4xf32> -> f32
+    %s = arith.addf %v, %b : f32
+    %zero = arith.constant 0.0 : f32
+    %pos = arith.cmpf ogt, %s, %zero : f32
+    %e = math.exp %s : f32
+    %out = arith.select %pos, %s, %e : f32
+    loop.store %out, %y[%r, %j] : f32, memref<4x8xf32>
+  } {vectorize}
+  func.return
+}
+
+// Reductions along the vector axis: the lanes are folded into the initial values.
+// CHECK-LABEL: func.func @sum_and_max(
+// CHECK-SAME:    %[[X:\w+]]: memref<16xf32>, %[[OUT:\w+]]: memref<2xf32>)
+// CHECK-NEXT:    %[[ZERO:\w+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[NINF:\w+]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %[[J:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[V:\w+]] = loop.vload %[[X]][%[[J]]] : memref<16xf32> -> vector<16xf32>
+// CHECK-NEXT:    %[[SUM:\w+]] = loop.vreduce "addf" %[[ZERO]], %[[V]] : vector<16xf32> -> f32
+// CHECK-NEXT:    %[[MAX:\w+]] = loop.vreduce "maximumf" %[[NINF]], %[[V]] : vector<16xf32> -> f32
+// CHECK:         loop.store %[[SUM]], %[[OUT]]
+// CHECK-NEXT:    loop.store %[[MAX]], %[[OUT]]
+func.func @sum_and_max(%x: memref<16xf32>, %out: memref<2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %sum, %max = loop.for %j = 0 to 16 step 1 iter_args(%s = %zero, %m = %ninf) -> (f32, f32) {
+    %v = loop.load %x[%j] : memref<16xf32> -> f32
+    %s1 = arith.addf %s, %v : f32
+    %m1 = arith.maximumf %v, %m : f32
+    loop.yield %s1, %m1 : f32, f32
+  } {vectorize}
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  loop.store %sum, %out[%c0] : f32, memref<2xf32>
+  loop.store %max, %out[%c1] : f32, memref<2xf32>
+  func.return
+}
+
+// 64 iterations: strip-mined into 4 x 16 lanes with a vector accumulator starting at the
+// identity of addf (-0.0), folded into the initial value after the loop.
+// CHECK-LABEL: func.func @dot_strip_mined(
+// CHECK-SAME:    %[[X:\w+]]: memref<64xf32>, %[[Y:\w+]]: memref<64xf32>, %[[OUT:\w+]]: memref<f32>)
+// CHECK-NEXT:    %[[ZERO:\w+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ID:\w+]] = arith.constant -0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:\w+]] = loop.broadcast %[[ID]] : f32 -> vector<16xf32>
+// CHECK-NEXT:    %[[ACC:\w+]] = loop.for %[[O:\w+]] = 0 to 4 step 1 iter_args(%[[CUR:\w+]] = %[[INIT]]) -> (vector<16xf32>) {
+// CHECK-NEXT:      %[[W:\w+]] = arith.constant 16 : index
+// CHECK-NEXT:      %[[J:\w+]] = arith.muli %[[O]], %[[W]] : index
+// CHECK-NEXT:      %[[A:\w+]] = loop.vload %[[X]][%[[J]]] : memref<64xf32> -> vector<16xf32>
+// CHECK-NEXT:      %[[B:\w+]] = loop.vload %[[Y]][%[[J]]] : memref<64xf32> -> vector<16xf32>
+// CHECK-NEXT:      %[[NEXT:\w+]] = math.fma %[[A]], %[[B]], %[[CUR]] : vector<16xf32>
+// CHECK-NEXT:      loop.yield %[[NEXT]] : vector<16xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[DOT:\w+]] = loop.vreduce "addf" %[[ZERO]], %[[ACC]] : vector<16xf32> -> f32
+// CHECK-NEXT:    loop.store %[[DOT]], %[[OUT]][] : f32, memref<f32>
+func.func @dot_strip_mined(%x: memref<64xf32>, %y: memref<64xf32>, %out: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %dot = loop.for %j = 0 to 64 step 1 iter_args(%acc = %zero) -> (f32) {
+    %a = loop.load %x[%j] : memref<64xf32> -> f32
+    %b = loop.load %y[%j] : memref<64xf32> -> f32
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    loop.yield %s : f32
+  } {vectorize}
+  loop.store %dot, %out[] : f32, memref<f32>
+  func.return
+}
+
+// 48 = 3 x 16 lanes, no reduction: a plain scalar loop over vector bodies. Casts that
+// xDSL's arith verifies on scalars only become loop.vcast.
+// CHECK-LABEL: func.func @cast_strip_mined(
+// CHECK-SAME:    %[[X:\w+]]: memref<2x48xi32>, %[[Y:\w+]]: memref<2x48xf32>)
+// CHECK-NEXT:    %[[ROW:\w+]] = arith.constant 1 : index
+// CHECK-NEXT:    loop.for %[[O:\w+]] = 0 to 3 step 1 {
+// CHECK-NEXT:      %[[W:\w+]] = arith.constant 16 : index
+// CHECK-NEXT:      %[[J:\w+]] = arith.muli %[[O]], %[[W]] : index
+// CHECK-NEXT:      %[[V:\w+]] = loop.vload %[[X]][%[[ROW]], %[[J]]] : memref<2x48xi32> -> vector<16xi32>
+// CHECK-NEXT:      %[[F:\w+]] = loop.vcast "sitofp" %[[V]] : vector<16xi32> -> vector<16xf32>
+// CHECK-NEXT:      loop.vstore %[[F]], %[[Y]][%[[ROW]], %[[J]]] : vector<16xf32>, memref<2x48xf32>
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    func.return
+func.func @cast_strip_mined(%x: memref<2x48xi32>, %y: memref<2x48xf32>) {
+  %c1 = arith.constant 1 : index
+  loop.for %j = 0 to 48 step 1 {
+    %v = loop.load %x[%c1, %j] : memref<2x48xi32> -> i32
+    %f = arith.sitofp %v : i32 to f32
+    loop.store %f, %y[%c1, %j] : f32, memref<2x48xf32>
+  } {vectorize}
+  func.return
+}
+
+// Negative: a varying index in a non-last dimension (a gather): the loop stays scalar and
+// loses its hint.
+// CHECK-LABEL: func.func @gather(
+// CHECK-NEXT:    loop.for %[[J:\w+]] = 0 to 8 step 1 {
+// CHECK-NEXT:      %{{\w+}} = loop.load %{{\w+}}[%[[J]], %[[J]]] : memref<8x8xf32> -> f32
+// CHECK-NEXT:      loop.store
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    func.return
+func.func @gather(%x: memref<8x8xf32>, %y: memref<8xf32>) {
+  loop.for %j = 0 to 8 step 1 {
+    %v = loop.load %x[%j, %j] : memref<8x8xf32> -> f32
+    loop.store %v, %y[%j] : f32, memref<8xf32>
+  } {vectorize}
+  func.return
+}
+
+// Negative: a loop.if in the body (the guard of a split that does not divide).
+// CHECK-LABEL: func.func @guarded(
+// CHECK-NEXT:    loop.for %[[J:\w+]] = 0 to 8 step 1 {
+// CHECK-NEXT:      %[[IN:\w+]] = arith.cmpi slt, %[[J]], %{{\w+}} : index
+// CHECK-NEXT:      loop.if %[[IN]] {
+// CHECK-NEXT:        loop.load
+// CHECK-NEXT:        loop.store
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    func.return
+func.func @guarded(%x: memref<8xf32>, %y: memref<8xf32>, %n: index) {
+  loop.for %j = 0 to 8 step 1 {
+    %in = arith.cmpi slt, %j, %n : index
+    loop.if %in {
+      %v = loop.load %x[%j] : memref<8xf32> -> f32
+      loop.store %v, %y[%j] : f32, memref<8xf32>
+    }
+  } {vectorize}
+  func.return
+}
+
+// Negative: every lane stores to the same address.
+// CHECK-LABEL: func.func @uniform_store(
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 8 step 1 {
+// CHECK-NEXT:      loop.load
+// CHECK-NEXT:      loop.store
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    func.return
+func.func @uniform_store(%x: memref<8xf32>, %y: memref<f32>) {
+  loop.for %j = 0 to 8 step 1 {
+    %v = loop.load %x[%j] : memref<8xf32> -> f32
+    loop.store %v, %y[] : f32, memref<f32>
+  } {vectorize}
+  func.return
+}
+
+// Negative: lane j + 1 reads what lane j wrote (accesses to a stored buffer must match).
+// CHECK-LABEL: func.func @recurrence(
+// CHECK-NEXT:    arith.constant 1 : index
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 16 step 1 {
+// CHECK-NEXT:      arith.addi
+// CHECK-NEXT:      loop.load
+// CHECK-NEXT:      loop.store
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    func.return
+func.func @recurrence(%x: memref<17xf32>) {
+  %one = arith.constant 1 : index
+  loop.for %j = 0 to 16 step 1 {
+    %next = arith.addi %j, %one : index
+    %v = loop.load %x[%j] : memref<17xf32> -> f32
+    loop.store %v, %x[%next] : f32, memref<17xf32>
+  } {vectorize}
+  func.return
+}
+
+// Negative: 12 iterations are neither a lane count nor a multiple of 16.
+// CHECK-LABEL: func.func @odd_trip(
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 12 step 1 {
+// CHECK-NEXT:      loop.load
+// CHECK-NEXT:      loop.store
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    func.return
+func.func @odd_trip(%x: memref<12xf32>, %y: memref<12xf32>) {
+  loop.for %j = 0 to 12 step 1 {
+    %v = loop.load %x[%j] : memref<12xf32> -> f32
+    loop.store %v, %y[%j] : f32, memref<12xf32>
+  } {vectorize}
+  func.return
+}
+
+// Negative: the carried value is also stored (a prefix sum), not just reduced.
+// CHECK-LABEL: func.func @scan(
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    %{{\w+}} = loop.for %{{\w+}} = 0 to 8 step 1 iter_args(
+// CHECK-NEXT:      loop.load
+// CHECK-NEXT:      arith.addf
+// CHECK-NEXT:      loop.store
+// CHECK-NEXT:      loop.yield
+// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    func.return
+func.func @scan(%x: memref<8xf32>, %y: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %r = loop.for %j = 0 to 8 step 1 iter_args(%acc = %zero) -> (f32) {
+    %v = loop.load %x[%j] : memref<8xf32> -> f32
+    %s = arith.addf %acc, %v : f32
+    loop.store %s, %y[%j] : f32, memref<8xf32>
+    loop.yield %s : f32
+  } {vectorize}
+  func.return
+}

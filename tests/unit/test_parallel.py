@@ -1,0 +1,287 @@
+"""Parallel loops: outlined chunk functions give the same results on 1, 2 and 3 threads, with
+libgomp and with the runtime's thread pool, for trip counts the thread count does not divide,
+stepped loops, captured indices/scalars/vectors and per-thread scratch buffers; and the
+default schedule marks the loops that have the work for it."""
+
+from __future__ import annotations
+
+import minitvm
+import numpy as np
+import onnx
+import pytest
+from minitvm.compiler import lower_to_te
+from minitvm.dialects import loop
+from minitvm.errors import MinitvmError
+from minitvm.frontend import from_onnx
+from minitvm.ir import make_context, parse_module
+from minitvm.lowering.jit import NO_LIBGOMP_ENV, compile_llvm, load_libgomp
+from minitvm.lowering.loop_to_llvm import lower_to_llvm
+from minitvm.lowering.loop_to_llvm.parallel import FALLBACK_GLOBAL, NUM_THREADS_GLOBAL
+from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
+from minitvm.runtime import Executable, TensorSpec, thread_pool
+from onnx import TensorProto, helper, numpy_helper
+
+KERNELS = """
+// Rows of a 7x33 matrix (7: no thread count divides it), with a constant and a scalar
+// computed outside the parallel loop.
+func.func @rows(%a: memref<7x33xf32>, %out: memref<7x33xf32>) {
+  %two = arith.constant 2.0 : f32
+  %c0 = arith.constant 0 : index
+  %first = loop.load %a[%c0, %c0] : memref<7x33xf32> -> f32
+  loop.for %i = 0 to 7 step 1 {
+    loop.for %j = 0 to 33 step 1 {
+      %x = loop.load %a[%i, %j] : memref<7x33xf32> -> f32
+      %y = arith.mulf %x, %two : f32
+      %z = arith.addf %y, %first : f32
+      loop.store %z, %out[%i, %j] : f32, memref<7x33xf32>
+    }
+  } {parallel}
+  func.return
+}
+
+// out[i] = i for i = 1, 4, ..., 19 (a stepped loop of 7 iterations), 0 elsewhere.
+func.func @stepped(%out: memref<20xf32>) {
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = 0 to 20 step 1 {
+    loop.store %zero, %out[%i] : f32, memref<20xf32>
+  }
+  loop.for %i = 1 to 20 step 3 {
+    %n = arith.index_cast %i : index to i64
+    %f = arith.sitofp %n : i64 to f32
+    loop.store %f, %out[%i] : f32, memref<20xf32>
+  } {parallel}
+  func.return
+}
+
+// A parallel loop inside a serial one (capturing its index) and one inside a parallel one
+// (which runs serially on its thread).
+func.func @nested(%a: memref<7x33xf32>, %out: memref<3x5x4xf32>) {
+  loop.for %k = 0 to 3 step 1 {
+    loop.for %i = 0 to 5 step 1 {
+      loop.for %j = 0 to 4 step 1 {
+        %x = loop.load %a[%i, %j] : memref<7x33xf32> -> f32
+        %kk = arith.index_cast %k : index to i64
+        %kf = arith.sitofp %kk : i64 to f32
+        %s = arith.addf %x, %kf : f32
+        loop.store %s, %out[%k, %i, %j] : f32, memref<3x5x4xf32>
+      } {parallel}
+    } {parallel}
+  }
+  func.return
+}
+
+// A vector made outside the parallel loop, stored by every iteration.
+func.func @splat(%a: memref<7x33xf32>, %out: memref<5x16xf32>) {
+  %c1 = arith.constant 1 : index
+  %x = loop.load %a[%c1, %c1] : memref<7x33xf32> -> f32
+  %v = loop.broadcast %x : f32 -> vector<16xf32>
+  loop.for %i = 0 to 5 step 1 {
+    %c0 = arith.constant 0 : index
+    loop.vstore %v, %out[%i, %c0] : vector<16xf32>, memref<5x16xf32>
+  } {parallel}
+  func.return
+}
+
+// A scratch buffer allocated inside the parallel loop: one per thread.
+func.func @scratch(%a: memref<7x33xf32>, %out: memref<7xf32>) {
+  loop.for %i = 0 to 7 step 1 {
+    %t = loop.alloc : memref<33xf32>
+    loop.for %j = 0 to 33 step 1 {
+      %x = loop.load %a[%i, %j] : memref<7x33xf32> -> f32
+      %y = arith.mulf %x, %x : f32
+      loop.store %y, %t[%j] : f32, memref<33xf32>
+    }
+    %zero = arith.constant 0.0 : f32
+    %sum = loop.for %j = 0 to 33 step 1 iter_args(%acc = %zero) -> (f32) {
+      %y = loop.load %t[%j] : memref<33xf32> -> f32
+      %s = arith.addf %acc, %y : f32
+      loop.yield %s : f32
+    }
+    %c0 = arith.constant 0 : index
+    loop.store %sum, %out[%i] : f32, memref<7xf32>
+  } {parallel}
+  func.return
+}
+
+func.func @main(%a: memref<7x33xf32>, %o1: memref<7x33xf32>, %o2: memref<20xf32>,
+                %o3: memref<3x5x4xf32>, %o4: memref<5x16xf32>, %o5: memref<7xf32>) {
+  func.call @rows(%a, %o1) : (memref<7x33xf32>, memref<7x33xf32>) -> ()
+  func.call @stepped(%o2) : (memref<20xf32>) -> ()
+  func.call @nested(%a, %o3) : (memref<7x33xf32>, memref<3x5x4xf32>) -> ()
+  func.call @splat(%a, %o4) : (memref<7x33xf32>, memref<5x16xf32>) -> ()
+  func.call @scratch(%a, %o5) : (memref<7x33xf32>, memref<7xf32>) -> ()
+  func.return
+}
+"""
+
+OUTPUT_SHAPES = [(7, 33), (20,), (3, 5, 4), (5, 16), (7,)]
+
+
+def expected(a: np.ndarray) -> list[np.ndarray]:
+    stepped = np.zeros(20, np.float32)
+    stepped[1::3] = np.arange(1, 20, 3)
+    nested = np.stack([a[:5, :4] + k for k in range(3)])
+    return [a * 2 + a[0, 0], stepped, nested, np.full((5, 16), a[1, 1]), (a * a).sum(axis=1)]
+
+
+def executable(text: str, shapes: list[tuple[int, ...]], threads: int) -> Executable:
+    """Hand-written loop IR -> Executable, wired as compiler.build does it."""
+    module, info = lower_to_llvm(parse_module(text))
+    jit = compile_llvm(module)
+    assert jit.parallel_backend is not None  # the module has parallel loops
+    f32 = np.dtype(np.float32)
+    specs = [TensorSpec(f"t{n}", s, f32) for n, s in enumerate(shapes)]
+    return Executable(
+        jit.address("main"),
+        jit,
+        specs[:1],
+        specs[1:],
+        info.constant_arrays(),
+        info.arena_size,
+        num_threads=threads,
+        stats={"parallel_backend": jit.parallel_backend},
+        parallel_backend=jit.parallel_backend,
+        threads_address=jit.global_address(NUM_THREADS_GLOBAL),
+        fallback_address=jit.global_address(FALLBACK_GLOBAL),
+    )
+
+
+@pytest.fixture(params=["gomp", "threads"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "gomp":
+        if load_libgomp() is None:
+            pytest.skip("libgomp is not installed")
+        monkeypatch.delenv(NO_LIBGOMP_ENV, raising=False)
+    else:
+        monkeypatch.setenv(NO_LIBGOMP_ENV, "1")
+    return request.param
+
+
+def test_loops_give_the_same_results_on_any_thread_count(backend: str) -> None:
+    exe = executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=1)
+    assert exe.stats["parallel_backend"] == backend
+    a = np.random.default_rng(0).standard_normal((7, 33)).astype(np.float32)
+    runs = {}
+    for threads in (1, 2, 3, 1):
+        exe.num_threads = threads
+        runs[threads] = exe.run({"t0": a})
+        for got, want in zip(runs[threads], expected(a), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    for threads in (2, 3):
+        for got, want in zip(runs[threads], runs[1], strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_the_fallback_runs_chunks_on_the_runtime_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(NO_LIBGOMP_ENV, "1")
+    exe = executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=3)
+    exe.run({"t0": np.ones((7, 33), np.float32)})
+    pool = thread_pool._pool
+    assert pool is not None and len(pool._threads) >= 2
+
+
+def test_chunks_cover_every_iteration_once() -> None:
+    seen = np.zeros(10, np.int64)
+    calls = []
+
+    @thread_pool.CHUNK
+    def body(ctx: int | None, lo: int, hi: int) -> None:
+        calls.append((lo, hi))
+        seen[lo:hi] += 1
+
+    import ctypes
+
+    address = ctypes.cast(body, ctypes.c_void_p).value
+    thread_pool.parallel_for(address, 0, 10, 3, 2)
+    assert seen.tolist() == [1] * 10
+    assert sorted(calls) == [(0, 2), (2, 4), (4, 6), (6, 8), (8, 10)]
+
+
+def test_num_threads_must_be_positive() -> None:
+    exe = executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=1)
+    exe.num_threads = 0
+    with pytest.raises(MinitvmError, match="num_threads"):
+        exe.run({"t0": np.ones((7, 33), np.float32)})
+
+
+# ------------------------------------------------------------------------------ from ONNX
+
+
+def matmul_relu(m: int, k: int, n: int) -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((k, n)).astype(np.float32), "w")
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"]), helper.make_node("Relu", ["mm"], ["y"])]
+    graph = helper.make_graph(
+        nodes,
+        "matmul_relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        [w],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_default_schedule_marks_the_outer_spatial_loop_of_big_computes() -> None:
+    module = from_onnx(matmul_relu(37, 29, 41))
+    lower_to_te(module)
+    ConvertTeToLoopPass().apply(make_context(), module)
+    marked = [op for op in module.walk() if isinstance(op, loop.ForOp) and "parallel" in op.attributes]
+    # MatMul (37*29*41 multiply-adds) and Relu (37*41 elements, 3 ops each: under the bar).
+    assert [op.trip_count for op in marked] == [37]
+    for op in marked:
+        assert not op.inits  # never a reduction loop
+
+    small = from_onnx(matmul_relu(3, 4, 5))
+    lower_to_te(small)
+    ConvertTeToLoopPass().apply(make_context(), small)
+    assert not any("parallel" in op.attributes for op in small.walk() if isinstance(op, loop.ForOp))
+
+
+@pytest.mark.parametrize("backend_name", ["gomp", "threads"])
+def test_compiled_model_is_thread_count_invariant(
+    backend_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if backend_name == "gomp" and load_libgomp() is None:
+        pytest.skip("libgomp is not installed")
+    if backend_name == "threads":
+        monkeypatch.setenv(NO_LIBGOMP_ENV, "1")
+    model = matmul_relu(37, 29, 41)
+    exe = minitvm.compile(model, num_threads=2)
+    assert exe.num_threads == 2 and exe.stats["parallel_backend"] == backend_name
+    x = np.random.default_rng(1).standard_normal((37, 29)).astype(np.float32)
+    w = numpy_helper.to_array(model.graph.initializer[0])
+    results = []
+    for threads in (1, 2, 3):
+        exe.num_threads = threads
+        results.append(exe.run({"x": x})[0])
+    np.testing.assert_allclose(results[0], np.maximum(x @ w, 0), rtol=1e-5, atol=1e-5)
+    for other in results[1:]:
+        np.testing.assert_array_equal(other, results[0])
+
+
+def test_default_thread_count_is_every_usable_core() -> None:
+    exe = minitvm.compile(matmul_relu(3, 4, 5))
+    assert exe.num_threads >= 1
+    assert exe.stats["parallel_backend"] is None  # nothing was worth parallelizing
+
+
+def test_a_forked_child_runs_parallel_code(backend: str) -> None:
+    """libgomp's threads (and the pool's) do not survive fork(): a child of a process that
+    ran them must still finish (on the runtime's pool) instead of waiting forever."""
+    import os
+    import signal
+
+    exe = executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=2)
+    a = np.random.default_rng(2).standard_normal((7, 33)).astype(np.float32)
+    want = exe.run({"t0": a})
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if the results match
+        status = 1
+        try:
+            signal.alarm(60)
+            got = exe.run({"t0": a})
+            status = 0 if all(np.array_equal(g, w) for g, w in zip(got, want)) else 2
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -94,7 +94,7 @@ def main() -> None:
             for threads in times:
                 exe.num_threads = threads
                 times[threads].append(median_run(exe, feeds, args.reps))
-        one, many = (statistics.median(times[t]) for t in times)
+        one, many = (statistics.median(samples) for samples in times.values())
         rounds = "  ".join(f"{a * 1e3:.2f}/{b * 1e3:.2f}" for a, b in zip(*times.values()))
         stats = exe.stats
         print(

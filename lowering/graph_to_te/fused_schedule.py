@@ -43,7 +43,7 @@ from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import te
-from minitvm.lowering.te_to_loop import default_nest
+from minitvm.lowering.te_to_loop import scheduled_nest
 from minitvm.passes.te.inline import inline_computes
 
 #: The name of the anchor's main compute, which `#te.compute_at` refers to.
@@ -139,10 +139,11 @@ def _attach_depth(
 
 
 def _outer_spatial_loops(anchor: te.ComputeOp) -> list[tuple[int, int]]:
-    """(dim, extent) of the anchor's default loops outside its first reduction loop."""
+    """(dim, extent) of the anchor's unsplit loops outside its first reduction or split loop
+    (after its own schedule, e.g. a GEMM's register blocking)."""
     loops = []
-    for lp in default_nest(anchor).loops:
-        if lp.reduction:
+    for lp in scheduled_nest(anchor).loops:
+        if lp.reduction or "." in lp.name:
             break
         loops.append((int(lp.name[1:]), lp.extent))
     return loops

@@ -44,6 +44,7 @@ from minitvm.dialects.te_expr import (
     sqrt,
 )
 from minitvm.errors import MinitvmError
+from minitvm.lowering.graph_to_te.default_schedule import apply_gemm_schedule
 from minitvm.lowering.graph_to_te.kernel_builder import KernelBuilder, broadcast_read, lowering
 
 Index = Expr | int
@@ -163,7 +164,9 @@ def _matmul(kb: KernelBuilder, op: graph.MatMulOp, a: Tensor, b: Tensor) -> list
         b_index = [k] if b_vec else [*_batch_index(b.shape[:-2], batch), k, rest[-1]]
         return a[a_index] * b[b_index]
 
-    return [kb.compute(out, a.element_type, body, reduce=("sum", [k_extent]))]
+    product = kb.compute(out, a.element_type, body, reduce=("sum", [k_extent]))
+    apply_gemm_schedule(product.value.owner)  # type: ignore[arg-type]
+    return [product]
 
 
 @lowering(graph.GemmOp)
@@ -181,6 +184,7 @@ def _gemm(
         lambda i, j, k: a[(k, i) if trans_a else (i, k)] * b[(j, k) if trans_b else (k, j)],
         reduce=("sum", [k_extent]),
     )  # fmt: skip
+    apply_gemm_schedule(product.value.owner)  # type: ignore[arg-type]
     if alpha == 1.0 and (c is None or beta == 0.0):
         return [product]
 

@@ -149,3 +149,22 @@ def test_compute_at_on_a_reduction_loop_is_a_clean_error():
     bias.attributes["schedule"] = ArrayAttr([te.compute_at("conv", "r0")])
     with pytest.raises(MinitvmError, match="loop 'r0' is not an unsplit spatial axis"):
         run(module, [np.zeros(s, np.float32) for s in [(1, 3, 9, 8), (4, 3, 3, 3), (4,)]])
+
+
+def test_gemm_default_schedule_blocks_only_shapes_it_divides():
+    from minitvm.lowering.graph_to_te.default_schedule import gemm_schedule
+
+    def product(m: int, k: int, n: int) -> te.ComputeOp:
+        module = module_of([(m, k), (k, n)], lambda b, a: insert(b, g.MatMulOp.make(a[0], a[1])))
+        lower_to_te(module)
+        return next(op for op in module.walk() if isinstance(op, te.ComputeOp))
+
+    blocked = product(8, 512, 128)
+    assert [type(p).__name__ for p in blocked.schedule].count("SplitAttr") == 4
+    assert gemm_schedule(product(3, 5, 10)) is None  # neither 4 | 3 rows nor 16 | 10 columns
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in [(8, 512), (512, 128)])
+    module = module_of([(8, 512), (512, 128)], lambda blk, x: insert(blk, g.MatMulOp.make(x[0], x[1])))
+    lower_to_te(module)
+    (got,) = run(module, [a, b])
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)

@@ -153,8 +153,8 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
         help="optimization level 0-3 (default 3)",
     )  # fmt: skip
     p.add_argument(
-        "--num-threads", type=positive_int, default=1, metavar="N",
-        help="threads the compiled model may use (default 1)",
+        "--num-threads", type=positive_int, default=None, metavar="N",
+        help="threads the compiled model (and ONNX Runtime) may use (default: all cores)",
     )  # fmt: skip
 
 
@@ -565,6 +565,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "num_threads", 0) is None:  # compile/run: all the cores we may use
+        from minitvm.compiler import default_num_threads
+
+        args.num_threads = default_num_threads()
     try:
         args.run(args)
     except MinitvmError as e:

@@ -157,6 +157,24 @@ class GemmOp(GraphOp):
         return [tensor_type((m, n), a.element_type)]
 
 
+def _conv_operands(op_name: str, operand_types: Sequence[Attribute], rank_hint: str = ""):
+    """input, weight, optional bias of a convolution-like op, with matching ranks 3 to 5."""
+    names = ("input", "weight", "bias")[: len(operand_types)]
+    x, w, *b = _float_tensors(op_name, names, operand_types)
+    sx, sw = shape_of(x), shape_of(w)
+    if not 1 <= len(sx) - 2 <= 3 or len(sw) != len(sx):
+        raise ShapeError(
+            f"{op_name}: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must both have "
+            f"rank 3 to 5{rank_hint}"
+        )
+    return x, sx, sw, (b[0] if b else None)
+
+
+def _check_bias(op_name: str, bias: TensorType | None, channels: int) -> None:
+    if bias is not None and shape_of(bias) != (channels,):
+        raise ShapeError(f"{op_name}: bias must have shape {channels}, got {fmt_shape(shape_of(bias))}")
+
+
 @irdl_op_definition
 class ConvOp(GraphOp):
     """N-D convolution, NC + spatial layout; weight is (C_out, C_in / group, kernel...)."""
@@ -174,15 +192,8 @@ class ConvOp(GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        names = ("input", "weight", "bias")[: len(operand_types)]
-        x, w, *b = _float_tensors(cls.name, names, operand_types)
-        sx, sw = shape_of(x), shape_of(w)
+        x, sx, sw, bias = _conv_operands(cls.name, operand_types, " (N, C, 1-3 spatial dims)")
         spatial = len(sx) - 2
-        if not 1 <= spatial <= 3 or len(sw) != len(sx):
-            raise ShapeError(
-                f"graph.conv: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must both have "
-                "rank 3 to 5 (N, C, 1-3 spatial dims)"
-            )
         group = get_int(props, "group", 1)
         if group < 1 or sx[1] % group or sw[0] % group:
             raise ShapeError(f"graph.conv: group {group} must divide input channels {sx[1]} and output channels {sw[0]}")
@@ -191,8 +202,7 @@ class ConvOp(GraphOp):
                 f"graph.conv: input has {sx[1]} channels but weight expects {sw[1] * group} "
                 f"({sw[1]} per group x {group} groups)"
             )
-        if b and shape_of(b[0]) != (sw[0],):
-            raise ShapeError(f"graph.conv: bias must have shape {sw[0]}, got {fmt_shape(shape_of(b[0]))}")
+        _check_bias(cls.name, bias, sw[0])
         strides, pads, dilations = _spatial_props(cls.name, props, spatial)
         out = []
         for i in range(spatial):
@@ -221,18 +231,13 @@ class ConvTransposeOp(GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        names = ("input", "weight", "bias")[: len(operand_types)]
-        x, w, *b = _float_tensors(cls.name, names, operand_types)
-        sx, sw = shape_of(x), shape_of(w)
+        x, sx, sw, bias = _conv_operands(cls.name, operand_types)
         spatial = len(sx) - 2
-        if not 1 <= spatial <= 3 or len(sw) != len(sx):
-            raise ShapeError(f"graph.conv_transpose: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must both have rank 3 to 5")
         group = get_int(props, "group", 1)
         if sx[1] != sw[0] or group < 1 or sw[0] % group:
             raise ShapeError(f"graph.conv_transpose: input has {sx[1]} channels but weight expects {sw[0]} (group {group})")
         c_out = sw[1] * group
-        if b and shape_of(b[0]) != (c_out,):
-            raise ShapeError(f"graph.conv_transpose: bias must have shape {c_out}, got {fmt_shape(shape_of(b[0]))}")
+        _check_bias(cls.name, bias, c_out)
         strides, pads, dilations = _spatial_props(cls.name, props, spatial)
         output_padding = get_ints(props, "output_padding", [0] * spatial)
         if len(output_padding) != spatial:

@@ -417,8 +417,36 @@ def _check_vector(op_name: str, what: str, type_: Attribute) -> VectorType:
     return type_
 
 
+class _VectorCompareOp(IRDLOperation):
+    """What loop.vcmpf and loop.vcmpi share: a predicate from PREDICATES, a mask result."""
+
+    PREDICATES: ClassVar[Sequence[str]] = ()
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        assert isinstance(lhs.type, VectorType)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[_mask_of(lhs.type)],
+            properties={"predicate": StringAttr(predicate)},
+        )
+
+    def verify_(self) -> None:
+        predicate = self.properties["predicate"]
+        assert isinstance(predicate, StringAttr)
+        if predicate.data not in self.PREDICATES:
+            raise VerifyException(
+                f"{self.name}: unknown predicate '{predicate.data}' (one of "
+                f"{', '.join(self.PREDICATES)})"
+            )
+        type_ = _check_vector(self.name, "operands", self.operands[0].type)
+        if self.results[0].type != _mask_of(type_):
+            raise VerifyException(
+                f"{self.name}: result must be {_mask_of(type_)}, got {self.results[0].type}"
+            )
+
+
 @irdl_op_definition
-class VectorCmpfOp(IRDLOperation):
+class VectorCmpfOp(_VectorCompareOp):
     """`%m = loop.vcmpf "olt", %a, %b : vector<16xf32> -> vector<16xi1>`: arith.cmpf per lane."""
 
     name = "loop.vcmpf"
@@ -432,29 +460,11 @@ class VectorCmpfOp(IRDLOperation):
     traits = traits_def(NoMemoryEffect())
     assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
 
-    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
-        assert isinstance(lhs.type, VectorType)
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[_mask_of(lhs.type)],
-            properties={"predicate": StringAttr(predicate)},
-        )
-
-    def verify_(self) -> None:
-        if self.predicate.data not in arith.CMPF_COMPARISON_OPERATIONS:
-            raise VerifyException(
-                f"loop.vcmpf: unknown predicate '{self.predicate.data}' (one of "
-                f"{', '.join(arith.CMPF_COMPARISON_OPERATIONS)})"
-            )
-        type_ = _check_vector(self.name, "operands", self.lhs.type)
-        if self.result.type != _mask_of(type_):
-            raise VerifyException(
-                f"loop.vcmpf: result must be {_mask_of(type_)}, got {self.result.type}"
-            )
+    PREDICATES: ClassVar[Sequence[str]] = arith.CMPF_COMPARISON_OPERATIONS
 
 
 @irdl_op_definition
-class VectorCmpiOp(IRDLOperation):
+class VectorCmpiOp(_VectorCompareOp):
     """`%m = loop.vcmpi "slt", %a, %b : vector<8xi32> -> vector<8xi1>`: arith.cmpi per lane."""
 
     name = "loop.vcmpi"
@@ -468,25 +478,7 @@ class VectorCmpiOp(IRDLOperation):
     traits = traits_def(NoMemoryEffect())
     assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
 
-    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
-        assert isinstance(lhs.type, VectorType)
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[_mask_of(lhs.type)],
-            properties={"predicate": StringAttr(predicate)},
-        )
-
-    def verify_(self) -> None:
-        if self.predicate.data not in arith.CMPI_COMPARISON_OPERATIONS:
-            raise VerifyException(
-                f"loop.vcmpi: unknown predicate '{self.predicate.data}' (one of "
-                f"{', '.join(arith.CMPI_COMPARISON_OPERATIONS)})"
-            )
-        type_ = _check_vector(self.name, "operands", self.lhs.type)
-        if self.result.type != _mask_of(type_):
-            raise VerifyException(
-                f"loop.vcmpi: result must be {_mask_of(type_)}, got {self.result.type}"
-            )
+    PREDICATES: ClassVar[Sequence[str]] = arith.CMPI_COMPARISON_OPERATIONS
 
 
 @irdl_op_definition

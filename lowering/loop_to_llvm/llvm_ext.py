@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
+from minitvm.lowering.loop_to_llvm.emitter import LoweringError
 from minitvm.dialects.llvm_ext import (
     ExtractElementOp,
     FCmpOp,
@@ -142,7 +143,7 @@ def convert_module(
             case llvm.FuncOp():
                 functions.append(op)
             case _:
-                raise NotImplementedError(f"cannot translate {op.name} to LLVM IR")
+                raise LoweringError(f"cannot translate {op.name} to LLVM IR")
     for function in functions:
         _declare_func(function, result)
     for function in functions:

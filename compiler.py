@@ -27,11 +27,14 @@ from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
 from minitvm.ir import make_context
 from minitvm.lowering.graph_to_te import ConvertGraphToTePass
-from minitvm.lowering.jit import JitModule, compile_llvm
+from minitvm.lowering.graph_to_te.kernel_schedule import apply_kernel_configs
+from minitvm.lowering.graph_to_te.schedule_templates import Config
+from minitvm.lowering.jit import JitModule, compile_llvm, target_key
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
 from minitvm.lowering.loop_to_llvm.parallel import FALLBACK_GLOBAL, NUM_THREADS_GLOBAL
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.graph.canonicalize import CanonicalizePass
+from minitvm.passes.graph.conv_layout import ConvLayoutPass
 from minitvm.passes.graph.dce import DeadCodeEliminationPass
 from minitvm.passes.graph.fold_batchnorm import FoldBatchNormPass
 from minitvm.passes.graph.fold_weight_layout import FoldWeightLayoutPass
@@ -112,6 +115,7 @@ def graph_pipeline(opt_level: int) -> list[ModulePass]:
         CanonicalizePass(),
         FoldWeightLayoutPass(),
         FoldBatchNormPass(),
+        ConvLayoutPass(),
         FusePass(),
         DeadCodeEliminationPass(),
     ]
@@ -136,16 +140,19 @@ def compile(  # noqa: A001  (TVM's name for it)
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     opt_level: int = 3,
     num_threads: int | None = None,
+    *,
+    schedules: Mapping[str, Config] | None = None,
 ) -> Executable:
     """Compile an ONNX model (path or ModelProto) for this machine's CPU.
 
     Parallel loops run on `num_threads` threads (default: every core this process may use);
-    `exe.num_threads` can change it between runs.
+    `exe.num_threads` can change it between runs. `schedules` maps tuning-task keys
+    (`kernel_task_key`) to schedule configs, which replace those kernels' defaults.
     """
     report = CompileReport()
     ctx = make_context()
     with _gc_paused():
-        return _compile(model, input_shapes, opt_level, num_threads, report, ctx)
+        return _compile(model, input_shapes, opt_level, num_threads, report, ctx, schedules)
 
 
 @contextmanager
@@ -161,13 +168,15 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _compile(model, input_shapes, opt_level, num_threads, report: CompileReport, ctx: Context) -> Executable:
+def _compile(
+    model, input_shapes, opt_level, num_threads, report: CompileReport, ctx: Context,
+    schedules: Mapping[str, Config] | None = None,
+) -> Executable:
     proto: onnx.ModelProto = report.timed("load", lambda: load_model(model))  # type: ignore[assignment]
     module: ModuleOp = report.timed("import", lambda: from_onnx(proto, input_shapes))  # type: ignore[assignment]
     inputs, outputs = _io_specs(proto, _main(module))
     report.op_counts["graph"] = count_ops(module)
-    exe = compile_module(module, inputs, outputs, opt_level, num_threads, report, ctx)
-    return exe
+    return compile_module(module, inputs, outputs, opt_level, num_threads, report, ctx, schedules=schedules)
 
 
 def compile_module(
@@ -178,24 +187,40 @@ def compile_module(
     num_threads: int | None = None,
     report: CompileReport | None = None,
     ctx: Context | None = None,
+    *,
+    schedules: Mapping[str, Config] | None = None,
 ) -> Executable:
     """Compile a graph-dialect module (as `from_onnx` makes it) into an Executable."""
     report = report or CompileReport()
     ctx = ctx or make_context()
-    lower_to_te(module, opt_level, report, ctx)
-    return build(module, inputs, outputs, opt_level, num_threads, report, ctx)
+    threads = default_num_threads() if num_threads is None else num_threads
+    lower_to_te(module, opt_level, report, ctx, schedules=schedules, num_threads=threads)
+    return build(module, inputs, outputs, opt_level, threads, report, ctx)
 
 
 def lower_to_te(
-    module: ModuleOp, opt_level: int = 3, report: CompileReport | None = None, ctx: Context | None = None
+    module: ModuleOp,
+    opt_level: int = 3,
+    report: CompileReport | None = None,
+    ctx: Context | None = None,
+    *,
+    schedules: Mapping[str, Config] | None = None,
+    num_threads: int | None = None,
 ) -> None:
-    """Graph passes, then one te kernel per graph op: the level where schedules live."""
+    """Graph passes, then one te kernel per graph op: the level where schedules live.
+
+    Kernels get their default schedules, except those whose task key (for `num_threads`
+    threads on this CPU) `schedules` holds a config for."""
     report = report or CompileReport()
     ctx = ctx or make_context()
     for graph_pass in graph_pipeline(opt_level):
         report.timed("graph passes", lambda p=graph_pass: p.apply(ctx, module))
     report.op_counts["graph (optimized)"] = count_ops(module)
     report.timed("graph -> te", lambda: ConvertGraphToTePass().apply(ctx, module))
+    if schedules:
+        target = target_key(default_num_threads() if num_threads is None else num_threads)
+        tuned = report.timed("apply schedules", lambda: apply_kernel_configs(module, schedules.get, target))
+        report.op_counts["tuned kernels"] = tuned  # type: ignore[assignment]
     report.op_counts["te"] = count_ops(module)
 
 

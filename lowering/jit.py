@@ -24,6 +24,7 @@ import ctypes
 import ctypes.util
 import functools
 import glob
+import hashlib
 import os
 import sys
 import time
@@ -57,6 +58,13 @@ def host_cpu() -> tuple[str, str]:
     if features.get("avx512f") and not name.startswith(_AMD_PREFIX):
         name = "sapphirerapids"
     return name, features.flatten()
+
+
+def target_key(num_threads: int) -> str:
+    """What a tuned schedule was measured on: CPU name, a digest of its features, threads."""
+    name, features = host_cpu()
+    digest = hashlib.sha256(features.encode()).hexdigest()[:8]
+    return f"{name}-{digest}-t{num_threads}"
 
 
 def target_machine(opt_level: int = 3) -> llvm.TargetMachine:

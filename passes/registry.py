@@ -18,6 +18,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "convert-loop-to-llvm": ("minitvm.lowering.loop_to_llvm", "ConvertLoopToLlvmPass"),
     "convert-te-to-loop": ("minitvm.lowering.te_to_loop", "ConvertTeToLoopPass"),
     "graph-canonicalize": ("minitvm.passes.graph.canonicalize", "CanonicalizePass"),
+    "graph-conv-layout": ("minitvm.passes.graph.conv_layout", "ConvLayoutPass"),
     "graph-dce": ("minitvm.passes.graph.dce", "DeadCodeEliminationPass"),
     "graph-fold-batchnorm": ("minitvm.passes.graph.fold_batchnorm", "FoldBatchNormPass"),
     "graph-fold-constants": ("minitvm.passes.graph.fold_constants", "FoldConstantsPass"),

@@ -12,11 +12,11 @@ from minitvm.dialects.graph.elementwise import *  # noqa: F403
 from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
 from minitvm.dialects.graph.fused import FusedOp, YieldOp
 from minitvm.dialects.graph.nn import *  # noqa: F403
-from minitvm.dialects.graph.nn import NN_OPS
+from minitvm.dialects.graph.nn import LAYOUT_OPS, NN_OPS, blocked_layout, parse_layout
 from minitvm.dialects.graph.tensor import *  # noqa: F403
 from minitvm.dialects.graph.tensor import TENSOR_OPS
 
-GRAPH_OPS = [ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS]
+GRAPH_OPS = [ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS, *LAYOUT_OPS]
 
 Graph = Dialect(
     "graph", [*GRAPH_OPS, FusedOp, YieldOp], [WeightsAttr, SplatAttr], [WeightStore()]
@@ -24,5 +24,5 @@ Graph = Dialect(
 
 __all__ = [
     "Graph", "GRAPH_OPS", "ConstantOp", "FusedOp", "SplatAttr", "WeightsAttr", "WeightStore",
-    "YieldOp",
+    "YieldOp", "LAYOUT_OPS", "blocked_layout", "parse_layout",
 ] + [op.__name__ for op in GRAPH_OPS[1:]]

@@ -7,13 +7,33 @@
 Spatial ops take 1-3 spatial dimensions (NC + spatial layout). Pads are explicit, begins
 then ends, as ONNX writes them; the frontend has already resolved `auto_pad`. These ops are
 the anchors of fused kernels later in the pipeline.
+
+Two ops serve the blocked NCHW[x]c layout that `graph-conv-layout` introduces (TVM's x86
+conv2d layout): `graph.layout_transform` converts between "NCHW" and "NCHW{b}c" (a rank-5
+[N, C/b, H, W, b] tensor, channel c at [c // b, ..., c % b]), and `graph.conv_nchwc` is a
+2-D convolution on blocked input, weight and result:
+
+    %xb = graph.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW16c"}
+            : tensor<1x64x56x56xf32> -> tensor<1x4x56x56x16xf32>
+    %yb = graph.conv_nchwc %xb, %wb, %b {pads = array<i64: 1, 1, 1, 1>}
+            : (tensor<1x4x56x56x16xf32>, tensor<4x4x3x3x16x16xf32>, tensor<64xf32>)
+            -> tensor<1x4x56x56x16xf32>
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, I64, IntegerAttr, TensorType, f32
+from xdsl.dialects.builtin import (
+    I64,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    f32,
+)
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -35,6 +55,7 @@ from minitvm.dialects.graph.base import (
     fmt_shape,
     get_int,
     get_ints,
+    get_str,
     int_attr,
     is_float,
     shape_of,
@@ -157,17 +178,40 @@ class GemmOp(GraphOp):
         return [tensor_type((m, n), a.element_type)]
 
 
-def _conv_operands(op_name: str, operand_types: Sequence[Attribute], rank_hint: str = ""):
-    """input, weight, optional bias of a convolution-like op, with matching ranks 3 to 5."""
+def _conv_operands(
+    op_name: str, operand_types: Sequence[Attribute], rank_hint: str = "",
+    *, ranks: tuple[int, int] | None = None,
+):
+    """input, weight, optional bias of a convolution-like op: with matching ranks 3 to 5, or
+    exactly `ranks` (input rank, weight rank) when given."""
     names = ("input", "weight", "bias")[: len(operand_types)]
     x, w, *b = _float_tensors(op_name, names, operand_types)
     sx, sw = shape_of(x), shape_of(w)
-    if not 1 <= len(sx) - 2 <= 3 or len(sw) != len(sx):
+    if ranks is None and (not 1 <= len(sx) - 2 <= 3 or len(sw) != len(sx)):
         raise ShapeError(
             f"{op_name}: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must both have "
             f"rank 3 to 5{rank_hint}"
         )
+    if ranks is not None and (len(sx), len(sw)) != ranks:
+        raise ShapeError(
+            f"{op_name}: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must have ranks "
+            f"{ranks[0]} and {ranks[1]}{rank_hint}"
+        )
     return x, sx, sw, (b[0] if b else None)
+
+
+def _conv_output_sizes(op_name: str, props: Props, sizes: Shape, kernel: Shape) -> list[int]:
+    """The spatial result sizes of a convolution of `sizes` by `kernel` under the op's
+    strides, pads and dilations."""
+    spatial = len(sizes)
+    strides, pads, dilations = _spatial_props(op_name, props, spatial)
+    out = []
+    for i in range(spatial):
+        size = window_output_size(sizes[i], kernel[i], strides[i], pads[i], pads[spatial + i], dilations[i])
+        if size < 1:
+            raise ShapeError(f"{op_name}: kernel {fmt_shape(kernel)} is larger than the padded input {fmt_shape(sizes)}")
+        out.append(size)
+    return out
 
 
 def _check_bias(op_name: str, bias: TensorType | None, channels: int) -> None:
@@ -193,7 +237,6 @@ class ConvOp(GraphOp):
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
         x, sx, sw, bias = _conv_operands(cls.name, operand_types, " (N, C, 1-3 spatial dims)")
-        spatial = len(sx) - 2
         group = get_int(props, "group", 1)
         if group < 1 or sx[1] % group or sw[0] % group:
             raise ShapeError(f"graph.conv: group {group} must divide input channels {sx[1]} and output channels {sw[0]}")
@@ -203,13 +246,7 @@ class ConvOp(GraphOp):
                 f"({sw[1]} per group x {group} groups)"
             )
         _check_bias(cls.name, bias, sw[0])
-        strides, pads, dilations = _spatial_props(cls.name, props, spatial)
-        out = []
-        for i in range(spatial):
-            size = window_output_size(sx[2 + i], sw[2 + i], strides[i], pads[i], pads[spatial + i], dilations[i])
-            if size < 1:
-                raise ShapeError(f"graph.conv: kernel {fmt_shape(sw[2:])} is larger than the padded input {fmt_shape(sx[2:])}")
-            out.append(size)
+        out = _conv_output_sizes(cls.name, props, sx[2:], sw[2:])
         return [tensor_type((sx[0], sw[0], *out), x.element_type)]
 
 
@@ -252,6 +289,109 @@ class ConvTransposeOp(GraphOp):
                 raise ShapeError("graph.conv_transpose: pads leave an empty output")
             out.append(size)
         return [tensor_type((sx[0], c_out, *out), x.element_type)]
+
+
+# --------------------------------------------------------------------------------------------
+# The blocked NCHW[x]c layout
+# --------------------------------------------------------------------------------------------
+
+_BLOCKED_LAYOUT = re.compile(r"NCHW([1-9][0-9]*)c")
+
+
+def parse_layout(layout: str) -> int | None:
+    """The channel block of a layout name: None for "NCHW", b for "NCHW{b}c" (b >= 1)."""
+    if layout == "NCHW":
+        return None
+    match = _BLOCKED_LAYOUT.fullmatch(layout)
+    if match is None:
+        raise ShapeError(f'layout "{layout}" is neither "NCHW" nor "NCHW<b>c" with a block b >= 1')
+    return int(match.group(1))
+
+
+def blocked_layout(block: int) -> str:
+    """The name of the layout with channel blocks of `block`: "NCHW{block}c"."""
+    if block < 1:
+        raise ValueError(f"a channel block must be >= 1, got {block}")
+    return f"NCHW{block}c"
+
+
+def _layout_channels(op_name: str, shape: Shape, layout: str, block: int | None) -> int:
+    """The channel count of a tensor of `shape` in `layout`, checking that it is in it."""
+    if block is None and len(shape) == 4:
+        return shape[1]
+    if block is not None and len(shape) == 5 and shape[4] == block:
+        return shape[1] * block
+    want = "rank 4" if block is None else f"rank 5 with an inner block of {block}"
+    raise ShapeError(f"{op_name}: input {fmt_shape(shape)} is not in layout {layout} (expected {want})")
+
+
+@irdl_op_definition
+class LayoutTransformOp(GraphOp):
+    """Re-lay out an NCHW-family tensor: NCHW <-> NCHW{b}c, or NCHW{a}c -> NCHW{b}c."""
+
+    name = "graph.layout_transform"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    src_layout = prop_def(StringAttr)
+    dst_layout = prop_def(StringAttr)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        sx = shape_of(x)
+        src, dst = get_str(props, "src_layout"), get_str(props, "dst_layout")
+        try:
+            src_block, dst_block = parse_layout(src), parse_layout(dst)
+        except ShapeError as error:
+            raise ShapeError(f"{cls.name}: {error}") from None
+        if src == dst:
+            raise ShapeError(f'{cls.name}: src_layout and dst_layout are both "{src}" (nothing to transform)')
+        channels = _layout_channels(cls.name, sx, src, src_block)
+        n, h, w = sx[0], sx[2], sx[3]
+        if dst_block is None:
+            return [tensor_type((n, channels, h, w), x.element_type)]
+        if channels % dst_block:
+            raise ShapeError(
+                f"{cls.name}: input {fmt_shape(sx)} in {src} has {channels} channels, which "
+                f"{dst} cannot block ({dst_block} does not divide {channels})"
+            )
+        return [tensor_type((n, channels // dst_block, h, w, dst_block), x.element_type)]
+
+
+@irdl_op_definition
+class ConvNchwcOp(GraphOp):
+    """2-D convolution (one group) in the blocked layout: input [N, C/cb, H, W, cb], weight
+    [M/mb, C/cb, KH, KW, cb, mb], optional bias [M]; result [N, M/mb, OH, OW, mb]. It is
+    graph.conv on the unblocked tensors, weight W[m, c, kh, kw] = w[m // mb, c // cb, kh, kw,
+    c % cb, m % mb]; strides, pads (h_begin, w_begin, h_end, w_end) and dilations as there."""
+
+    name = "graph.conv_nchwc"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x, sx, sw, bias = _conv_operands(
+            cls.name, operand_types,
+            " ([N, C/cb, H, W, cb] and [M/mb, C/cb, KH, KW, cb, mb])", ranks=(5, 6),
+        )  # fmt: skip
+        if (sw[1], sw[4]) != (sx[1], sx[4]):
+            same = sw[1] * sw[4] == sx[1] * sx[4]
+            raise ShapeError(
+                f"{cls.name}: input has C/cb x cb = {sx[1]} x {sx[4]} = {sx[1] * sx[4]} channels "
+                f"but weight expects {sw[1]} x {sw[4]} = {sw[1] * sw[4]}"
+                + (" (the same channels, blocked differently)" if same else "")
+            )
+        _check_bias(cls.name, bias, sw[0] * sw[5])
+        out = _conv_output_sizes(cls.name, props, sx[2:4], sw[2:4])
+        return [tensor_type((sx[0], sw[0], *out, sw[5]), x.element_type)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,3 +597,6 @@ NN_OPS = [
     SoftmaxOp, LogSoftmaxOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp, GlobalMaxPoolOp,
 ]  # fmt: skip
 
+#: The blocked-layout ops: compute ops with reference semantics (in GRAPH_OPS), but no ONNX
+#: counterpart; `graph-conv-layout` makes them.
+LAYOUT_OPS = [LayoutTransformOp, ConvNchwcOp]

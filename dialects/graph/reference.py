@@ -241,14 +241,21 @@ def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
 
 
 def _conv(op: Operation, xs: Arrays) -> Arrays:
-    """im2col: gather every window into a column, then one batched matmul over groups."""
     x, w, *b = xs
+    spatial = len(w.shape) - 2
+    group = get_int(op.properties, "group", 1)
+    return [_convolve(x, w, b[0] if b else None, *_spatial_props(op, spatial), group,
+                      _out_shape(op)[2:])]  # fmt: skip
+
+
+def _convolve(
+    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, strides: Sequence[int],
+    pads: Sequence[int], dilations: Sequence[int], group: int, out: Sequence[int],
+) -> np.ndarray:
+    """im2col: gather every window into a column, then one batched matmul over groups."""
     n = x.shape[0]
     m, cg, *kernel = w.shape
     spatial = len(kernel)
-    group = get_int(op.properties, "group", 1)
-    strides, pads, dilations = _spatial_props(op, spatial)
-    out = _out_shape(op)[2:]
     padded = _pad_spatial(x, pads[:spatial], pads[spatial:], 0)
     win = _windows(padded, kernel, strides, dilations, out)  # N, C, *out, *k
     # Columns (N, G, Cg * K, P): output positions innermost, so that the copy out of the
@@ -258,9 +265,9 @@ def _conv(op: Operation, xs: Arrays) -> Arrays:
     cols = win.transpose(order).reshape(n, group, taps, math.prod(out))
     weights = w.reshape(group, m // group, taps)  # G, Mg, Cg * K
     y = np.matmul(weights, cols).reshape(n, m, *out)  # N, G, Mg, P
-    if b:
-        y = y + b[0].reshape(m, *[1] * spatial)
-    return [y]
+    if bias is not None:
+        y = y + bias.reshape(m, *[1] * spatial)
+    return y
 
 
 def _conv_transpose(op: Operation, xs: Arrays) -> Arrays:
@@ -294,6 +301,45 @@ def _conv_transpose(op: Operation, xs: Arrays) -> Arrays:
     if b:
         y = y + b[0].reshape(-1, *[1] * spatial)
     return [y]
+
+
+# --------------------------------------------------------------------------------------------
+# The blocked NCHW[x]c layout
+# --------------------------------------------------------------------------------------------
+
+
+def relayout(x: np.ndarray, src_block: int | None, dst_block: int | None) -> np.ndarray:
+    """`x` from NCHW (block None) or NCHW{src_block}c to NCHW or NCHW{dst_block}c, through
+    NCHW: blocked [N, C/b, H, W, b] holds channel c at [c // b, ..., c % b]."""
+    if src_block is not None:
+        n, co, h, w, ci = x.shape
+        x = x.transpose(0, 1, 4, 2, 3).reshape(n, co * ci, h, w)
+    if dst_block is not None:
+        n, c, h, w = x.shape
+        x = x.reshape(n, c // dst_block, dst_block, h, w).transpose(0, 1, 3, 4, 2)
+    return x
+
+
+def unblock_weight(w: np.ndarray) -> np.ndarray:
+    """graph.conv_nchwc's weight [M/mb, C/cb, KH, KW, cb, mb] as graph.conv's [M, C, KH, KW]:
+    W[m, c, kh, kw] = w[m // mb, c // cb, kh, kw, c % cb, m % mb]."""
+    mo, co, kh, kw, ci, mi = w.shape
+    return w.transpose(0, 5, 1, 4, 2, 3).reshape(mo * mi, co * ci, kh, kw)
+
+
+def _layout_transform(op: Operation, xs: Arrays) -> Arrays:
+    src = nn.parse_layout(get_str(op.properties, "src_layout"))
+    dst = nn.parse_layout(get_str(op.properties, "dst_layout"))
+    return [relayout(xs[0], src, dst)]
+
+
+def _conv_nchwc(op: Operation, xs: Arrays) -> Arrays:
+    """graph.conv on the unblocked input and weight, the result blocked by mb."""
+    x, w, *b = xs
+    out = _out_shape(op)
+    y = _convolve(relayout(x, x.shape[4], None), unblock_weight(w), b[0] if b else None,
+                  *_spatial_props(op, 2), 1, out[2:4])  # fmt: skip
+    return [relayout(y, None, out[4])]
 
 
 def _pool(op: Operation, xs: Arrays) -> Arrays:
@@ -572,6 +618,8 @@ _KERNELS: dict[type[Operation], Kernel] = {
     nn.AvgPoolOp: _pool,
     nn.GlobalAvgPoolOp: _global_pool(np.mean),
     nn.GlobalMaxPoolOp: _global_pool(np.max),
+    nn.LayoutTransformOp: _layout_transform,
+    nn.ConvNchwcOp: _conv_nchwc,
     # tensor
     tn.ReshapeOp: lambda op, xs: [xs[0].reshape(_out_shape(op))],
     tn.ExpandOp: lambda op, xs: [np.broadcast_to(xs[0], _out_shape(op))],

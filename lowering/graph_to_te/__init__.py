@@ -48,9 +48,13 @@ from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te import elementwise as _elementwise  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import nn as _nn  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
-from minitvm.lowering.graph_to_te.fused_schedule import schedule_fused_kernel
+from minitvm.lowering.graph_to_te.fused_schedule import main_compute, schedule_fused_kernel
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
+from minitvm.lowering.graph_to_te.schedule_templates import apply_template
 from minitvm.passes.graph.fuse import ANCHOR_OPS
+
+#: Ops whose main compute gets its schedule template's default (see schedule_templates.py).
+TEMPLATED_OPS: tuple[type[Operation], ...] = (graph.MatMulOp, graph.GemmOp, graph.ConvNchwcOp)
 
 
 def _kernel(
@@ -71,6 +75,8 @@ def _kernel(
         tensors.update(zip(op.results, results, strict=True))
         new = block.ops if last is None else _ops_after(last)
         computes.append([c for c in new if isinstance(c, te.ComputeOp)])
+        if isinstance(op, TEMPLATED_OPS) and (main := main_compute(computes[-1])) is not None:
+            apply_template(main)
     block.add_op(func.ReturnOp(*(tensors[v].value for v in outputs)))
     kernel = func.FuncOp(name, (block.arg_types, [v.type for v in outputs]), Region(block))
     kernel.attributes[KERNEL_ATTR] = UnitAttr()
@@ -94,7 +100,7 @@ def fused_kernel_for(op: graph.FusedOp, name: str) -> func.FuncOp:
     body = op.body_ops
     kernel, computes = _kernel(name, list(op.body.block.args), body, list(op.yield_op.values))
     anchor = next((n for n, node in enumerate(body) if isinstance(node, ANCHOR_OPS)), None)
-    schedule_fused_kernel(kernel, None if anchor is None else computes[anchor])
+    schedule_fused_kernel(kernel, None if anchor is None else main_compute(computes[anchor]))
     return kernel
 
 

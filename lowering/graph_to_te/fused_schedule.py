@@ -204,13 +204,17 @@ def _own_index_on_unit_dims(computes: Sequence[te.ComputeOp]) -> None:
                     read.operands[1 + k] = compute.spatial_args[k]
 
 
-def schedule_fused_kernel(kernel: func.FuncOp, anchor_computes: Sequence[te.ComputeOp] | None) -> None:
-    """Attach the default fused schedule to `kernel` (see the module docstring);
-    `anchor_computes` are the computes of the anchor op's rule (None: no anchor)."""
-    anchor: te.ComputeOp | None = None
-    if anchor_computes:
-        reductions = [c for c in anchor_computes if c.reduce_kind is not None]
-        anchor = reductions[-1] if reductions else anchor_computes[-1]
+def main_compute(computes: Sequence[te.ComputeOp]) -> te.ComputeOp | None:
+    """The compute of an op's rule that does its heavy work: its last reduction, else its
+    last compute."""
+    reductions = [c for c in computes if c.reduce_kind is not None]
+    return reductions[-1] if reductions else (computes[-1] if computes else None)
+
+
+def schedule_fused_kernel(kernel: func.FuncOp, anchor: te.ComputeOp | None) -> None:
+    """Attach the default fused schedule to `kernel` (see the module docstring); `anchor` is
+    the anchor op's main compute (None: no anchor), its own schedule already attached."""
+    if anchor is not None:
         anchor.properties["name"] = StringAttr(ANCHOR)
     computes = [op for op in kernel.body.block.ops if isinstance(op, te.ComputeOp)]
     _own_index_on_unit_dims(computes)

@@ -9,6 +9,9 @@ the reduced value (bias, scaling, the average's divisor) is a following elementw
                        acc    = compute(padded[...] * w[...], sum over c/group x kernel)
                        y      = compute(acc + b[m])                              (if bias)
 
+graph.conv_nchwc is the same three computes on blocked tensors (padding on H and W only; the
+bias read at the flat channel mo * mb + mi).
+
 Every read stays in bounds at every point of the index space: windows that reach into the
 padding read a clamped index and `select` the padding value (0, or -inf for max pooling).
 Index ranges are known statically, so bounds are checked only on the sides a window can
@@ -44,7 +47,6 @@ from minitvm.dialects.te_expr import (
     sqrt,
 )
 from minitvm.errors import MinitvmError
-from minitvm.lowering.graph_to_te.default_schedule import apply_gemm_schedule
 from minitvm.lowering.graph_to_te.kernel_builder import KernelBuilder, broadcast_read, lowering
 
 Index = Expr | int
@@ -130,11 +132,20 @@ def _spatial_props(op: Operation, spatial: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
-def _add_channel_bias(kb: KernelBuilder, y: Tensor, bias: Tensor | None) -> Tensor:
-    """y + bias[c] (bias along dim 1), or y itself without a bias."""
+def _add_channel_bias(
+    kb: KernelBuilder, y: Tensor, bias: Tensor | None, block: int | None = None
+) -> Tensor:
+    """y + bias[c] (bias along dim 1), or y itself without a bias. With a channel `block`, y
+    is blocked [N, C/block, ..., block] and channel c is (dim 1) * block + (last dim)."""
     if bias is None:
         return y
-    return kb.compute(y.shape, y.element_type, lambda n, c, *s: y[(n, c, *s)] + bias[c])
+    if block is None:
+        return kb.compute(y.shape, y.element_type, lambda n, c, *s: y[(n, c, *s)] + bias[c])
+
+    def blocked(n: Expr, co: Expr, *rest: Expr) -> Expr:
+        return y[(n, co, *rest)] + bias[_affine(0, (co, block), (rest[-1], 1))]
+
+    return kb.compute(y.shape, y.element_type, blocked)
 
 
 # --------------------------------------------------------------------------------------------
@@ -165,7 +176,6 @@ def _matmul(kb: KernelBuilder, op: graph.MatMulOp, a: Tensor, b: Tensor) -> list
         return a[a_index] * b[b_index]
 
     product = kb.compute(out, a.element_type, body, reduce=("sum", [k_extent]))
-    apply_gemm_schedule(product.value.owner)  # type: ignore[arg-type]
     return [product]
 
 
@@ -184,7 +194,6 @@ def _gemm(
         lambda i, j, k: a[(k, i) if trans_a else (i, k)] * b[(j, k) if trans_b else (k, j)],
         reduce=("sum", [k_extent]),
     )  # fmt: skip
-    apply_gemm_schedule(product.value.owner)  # type: ignore[arg-type]
     if alpha == 1.0 and (c is None or beta == 0.0):
         return [product]
 
@@ -204,18 +213,21 @@ def _gemm(
 
 
 def _pad_spatial(
-    kb: KernelBuilder, x: Tensor, begins: Sequence[int], ends: Sequence[int]
+    kb: KernelBuilder, x: Tensor, begins: Sequence[int], ends: Sequence[int],
+    dims: Sequence[int] | None = None,
 ) -> Tensor:
-    """x with zeros around its spatial dims (x itself when there is no padding)."""
+    """x with zeros around the dims `dims` (default: the spatial dims 2, 3, ... of an NC +
+    spatial tensor), begins[i] before and ends[i] after dims[i]; x itself without padding."""
     if not any(begins) and not any(ends):
         return x
-    shape = (*x.shape[:2], *(s + b + e for s, b, e in zip(x.shape[2:], begins, ends)))
-    ranges = {
-        2 + i: (-b, s + e - 1) for i, (s, b, e) in enumerate(zip(x.shape[2:], begins, ends))
-    }
+    if dims is None:
+        dims = range(2, 2 + len(begins))
+    pad = {d: (b, e) for d, b, e in zip(dims, begins, ends, strict=True)}
+    shape = [s + sum(pad.get(d, (0, 0))) for d, s in enumerate(x.shape)]
+    ranges = {d: (-b, x.shape[d] + e - 1) for d, (b, e) in pad.items()}
 
-    def body(n: Expr, c: Expr, *pos: Expr) -> Expr:
-        index = [n, c, *(p if b == 0 else p - b for p, b in zip(pos, begins))]
+    def body(*i: Expr) -> Expr:
+        index = [p - pad[d][0] if pad.get(d, (0, 0))[0] else p for d, p in enumerate(i)]
         return _guarded_read(x, index, 0.0, ranges)
 
     return kb.compute(shape, x.element_type, body)
@@ -257,6 +269,31 @@ def _conv(
     extents = [c_group] * channel_axis + list(kernel)
     acc = kb.compute(_result_shape(op), x.element_type, body, reduce=("sum", extents))
     return [_add_channel_bias(kb, acc, bias)]
+
+
+@lowering(graph.ConvNchwcOp)
+def _conv_nchwc(
+    kb: KernelBuilder, op: graph.ConvNchwcOp, x: Tensor, w: Tensor, bias: Tensor | None = None
+) -> list[Tensor]:
+    """y[n, mo, oh, ow, mi] = sum over (co, kh, kw, ci) of padded[n, co, oh * sh + kh * dh,
+    ow * sw + kw * dw, ci] * w[mo, co, kh, kw, ci, mi], then + bias[mo * mb + mi].
+
+    The loops keep their names for the conv schedule: i0..i4 = (n, mo, oh, ow, mi) and
+    r0..r3 = (co, kh, kw, ci), all four reductions even where an extent is 1."""
+    _, c_outer, kernel_h, kernel_w, c_inner, m_block = w.shape
+    strides, pads, dilations = _spatial_props(op, 2)
+    padded = _pad_spatial(kb, x, pads[:2], pads[2:], dims=(2, 3))
+
+    def body(
+        n: Expr, mo: Expr, oh: Expr, ow: Expr, mi: Expr, co: Expr, kh: Expr, kw: Expr, ci: Expr
+    ) -> Expr:
+        h = _affine(0, (oh, strides[0]), (kh, dilations[0]))
+        v = _affine(0, (ow, strides[1]), (kw, dilations[1]))
+        return padded[n, co, h, v, ci] * w[mo, co, kh, kw, ci, mi]
+
+    extents = [c_outer, kernel_h, kernel_w, c_inner]
+    acc = kb.compute(_result_shape(op), x.element_type, body, reduce=("sum", extents))
+    return [_add_channel_bias(kb, acc, bias, block=m_block)]
 
 
 @lowering(graph.ConvTransposeOp)

@@ -2,8 +2,8 @@
 
 Data movement is pure index arithmetic: every result element reads one input element at an
 index computed from the result index (reshape linearizes and delinearizes, transpose
-permutes, slice scales and offsets, tile wraps, pad reflects or clamps). Reductions are
-te.computes with reduction axes.
+permutes, slice scales and offsets, tile wraps, pad reflects or clamps, a layout transform
+goes through the flat channel). Reductions are te.computes with reduction axes.
 
 te bodies must read in bounds at EVERY point of the index space, since both sides of a select
 are evaluated (and vectorized loads do not branch). So a read whose index is only meaningful
@@ -257,6 +257,32 @@ def _tile(kb: KernelBuilder, op: graph.TileOp, x: Tensor) -> list[Tensor]:
     def body(*i: Expr) -> Expr:
         return x[[0 if s == 1 else i[d] if r == 1 else i[d] % s
                   for d, (s, r) in enumerate(zip(x.shape, repeats))]]  # fmt: skip
+
+    return [kb.compute(_result_shape(op), x.element_type, body)]
+
+
+# --------------------------------------------------------------------------------------------
+# Layout transforms
+# --------------------------------------------------------------------------------------------
+
+
+@lowering(graph.LayoutTransformOp)
+def _layout_transform(kb: KernelBuilder, op: graph.LayoutTransformOp, x: Tensor) -> list[Tensor]:
+    """Through the flat channel c: to NCHW{b}c, y[n, co, h, w, ci] reads channel co * b + ci;
+    from NCHW{a}c, channel c is at x[n, c // a, h, w, c % a]."""
+    src = graph.parse_layout(op.src_layout.data)
+    dst = graph.parse_layout(op.dst_layout.data)
+
+    def body(*i: Expr) -> Expr:
+        n, c, h, w = i[:4]
+        if dst is not None and dst > 1:
+            c = c * dst + i[4]
+        if src is None:
+            return x[n, c, h, w]
+        if src == 1:
+            return x[n, c, h, w, 0]
+        outer = c // src
+        return x[n, outer, h, w, c - outer * src]
 
     return [kb.compute(_result_shape(op), x.element_type, body)]
 

@@ -163,7 +163,11 @@ def test_every_op_round_trips_custom_and_generic():
         rm = b.insert(g.ReduceMaxOp.make(pd, axes=[0, 2])).result
         rme = b.insert(g.ReduceMeanOp.make(rm, axes=[3], keepdims=0)).result
         pr = b.insert(g.PReluOp.make(y, b.insert(g.ConstantOp.from_array(np.full((4, 1, 1), 0.25, np.float32))).result)).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2]]
+        xb = b.insert(g.LayoutTransformOp.make(x, src_layout="NCHW", dst_layout="NCHW2c")).result
+        wb = b.insert(g.ConstantOp.from_array(np.ones((1, 2, 3, 3, 2, 4), np.float32))).result
+        cb = b.insert(g.ConvNchwcOp.make(xb, wb, None, strides=[2, 2], pads=[1, 1, 1, 1])).result
+        cn = b.insert(g.LayoutTransformOp.make(cb, src_layout="NCHW4c", dst_layout="NCHW")).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

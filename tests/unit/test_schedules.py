@@ -152,7 +152,7 @@ def test_compute_at_on_a_reduction_loop_is_a_clean_error():
 
 
 def test_gemm_default_schedule_blocks_only_shapes_it_divides():
-    from minitvm.lowering.graph_to_te.default_schedule import gemm_schedule
+    from minitvm.lowering.graph_to_te.schedule_templates import GemmTemplate
 
     def product(m: int, k: int, n: int) -> te.ComputeOp:
         module = module_of([(m, k), (k, n)], lambda b, a: insert(b, g.MatMulOp.make(a[0], a[1])))
@@ -161,7 +161,8 @@ def test_gemm_default_schedule_blocks_only_shapes_it_divides():
 
     blocked = product(8, 512, 128)
     assert [type(p).__name__ for p in blocked.schedule].count("SplitAttr") == 4
-    assert gemm_schedule(product(3, 5, 10)) is None  # neither 4 | 3 rows nor 16 | 10 columns
+    unblocked = product(3, 5, 10)  # neither 4 | 3 rows nor 16 | 10 columns
+    assert GemmTemplate().space(unblocked) is None and not unblocked.schedule
     rng = np.random.default_rng(3)
     a, b = (rng.standard_normal(s).astype(np.float32) for s in [(8, 512), (512, 128)])
     module = module_of([(8, 512), (512, 128)], lambda blk, x: insert(blk, g.MatMulOp.make(x[0], x[1])))

@@ -1,0 +1,101 @@
+"""A te kernel's schedule as one config: what the tuner reads, keys and replaces.
+
+After convert-graph-to-te every kernel carries its default schedule: its main compute (the
+"anchor" of a fused group, or the one compute a template applies to) has its template's
+default config, and a fused kernel's other computes are inlined or attached to the anchor
+accordingly (`fused_schedule.py`). The tuner sees a kernel through three functions:
+
+  - `kernel_template(kernel)`: the anchor compute and its template (knobs = search space);
+  - `kernel_task_key(kernel, target)`: a structural hash of WHAT the kernel computes (its
+    computes with every schedule, name and SSA name hint left out) plus the target, so equal
+    kernels of a model, or of two models, share one tuning task and its records;
+  - `set_kernel_config(kernel, config)`: replace the whole kernel's schedule by the one a
+    config implies (the anchor's template schedule, then the fused schedule on top of it).
+
+Changing the config never changes what the kernel computes (schedules only say HOW).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+
+from minitvm.dialects import te
+from minitvm.lowering.graph_to_te.fused_schedule import ANCHOR, schedule_fused_kernel
+from minitvm.lowering.graph_to_te.schedule_templates import Config, ScheduleTemplate, template_for
+
+
+def _computes(kernel: func.FuncOp) -> list[te.ComputeOp]:
+    return [op for op in kernel.body.block.ops if isinstance(op, te.ComputeOp)]
+
+
+def _name(compute: te.ComputeOp) -> str | None:
+    name = compute.properties.get("name")
+    return name.data if isinstance(name, StringAttr) else None
+
+
+def kernel_template(kernel: func.FuncOp) -> tuple[te.ComputeOp, ScheduleTemplate] | None:
+    """The compute whose schedule a template makes (the fused group's anchor, else the last
+    compute a template applies to) and that template; None for kernels without one."""
+    computes = _computes(kernel)
+    anchors = [c for c in computes if _name(c) == ANCHOR]
+    for compute in anchors or reversed(computes):
+        if (template := template_for(compute)) is not None:
+            return compute, template
+    return None
+
+
+def kernel_task_key(kernel: func.FuncOp, target: str) -> str:
+    """sha256 of the kernel's schedule-free structure and the target (see the docstring)."""
+    copy = kernel.clone()
+    copy.sym_name = StringAttr("kernel")
+    for op in copy.walk():
+        op.attributes.pop("schedule", None)
+        for result in op.results:
+            result.name_hint = None
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    arg.name_hint = None
+    text = str(copy)
+    return hashlib.sha256(f"{target}\n{text}".encode()).hexdigest()[:24]
+
+
+def set_kernel_config(kernel: func.FuncOp, config: Config) -> None:
+    """Give `kernel` the schedule of `config` in place of the one it has (see the docstring);
+    raises InvalidConfig (before touching the kernel) if the config breaks the template."""
+    found = kernel_template(kernel)
+    if found is None:
+        raise ValueError(f"kernel @{kernel.sym_name.data} has no schedule template")
+    anchor, template = found
+    primitives = template.schedule(anchor, config)
+    fused = _name(anchor) == ANCHOR
+    for compute in _computes(kernel):
+        compute.attributes.pop("schedule", None)
+    anchor.attributes["schedule"] = ArrayAttr(primitives)
+    if fused:
+        schedule_fused_kernel(kernel, anchor)
+
+
+def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:
+    """The te kernels of a module after convert-graph-to-te."""
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and te.KERNEL_ATTR in op.attributes:
+            yield op
+
+
+def apply_kernel_configs(module: ModuleOp, lookup: Callable[[str], Config | None], target: str) -> int:
+    """Give each kernel whose task key `lookup` knows that config (tuning records applied);
+    how many kernels changed."""
+    applied = 0
+    for kernel in kernels(module):
+        if kernel_template(kernel) is None:
+            continue
+        config = lookup(kernel_task_key(kernel, target))
+        if config is not None:
+            set_kernel_config(kernel, config)
+            applied += 1
+    return applied

@@ -1,0 +1,243 @@
+"""Schedule templates: the default schedule of each kernel class, and the knobs it is made of.
+
+A template recognises a class of te computes by their structure and turns a *config* (one
+value per knob) into a list of schedule primitives. Its `default_config` is what untuned
+compiles use; its `space` is the search space the tuner explores. A config that breaks a
+template's constraints (more accumulators than vector registers) is rejected by `schedule`
+with `InvalidConfig` before anything is built, so the tuner prunes it without measuring.
+
+GEMM-like computes (`C[.., i, j] = sum_k A[.., i, k] * B[.., k, j]`, B walked contiguously
+along j) get TVM's x86 dense schedule in miniature, by default a 4 x 64 register block of C
+(4 rows, 4 vectors of 16 lanes) accumulated over k, k blocked by 256 so B's panel stays in
+cache:
+
+    split i by 4, split j by 64, split j.i by 16, split r0 by 256,
+    reorder (j.o, r0.o, i.o, r0.i, i.i, j.i.o, j.i.i),
+    unroll i.i, unroll j.i.o, vectorize j.i.i
+
+After loop-unroll and loop-vectorize the k loop holds 16 vector FMAs on broadcast A and
+vector B, and LLVM keeps the 16 accumulators in registers.
+
+Blocked convolutions (`y[n, mo, oh, ow, mi] = sum over co, kh, kw, ci of
+x[n, co, oh*s + kh, ow*s + kw, ci] * w[mo, co, kh, kw, ci, mi]`, NCHW[x]c, see
+`passes/graph/conv_layout.py`) get TVM's x86 conv2d_NCHWc schedule: a row block of `ow`
+output pixels x the 16 output channels of a block, accumulated in registers over the whole
+reduction:
+
+    split i3 by ow_block, reorder (i0, i1, i2, i3.o, r0, r1, r2, r3, i3.i, i4),
+    unroll i3.i, vectorize i4
+
+so each step of the innermost reduction loop is one weight vector load, `ow_block`
+broadcasts of input scalars and `ow_block` vector FMAs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ArrayAttr
+from xdsl.ir import Attribute
+
+from minitvm.dialects import te
+from minitvm.errors import MinitvmError
+from minitvm.lowering.te_to_loop import default_nest
+
+LANES = 16  # f32 lanes of a 512-bit vector
+VECTOR_REGISTERS = 32  # zmm0-31; a register block may hold at most MAX_ACCUMULATORS of them
+MAX_ACCUMULATORS = 28  # leaves registers for the broadcast operand and the loaded vectors
+
+Config = Mapping[str, int | str]
+
+
+class InvalidConfig(MinitvmError):
+    """A config outside a template's constraints: pruned before it is built."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable choice of a template and the values it may take for one compute."""
+
+    name: str
+    choices: tuple[int | str, ...]
+
+
+def _is_sum(compute: te.ComputeOp) -> bool:
+    return compute.reduce_kind is not None and compute.reduce_kind.data == "sum"
+
+
+def _divisors(n: int, candidates: Sequence[int]) -> tuple[int, ...]:
+    return tuple(c for c in candidates if c <= n and n % c == 0)
+
+
+class ScheduleTemplate:
+    """A kernel class's schedule as a function of its knobs (see the module docstring)."""
+
+    name: str = ""
+
+    def space(self, compute: te.ComputeOp) -> list[Knob] | None:
+        """The knobs for `compute`, or None if the template does not apply to it."""
+        raise NotImplementedError
+
+    def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
+        """The untuned config, or None when the plain loop order is the better default."""
+        raise NotImplementedError
+
+    def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
+        """The primitives of `config`; raises InvalidConfig if `config` breaks a constraint."""
+        raise NotImplementedError
+
+    def check(self, compute: te.ComputeOp, config: Config) -> None:
+        """Raise InvalidConfig unless every knob of the space has a value among its choices."""
+        space = self.space(compute)
+        if space is None:
+            raise InvalidConfig(f"schedule template '{self.name}' does not apply to this compute")
+        for knob in space:
+            if config.get(knob.name) not in knob.choices:
+                raise InvalidConfig(
+                    f"schedule template '{self.name}': {knob.name} = {config.get(knob.name)!r} "
+                    f"is not one of {list(knob.choices)}"
+                )
+
+
+class GemmTemplate(ScheduleTemplate):
+    """Register-blocked GEMM: `rows` x `cols` block of C, k blocked by `k_block` (0: not)."""
+
+    name = "gemm"
+
+    def _dims(self, compute: te.ComputeOp) -> tuple[str, str, int, int, int] | None:
+        shape, extents = compute.shape, compute.extents
+        if len(shape) < 2 or len(extents) != 1 or not _is_sum(compute):
+            return None
+        rank = len(shape)
+        i, j = f"i{rank - 2}", f"i{rank - 1}"
+        if [lp.name for lp in default_nest(compute).loops][-2:] != ["r0", j]:
+            return None  # B is not walked contiguously along j: not this kernel's shape
+        return i, j, shape[-2], shape[-1], extents[0]
+
+    def space(self, compute: te.ComputeOp) -> list[Knob] | None:
+        dims = self._dims(compute)
+        if dims is None:
+            return None
+        _, _, rows, cols, depth = dims
+        knobs = [
+            Knob("rows", _divisors(rows, (1, 2, 3, 4, 6, 8))),
+            Knob("cols", _divisors(cols, (16, 32, 48, 64, 96, 128))),
+            Knob("lanes", (8, 16)),
+            Knob("k_block", (0, *(d for d in (32, 64, 128, 256, 512) if d < depth and depth % d == 0))),
+            Knob("tile_order", ("cols_first", "rows_first")),
+        ]
+        return knobs if all(k.choices for k in knobs) else None
+
+    def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
+        space = self.space(compute)
+        assert space is not None
+        choices = {k.name: k.choices for k in space}
+        rows = next((r for r in (4, 2) if r in choices["rows"]), None)
+        cols = next((c for c in (64, 32, 16) if c in choices["cols"]), None)
+        if rows is None or cols is None:
+            return None  # no block that pays off divides the shape: keep the plain order
+        k_block = 256 if 256 in choices["k_block"] else 0
+        return {"rows": rows, "cols": cols, "lanes": LANES, "k_block": k_block, "tile_order": "cols_first"}
+
+    def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
+        self.check(compute, config)
+        dims = self._dims(compute)
+        assert dims is not None
+        i, j, _, _, _ = dims
+        rows, cols, lanes = int(config["rows"]), int(config["cols"]), int(config["lanes"])
+        k_block = int(config["k_block"])
+        if rows * cols // lanes > MAX_ACCUMULATORS:
+            raise InvalidConfig(f"gemm: a {rows} x {cols} block needs {rows * cols // lanes} accumulator registers")
+        schedule: list[Attribute] = [te.split(i, rows), te.split(j, cols)]
+        inner = [f"{i}.i"]
+        if cols > lanes:
+            schedule.append(te.split(f"{j}.i", lanes))
+            inner += [f"{j}.i.o", f"{j}.i.i"]
+        else:
+            inner += [f"{j}.i"]
+        tiles = [f"{j}.o", f"{i}.o"] if config["tile_order"] == "cols_first" else [f"{i}.o", f"{j}.o"]
+        if k_block:
+            schedule.append(te.split("r0", k_block))
+            schedule.append(te.reorder(tiles[0], "r0.o", tiles[1], "r0.i", *inner))
+        else:
+            schedule.append(te.reorder(*tiles, "r0", *inner))
+        schedule += [te.unroll(name) for name in inner[:-1]]
+        schedule.append(te.vectorize(inner[-1]))
+        return schedule
+
+
+class ConvNchwcTemplate(ScheduleTemplate):
+    """Blocked conv: `ow_block` output pixels x one channel block in registers."""
+
+    name = "conv_nchwc"
+
+    def space(self, compute: te.ComputeOp) -> list[Knob] | None:
+        shape, extents = compute.shape, compute.extents
+        if len(shape) != 5 or len(extents) != 4 or not _is_sum(compute):
+            return None
+        if shape[4] % LANES or default_nest(compute).loops[-1].name != "i4":
+            return None
+        width, blocks = shape[3], shape[1]
+        return [
+            Knob("ow_block", tuple(b for b in range(1, min(width, MAX_ACCUMULATORS) + 1) if width % b == 0)),
+            Knob("oc_block", _divisors(blocks, (1, 2, 4))),
+            Knob("reduction_order", ("c_kh_kw", "kh_kw_c")),
+            Knob("unroll_kw", (0, 1)),
+        ]
+
+    def default_config(self, compute: te.ComputeOp) -> dict[str, int | str]:
+        width = compute.shape[3]
+        ow_block = max(b for b in range(1, min(width, 14) + 1) if width % b == 0)
+        return {"ow_block": ow_block, "oc_block": 1, "reduction_order": "c_kh_kw", "unroll_kw": 0}
+
+    def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
+        self.check(compute, config)
+        ow_block, oc_block = int(config["ow_block"]), int(config["oc_block"])
+        vectors = compute.shape[4] // LANES
+        if ow_block * oc_block * vectors > MAX_ACCUMULATORS:
+            raise InvalidConfig(
+                f"conv_nchwc: {ow_block} pixels x {oc_block * vectors} vectors need more than "
+                f"{MAX_ACCUMULATORS} accumulator registers"
+            )
+        schedule: list[Attribute] = [te.split("i3", ow_block)]
+        channels, inner = ["i1"], ["i3.i", "i4"]
+        if oc_block > 1:
+            schedule.append(te.split("i1", oc_block))
+            channels, inner = ["i1.o"], ["i1.i", "i3.i", "i4"]
+        reduction = ["r0", "r1", "r2", "r3"] if config["reduction_order"] == "c_kh_kw" else ["r1", "r2", "r0", "r3"]
+        schedule.append(te.reorder("i0", *channels, "i2", "i3.o", *reduction, *inner))
+        if config["unroll_kw"]:
+            schedule.append(te.unroll("r2"))
+        schedule += [te.unroll(name) for name in inner[:-1]]
+        schedule.append(te.vectorize("i4"))
+        return schedule
+
+
+#: Tried in order; the first whose space applies to a compute schedules it.
+TEMPLATES: tuple[ScheduleTemplate, ...] = (ConvNchwcTemplate(), GemmTemplate())
+
+
+def template_for(compute: te.ComputeOp) -> ScheduleTemplate | None:
+    return next((t for t in TEMPLATES if t.space(compute) is not None), None)
+
+
+def template_named(name: str) -> ScheduleTemplate:
+    for template in TEMPLATES:
+        if template.name == name:
+            return template
+    raise MinitvmError(f"no schedule template named '{name}' (known: {', '.join(t.name for t in TEMPLATES)})")
+
+
+def apply_template(compute: te.ComputeOp, config: Config | None = None) -> ScheduleTemplate | None:
+    """Give `compute` its template's schedule (the default config unless `config` is given),
+    after the primitives it already has; the template, or None if none applies."""
+    template = template_for(compute)
+    if template is None:
+        return None
+    config = config or template.default_config(compute)
+    if config is None:
+        return None
+    primitives = template.schedule(compute, config)
+    compute.attributes["schedule"] = ArrayAttr([*compute.schedule, *primitives])
+    return template

@@ -1,0 +1,288 @@
+"""graph-conv-layout: run 2-D convolutions in the blocked NCHW[x]c layout.
+
+In NCHW the channels of one pixel lie H*W floats apart, so a convolution cannot load the
+output channels it accumulates as one vector. In NCHW16c (`[N, C/16, H, W, 16]`) they are
+contiguous: the conv kernel keeps a row of output pixels x 16 channels in vector registers
+and feeds them with one weight vector and one broadcast input scalar per multiply-add (the
+layout TVM's x86 conv2d uses). This pass
+
+  1. rewrites each `graph.conv` (2-D, one group, constant weights, output channels a multiple
+     of `block`) as `graph.conv_nchwc` between two `graph.layout_transform`s, its weights
+     re-laid out as `[M/16, C/cb, KH, KW, cb, 16]` at compile time (cb = `block` when it
+     divides the input channels, else all of them, e.g. 3 for an RGB image):
+
+       %y = graph.conv %x, %w, %b        %xb = graph.layout_transform %x {NCHW -> NCHW16c}
+                                   ->    %yb = graph.conv_nchwc %xb, %wb, %b
+                                         %y  = graph.layout_transform %yb {NCHW16c -> NCHW}
+
+  2. moves each `-> NCHW` transform below the layout-agnostic ops that read it: elementwise
+     ops whose other operands are blocked the same way or per-channel/scalar constants (those
+     are re-laid out to `[1, C/16, 1, 1, 16]`), and concatenations along the channels;
+  3. cancels a transform whose input is the inverse transform (`NCHW16c -> NCHW -> NCHW16c`),
+     and keeps one of equal transforms of the same value.
+
+So between consecutive convolutions (through bias, ReLU, residual adds, DenseNet's concats)
+no transform is left; transforms remain only where the graph leaves the blocked world (the
+model's input and output, pooling, reshapes). MLIR counterpart: none upstream; TVM's
+`AlterOpLayout` + `ConvertLayout` passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from minitvm.dialects.graph import (
+    ConcatOp,
+    ConstantOp,
+    ConvNchwcOp,
+    ConvOp,
+    LayoutTransformOp,
+    blocked_layout,
+    parse_layout,
+)
+from minitvm.dialects.graph.base import get_int
+from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
+
+#: The layout everything outside the blocked world is in.
+NCHW = "NCHW"
+
+#: Input channels up to this many are taken as one block when `block` does not divide them.
+_WHOLE_CHANNEL_LIMIT = 64
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def _constant(array: np.ndarray, hint: str) -> ConstantOp:
+    op = ConstantOp.from_array(np.ascontiguousarray(array), hint)
+    op.result.name_hint = hint
+    return op
+
+
+def input_block(channels: int, block: int) -> int | None:
+    """The channel block of a conv's input: `block` when it divides, else all channels
+    when there are few (an RGB image), else None (the conv stays in NCHW)."""
+    if channels % block == 0:
+        return block
+    if channels <= _WHOLE_CHANNEL_LIMIT:
+        return channels
+    return None
+
+
+def blocked_weights(w: np.ndarray, cb: int, mb: int) -> np.ndarray:
+    """(M, C, KH, KW) -> (M/mb, C/cb, KH, KW, cb, mb): w[m, c] lands at [m//mb, c//cb, .., c%cb, m%mb]."""
+    m, c, kh, kw = w.shape
+    return w.reshape(m // mb, mb, c // cb, cb, kh, kw).transpose(0, 2, 4, 5, 3, 1)
+
+
+def _unblocking_block(value: SSAValue) -> int | None:
+    """b if `value` is the result of a `NCHW{b}c -> NCHW` transform."""
+    owner = value.owner
+    if isinstance(owner, LayoutTransformOp) and owner.dst_layout.data == NCHW:
+        return parse_layout(owner.src_layout.data)
+    return None
+
+
+class ConvToBlockedPattern(RewritePattern):
+    """conv -> to-blocked, conv_nchwc, from-blocked (see the module docstring)."""
+
+    def __init__(self, block: int):
+        super().__init__()
+        self.block = block
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
+        x_shape, w_shape = _shape(op.input), _shape(op.weight)
+        weight = op.weight.owner
+        if len(x_shape) != 4 or get_int(op.properties, "group", 1) != 1:
+            return
+        if not isinstance(weight, ConstantOp) or w_shape[0] % self.block:
+            return
+        cb = input_block(x_shape[1], self.block)
+        if cb is None:
+            return
+        mb = self.block
+        w_blocked = _constant(blocked_weights(weight.numpy(), cb, mb), f"{weight.result.name_hint or 'w'}_nchwc")
+        x_blocked = LayoutTransformOp.make(op.input, src_layout=NCHW, dst_layout=blocked_layout(cb))
+        conv = ConvNchwcOp.make(
+            x_blocked.result, w_blocked.result, op.bias,
+            **{k: v for k, v in op.properties.items() if k in ("strides", "pads", "dilations")},
+        )  # fmt: skip
+        y = LayoutTransformOp.make(conv.result, src_layout=blocked_layout(mb), dst_layout=NCHW)
+        rewriter.insert([w_blocked, x_blocked, conv])
+        rewriter.replace(op, y)
+
+
+def _blocked_constant(value: SSAValue, channels: int, rank: int, block: int) -> ConstantOp | None:
+    """A per-channel or scalar constant operand of a rank-4 NCHW elementwise op, re-laid out
+    for the NCHW{block}c result; None if `value` is not one."""
+    owner = value.owner
+    if not isinstance(owner, ConstantOp):
+        return None
+    shape = _shape(value)
+    if len(shape) > rank:
+        return None
+    padded = (1,) * (rank - len(shape)) + shape
+    if padded[0] != 1 or padded[2] != 1 or padded[3] != 1 or padded[1] not in (1, channels):
+        return None
+    array = owner.numpy().reshape(padded)
+    if padded[1] == 1:
+        return _constant(array.reshape(1, 1, 1, 1, 1), value.name_hint or "c")
+    return _constant(array.reshape(1, channels // block, 1, 1, block), f"{value.name_hint or 'c'}_nchwc")
+
+
+def _is_blocked_elsewhere(value: SSAValue, block: int) -> bool:
+    """Whether some op already blocks `value` by `block` (a conv reads it): reading that
+    blocked copy costs no extra transform."""
+    return any(
+        isinstance(use.operation, LayoutTransformOp)
+        and use.operation.dst_layout.data == blocked_layout(block)
+        for use in value.uses
+    )
+
+
+class SinkUnblockThroughElementwisePattern(RewritePattern):
+    """op(from-blocked(x), constant c) -> from-blocked(op(x, c re-laid out)); likewise for
+    any number of operands blocked alike (a residual add of two conv results), and for
+    operands a conv already reads blocked (the skip connection of a network's first block)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if type(op) not in ELEMENTWISE_OPS or len(op.results) != 1:
+            return
+        out_shape = _shape(op.results[0])
+        if len(out_shape) != 4:
+            return
+        blocks = {_unblocking_block(v) for v in op.operands if _unblocking_block(v) is not None}
+        if len(blocks) != 1:
+            return
+        (block,) = blocks
+        new_ops: list[Operation] = []
+        operands: list[SSAValue] = []
+        for value in op.operands:
+            if _unblocking_block(value) is not None:
+                if _shape(value) != out_shape:
+                    return  # a broadcast blocked operand: not worth the cases
+                owner = value.owner
+                assert isinstance(owner, LayoutTransformOp)
+                operands.append(owner.input)
+                continue
+            if _shape(value) == out_shape and _is_blocked_elsewhere(value, block):
+                to_blocked = LayoutTransformOp.make(value, src_layout=NCHW, dst_layout=blocked_layout(block))
+                new_ops.append(to_blocked)
+                operands.append(to_blocked.result)
+                continue
+            const = _blocked_constant(value, out_shape[1], 4, block)
+            if const is None:
+                return
+            new_ops.append(const)
+            operands.append(const.result)
+        blocked = type(op).make(*operands, **dict(op.properties))  # pyright: ignore[reportAttributeAccessIssue]
+        back = LayoutTransformOp.make(blocked.results[0], src_layout=blocked_layout(block), dst_layout=NCHW)
+        rewriter.insert([*new_ops, blocked])
+        rewriter.replace(op, back)
+
+
+class SinkUnblockThroughConcatPattern(RewritePattern):
+    """concat(from-blocked(x), y, axis=1) -> from-blocked(concat(x, to-blocked(y), axis=1)):
+    every input's channels are whole blocks, so concatenating the blocks concatenates the
+    channels. Inputs not blocked yet (a DenseNet block's input, fresh from pooling) are
+    blocked once here, and every later concat of the block then sees only blocked inputs."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConcatOp, rewriter: PatternRewriter) -> None:
+        rank = len(_shape(op.result))
+        if rank != 4 or get_int(op.properties, "axis") % rank != 1:
+            return
+        blocks = {b for v in op.inputs if (b := _unblocking_block(v)) is not None}
+        if len(blocks) != 1:
+            return
+        (block,) = blocks
+        if any(_shape(v)[1] % block for v in op.inputs):
+            return
+        new_ops: list[Operation] = []
+        inputs: list[SSAValue] = []
+        for value in op.inputs:
+            owner = value.owner
+            if _unblocking_block(value) is not None:
+                assert isinstance(owner, LayoutTransformOp)
+                inputs.append(owner.input)
+            else:
+                to_blocked = LayoutTransformOp.make(value, src_layout=NCHW, dst_layout=blocked_layout(block))
+                new_ops.append(to_blocked)
+                inputs.append(to_blocked.result)
+        blocked = ConcatOp.make(inputs, axis=1)
+        back = LayoutTransformOp.make(blocked.result, src_layout=blocked_layout(block), dst_layout=NCHW)
+        rewriter.insert([*new_ops, blocked])
+        rewriter.replace(op, back)
+
+
+class CancelLayoutTransformsPattern(RewritePattern):
+    """transform(transform(x, A -> B), B -> A) -> x; (A -> B) then (B -> C) -> (A -> C)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LayoutTransformOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, LayoutTransformOp):
+            return
+        src, dst = inner.src_layout.data, op.dst_layout.data
+        if src == dst:
+            rewriter.replace(op, [], [inner.input])
+        else:
+            rewriter.replace(op, LayoutTransformOp.make(inner.input, src_layout=src, dst_layout=dst))
+
+
+class ShareLayoutTransformsPattern(RewritePattern):
+    """Two equal transforms of one value -> the earlier one (convs and a concat that all
+    read one tensor block it once)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LayoutTransformOp, rewriter: PatternRewriter) -> None:
+        for use in op.input.uses:
+            twin = use.operation
+            if (
+                twin is not op
+                and isinstance(twin, LayoutTransformOp)
+                and twin.parent_block() is op.parent_block()
+                and twin.is_before_in_block(op)
+                and twin.properties == op.properties
+            ):
+                rewriter.replace(op, [], [twin.result])
+                return
+
+
+@dataclass(frozen=True)
+class ConvLayoutPass(ModulePass):
+    """Convolutions to NCHW{block}c, transforms pushed to the blocked world's edges."""
+
+    name = "graph-conv-layout"
+
+    block: int = 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ConvToBlockedPattern(self.block)).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    SinkUnblockThroughElementwisePattern(),
+                    SinkUnblockThroughConcatPattern(),
+                    CancelLayoutTransformsPattern(),
+                    ShareLayoutTransformsPattern(),
+                ]
+            )
+        ).rewrite_module(op)
+

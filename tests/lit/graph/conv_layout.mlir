@@ -1,0 +1,77 @@
+// graph-conv-layout: convolutions run in NCHW16c; layout transforms are left only at the edges
+// of the blocked world (graph inputs/outputs, pooling), cancelled between convolutions.
+// RUN: minitvm-opt %s -p graph-conv-layout,graph-dce | filecheck %s
+
+// A residual block: conv -> relu -> conv -> per-channel scale -> residual add. Everything
+// between the input and the output transform stays blocked; the constant scale is re-laid out.
+// CHECK-LABEL: func.func @residual(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x16x8x8xf32>)
+// CHECK:         %[[XB:\w+]] = graph.layout_transform %[[X]] {src_layout = "NCHW", dst_layout = "NCHW16c"} : tensor<1x16x8x8xf32> -> tensor<1x1x8x8x16xf32>
+// CHECK-NEXT:    %[[C1:\w+]] = graph.conv_nchwc %[[XB]], %{{\w+}}, %{{\w+}} {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x8x8x16xf32>, tensor<1x1x3x3x16x16xf32>, tensor<16xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK-NEXT:    %[[R:\w+]] = graph.relu %[[C1]] : tensor<1x1x8x8x16xf32>
+// CHECK:         %[[C2:\w+]] = graph.conv_nchwc %[[R]], %{{\w+}} {pads = array<i64: 1, 1, 1, 1>}
+// CHECK-NEXT:    %[[S:\w+]] = graph.constant #graph.splat<2.000000e-01 : f32> : tensor<1x1x1x1x16xf32>
+// CHECK-NEXT:    %[[M:\w+]] = graph.mul %[[C2]], %[[S]] : (tensor<1x1x8x8x16xf32>, tensor<1x1x1x1x16xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK-NEXT:    %[[A:\w+]] = graph.add %[[M]], %[[R]] : (tensor<1x1x8x8x16xf32>, tensor<1x1x8x8x16xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.layout_transform %[[A]] {src_layout = "NCHW16c", dst_layout = "NCHW"}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @residual(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<16x16x3x3xf32>
+  %b = graph.constant dense<0.1> : tensor<16xf32>
+  %c = graph.constant dense<0.2> : tensor<1x16x1x1xf32>
+  %0 = graph.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+  %1 = graph.relu %0 : tensor<1x16x8x8xf32>
+  %2 = graph.conv %1, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %3 = graph.mul %2, %c : (tensor<1x16x8x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  %4 = graph.add %3, %1 : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  func.return %4 : tensor<1x16x8x8xf32>
+}
+
+// An RGB image is blocked whole (NCHW3c); pooling reads NCHW, so the relu's result goes back.
+// CHECK-LABEL: func.func @rgb_stem(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x3x8x8xf32>)
+// CHECK-NEXT:    %[[W:\w+]] = graph.constant #graph.splat<5.000000e-01 : f32> : tensor<1x1x3x3x3x16xf32>
+// CHECK-NEXT:    %[[XB:\w+]] = graph.layout_transform %[[X]] {src_layout = "NCHW", dst_layout = "NCHW3c"} : tensor<1x3x8x8xf32> -> tensor<1x1x8x8x3xf32>
+// CHECK-NEXT:    %[[C:\w+]] = graph.conv_nchwc %[[XB]], %[[W]] {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x8x8x3xf32>, tensor<1x1x3x3x3x16xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK-NEXT:    %[[R:\w+]] = graph.relu %[[C]] : tensor<1x1x8x8x16xf32>
+// CHECK-NEXT:    %[[U:\w+]] = graph.layout_transform %[[R]] {src_layout = "NCHW16c", dst_layout = "NCHW"} : tensor<1x1x8x8x16xf32> -> tensor<1x16x8x8xf32>
+// CHECK-NEXT:    %[[P:\w+]] = graph.max_pool %[[U]]
+// CHECK-NEXT:    func.return %[[P]]
+func.func @rgb_stem(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x4x4xf32> {
+  %w = graph.constant dense<0.5> : tensor<16x3x3x3xf32>
+  %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %1 = graph.relu %0 : tensor<1x16x8x8xf32>
+  %2 = graph.max_pool %1 {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x16x8x8xf32> -> tensor<1x16x4x4xf32>
+  func.return %2 : tensor<1x16x4x4xf32>
+}
+
+// A concat along channels of blocked and not yet blocked inputs is done on blocks; the
+// input is blocked once for both the conv and the concat.
+// CHECK-LABEL: func.func @concat(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x16x4x4xf32>)
+// CHECK-NEXT:    %[[W:\w+]] = graph.constant
+// CHECK-NEXT:    %[[XB:\w+]] = graph.layout_transform %[[X]] {src_layout = "NCHW", dst_layout = "NCHW16c"}
+// CHECK-NEXT:    %[[C:\w+]] = graph.conv_nchwc %[[XB]], %[[W]] : (tensor<1x1x4x4x16xf32>, tensor<2x1x1x1x16x16xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK-NEXT:    %[[J:\w+]] = graph.concat %[[XB]], %[[C]] {axis = 1 : i64} : (tensor<1x1x4x4x16xf32>, tensor<1x2x4x4x16xf32>) -> tensor<1x3x4x4x16xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.layout_transform %[[J]] {src_layout = "NCHW16c", dst_layout = "NCHW"} : tensor<1x3x4x4x16xf32> -> tensor<1x48x4x4xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @concat(%x: tensor<1x16x4x4xf32>) -> tensor<1x48x4x4xf32> {
+  %w = graph.constant dense<0.5> : tensor<32x16x1x1xf32>
+  %0 = graph.conv %x, %w : (tensor<1x16x4x4xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %1 = graph.concat %x, %0 {axis = 1 : i64} : (tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>) -> tensor<1x48x4x4xf32>
+  func.return %1 : tensor<1x48x4x4xf32>
+}
+
+// Not rewritten: grouped convs, output channels not a multiple of 16, run-time weights.
+// CHECK-LABEL: func.func @stays(
+// CHECK-NOT:     graph.layout_transform
+// CHECK-NOT:     graph.conv_nchwc
+// CHECK:         func.return
+func.func @stays(%x: tensor<1x16x4x4xf32>, %v: tensor<16x16x1x1xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>) {
+  %g = graph.constant dense<0.5> : tensor<16x8x1x1xf32>
+  %w = graph.constant dense<0.5> : tensor<8x16x1x1xf32>
+  %0 = graph.conv %x, %g {group = 2 : i64} : (tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
+  %1 = graph.conv %x, %w : (tensor<1x16x4x4xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %2 = graph.conv %x, %v : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x4x4xf32>
+  func.return %0, %1, %2 : tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>
+}

@@ -1,0 +1,166 @@
+"""Schedule templates and kernel configs: every config of a space computes the same result,
+invalid ones are rejected before building, task keys identify kernels by structure, and
+configs given to `compile` replace the defaults.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import onnx
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+import minitvm
+from minitvm.compiler import build, lower_to_te, random_inputs
+from minitvm.dialects import te
+from minitvm.frontend import from_onnx
+from minitvm.lowering.graph_to_te.kernel_schedule import (
+    kernel_task_key,
+    kernel_template,
+    kernels,
+    set_kernel_config,
+)
+from minitvm.lowering.graph_to_te.schedule_templates import (
+    ConvNchwcTemplate,
+    GemmTemplate,
+    InvalidConfig,
+)
+from test_fusion import Net
+from test_schedules import specs
+
+
+def matmul_model(m: int, k: int, n: int) -> onnx.ModelProto:
+    net = Net(1)
+    x = net.input("x", [m, k])
+    y = net.op("MatMul", [x, net.weight("w", [k, n], 0.1)])
+    return net.model([net.op("Relu", [net.op("Add", [y, net.weight("b", [n])])])])
+
+
+def conv_model(channels: int = 32, size: int = 10, twice: bool = False) -> onnx.ModelProto:
+    net = Net(2)
+    x = net.input("x", [1, channels, size, size])
+    y = net.op("Relu", [net.op("Conv", [x, net.weight("w", [32, channels, 3, 3], 0.1)], pads=[1, 1, 1, 1])])
+    if twice:  # a second conv of the same shape: the same tuning task
+        y = net.op("Conv", [y, net.weight("w2", [32, 32, 3, 3], 0.1)], pads=[1, 1, 1, 1])
+    return net.model([y])
+
+
+def te_module(model: onnx.ModelProto) -> ModuleOp:
+    module = from_onnx(model)
+    lower_to_te(module, num_threads=1)
+    return module
+
+
+def run(module: ModuleOp, feeds: list[np.ndarray]) -> np.ndarray:
+    main = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    ins, outs = specs(main.function_type.inputs), specs(main.function_type.outputs)
+    return build(module, ins, outs, num_threads=1).run({s.name: x for s, x in zip(ins, feeds)})[0]
+
+
+def templated_kernel(module: ModuleOp) -> func.FuncOp:
+    return next(k for k in kernels(module) if kernel_template(k) is not None)
+
+
+def sample(space, rng: random.Random) -> dict:
+    return {knob.name: rng.choice(knob.choices) for knob in space}
+
+
+@pytest.mark.parametrize(
+    ("model", "template", "shape"),
+    [(lambda: matmul_model(8, 64, 96), GemmTemplate, (8, 64)), (lambda: conv_model(), ConvNchwcTemplate, (1, 32, 10, 10))],
+    ids=["gemm", "conv_nchwc"],
+)
+def test_every_valid_config_computes_the_default_result(model, template, shape) -> None:
+    proto = model()
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    expected = run(te_module(proto), [x])
+    rng = random.Random(4)
+    space = template().space(kernel_template(templated_kernel(te_module(proto)))[0])  # type: ignore[index]
+    assert space is not None
+    tried = 0
+    while tried < 5:
+        module = te_module(proto)
+        kernel = templated_kernel(module)
+        config = sample(space, rng)
+        try:
+            set_kernel_config(kernel, config)
+        except InvalidConfig:
+            continue
+        tried += 1
+        np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5, err_msg=str(config))
+
+
+def test_gemm_space_and_default() -> None:
+    kernel = templated_kernel(te_module(matmul_model(8, 512, 128)))
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    assert template.name == "gemm"
+    space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
+    assert space["rows"] == (1, 2, 4, 8)
+    assert space["cols"] == (16, 32, 64, 128)
+    assert space["k_block"] == (0, 32, 64, 128, 256)
+    assert template.default_config(anchor) == {
+        "rows": 4, "cols": 64, "lanes": 16, "k_block": 256, "tile_order": "cols_first",
+    }  # fmt: skip
+
+
+def test_conv_space_and_default() -> None:
+    kernel = templated_kernel(te_module(conv_model(size=14)))
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    assert template.name == "conv_nchwc"
+    space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
+    assert space["ow_block"] == (1, 2, 7, 14)
+    assert space["oc_block"] == (1, 2)
+    assert template.default_config(anchor)["ow_block"] == 14
+
+
+@pytest.mark.parametrize(
+    ("template", "model", "config", "message"),
+    [
+        (GemmTemplate, lambda: matmul_model(8, 64, 128), {"rows": 8, "cols": 128, "lanes": 8, "k_block": 0, "tile_order": "cols_first"}, "accumulator"),
+        (GemmTemplate, lambda: matmul_model(8, 64, 128), {"rows": 3, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first"}, "rows = 3"),
+        (ConvNchwcTemplate, lambda: conv_model(size=20), {"ow_block": 20, "oc_block": 2, "reduction_order": "c_kh_kw", "unroll_kw": 0}, "accumulator"),
+    ],
+)
+def test_invalid_configs_are_rejected_before_anything_changes(template, model, config, message) -> None:
+    kernel = templated_kernel(te_module(model()))
+    before = str(kernel)
+    with pytest.raises(InvalidConfig, match=message):
+        set_kernel_config(kernel, config)
+    assert str(kernel) == before
+
+
+def test_task_keys_identify_kernels_by_structure_and_target() -> None:
+    module = te_module(conv_model(channels=32, twice=True))
+    convs = [k for k in kernels(module) if kernel_template(k) is not None]
+    assert len(convs) == 2
+    # same shapes and epilogue-free second conv vs conv+relu: different kernels
+    keys = {kernel_task_key(k, "t1") for k in convs}
+    assert len(keys) == 2
+    again = [k for k in kernels(te_module(conv_model(channels=32, twice=True))) if kernel_template(k) is not None]
+    assert [kernel_task_key(k, "t1") for k in again] == [kernel_task_key(k, "t1") for k in convs]
+    assert kernel_task_key(convs[0], "t1") != kernel_task_key(convs[0], "t2")
+    # schedules do not change the key
+    set_kernel_config(convs[0], {"ow_block": 5, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1})
+    assert kernel_task_key(convs[0], "t1") == kernel_task_key(again[0], "t1")
+
+
+def test_compile_applies_the_configs_it_is_given() -> None:
+    from minitvm.lowering.jit import target_key
+
+    proto = conv_model()
+    kernel = templated_kernel(te_module(proto))
+    key = kernel_task_key(kernel, target_key(1))
+    config = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
+    tuned = minitvm.compile(proto, num_threads=1, schedules={key: config})
+    default = minitvm.compile(proto, num_threads=1)
+    assert tuned.stats["report"].op_counts["tuned kernels"] == 1
+    feeds = random_inputs(default)
+    np.testing.assert_allclose(tuned.run(feeds)[0], default.run(feeds)[0], rtol=1e-5, atol=1e-6)
+    # the config was really used: its primitives are in the te kernel it compiles
+    module = from_onnx(proto)
+    lower_to_te(module, num_threads=1, schedules={key: config})
+    anchor = kernel_template(templated_kernel(module))[0]  # type: ignore[index]
+    assert te.split("i1", 2) in anchor.schedule and te.unroll("r2") in anchor.schedule

@@ -17,8 +17,9 @@ The body must not read out of bounds: padding is written as clamped reads under 
 HOW is the `schedule` attribute of a compute, a list of primitives applied in order by
 `te_to_loop` (as TVM's te.create_schedule): `#te.split<"i1", 16>` makes loops i1.o and i1.i,
 `#te.reorder<["i0", "i1.o", "r0", "i1.i"]>`, `#te.vectorize<"i1.i">`, `#te.unroll<"r0">`,
-`#te.parallel<"i0">`. Loop names: i0..iN for the result's dims, r0..rM for reduction axes.
-A schedule never changes the result, only the loop structure.
+`#te.parallel<"i0">`, `#te.fuse<"i0", "i1">` makes loop i0.i1.fused. Loop names: i0..iN for the
+result's dims, r0..rM for reduction axes. A schedule never changes the result, only the loop
+structure. docs/schedules.md shows every primitive before and after.
 """
 
 from __future__ import annotations
@@ -170,8 +171,43 @@ class ComputeAtAttr(ParametrizedAttribute):
         printer.print_string(f'<"{self.producer.data}", "{self.axis.data}">')
 
 
+@irdl_attr_definition
+class FuseAttr(ParametrizedAttribute):
+    """Fuse loop `outer` and the loop right inside it, `inner`, into one loop
+    `outer.inner.fused` of extent(outer) * extent(inner): `#te.fuse<"i0", "i1">`. The original
+    indices are recovered as fused / extent(inner) and fused % extent(inner) (TVM's `fuse`).
+    Both loops must be spatial or both reductions."""
+
+    name = "te.fuse"
+
+    outer: StringAttr
+    inner: StringAttr
+
+    @property
+    def fused_name(self) -> str:
+        return fused_name(self.outer.data, self.inner.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            outer = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            inner = parser.parse_str_literal()
+        return [StringAttr(outer), StringAttr(inner)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.outer.data}", "{self.inner.data}">')
+
+
 SchedulePrimitive = (
-    SplitAttr | ReorderAttr | VectorizeAttr | UnrollAttr | ParallelAttr | InlineAttr | ComputeAtAttr
+    SplitAttr
+    | ReorderAttr
+    | VectorizeAttr
+    | UnrollAttr
+    | ParallelAttr
+    | InlineAttr
+    | ComputeAtAttr
+    | FuseAttr
 )
 
 
@@ -201,6 +237,15 @@ def inline() -> InlineAttr:
 
 def compute_at(producer: str, axis: str) -> ComputeAtAttr:
     return ComputeAtAttr(StringAttr(producer), StringAttr(axis))
+
+
+def fuse(outer: str, inner: str) -> FuseAttr:
+    return FuseAttr(StringAttr(outer), StringAttr(inner))
+
+
+def fused_name(outer: str, inner: str) -> str:
+    """The name of the loop `#te.fuse<outer, inner>` makes."""
+    return f"{outer}.{inner}.fused"
 
 
 # --------------------------------------------------------------------------------------------
@@ -473,6 +518,9 @@ class YieldOp(IRDLOperation):
 TE = Dialect(
     "te",
     [ComputeOp, ReadOp, YieldOp],
-    [SplitAttr, ReorderAttr, VectorizeAttr, UnrollAttr, ParallelAttr, InlineAttr, ComputeAtAttr],
+    [
+        SplitAttr, ReorderAttr, VectorizeAttr, UnrollAttr, ParallelAttr, InlineAttr, ComputeAtAttr,
+        FuseAttr,
+    ],
 )
 

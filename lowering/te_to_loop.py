@@ -11,8 +11,12 @@ default order keeps every access unit-stride or invariant where it can: spatial 
 outermost, reduction loops next, and the last spatial loop innermost when every read walks it
 contiguously (so `C[i, j] += A[i, k] * B[k, j]` runs as i-k-j); otherwise reductions stay
 innermost with the accumulator carried in registers (`loop.for ... iter_args`). The schedule
-then rewrites that order: split, reorder; vectorize, unroll and parallel mark loops for the
-loop passes. A split that does not divide its loop guards the body with `loop.if`.
+then rewrites that order: split, reorder, fuse; vectorize, unroll and parallel mark loops
+for the loop passes. A split that does not divide its loop guards the body with `loop.if`; a
+fused loop gives back its parts as fused / extent(inner) and fused % extent(inner). Index
+divisions by a constant that the loop structure decides (a packed operand's `j / 16` and
+`j % 16` when j's innermost loop is 16 wide) are simplified away (TVM's arith simplifier does
+this for its packed layouts), so that loop-vectorize sees unit-stride accesses.
 (This is TVM's te.create_schedule + tvm.lower, in MLIR's conversion-pass shape.)
 """
 
@@ -27,6 +31,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     AnyFloat,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -36,9 +41,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import graph, loop, te
-from minitvm.dialects.te_expr import Expr, emit_into, is_unsigned
+from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.errors import MinitvmError
 from minitvm.passes.te.inline import inline_computes
 
@@ -73,6 +79,8 @@ class LoopNest:
     splits: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     #: original extents of every axis that was ever split (for guards)
     extents: dict[str, int] = field(default_factory=dict)
+    #: fused loop name -> (outer name, inner name, inner extent)
+    fusions: dict[str, tuple[str, str, int]] = field(default_factory=dict)
 
     def find(self, name: str) -> int:
         for n, lp in enumerate(self.loops):
@@ -91,6 +99,43 @@ class LoopNest:
         self.loops[n : n + 1] = [outer, inner]
         self.splits[name] = (outer.name, inner.name, inner.extent)
         self.extents[name] = lp.extent
+
+    def fuse(self, outer: str, inner: str) -> None:
+        n = self.find(outer)
+        if self.find(inner) != n + 1:
+            known = ", ".join(lp.name for lp in self.loops)
+            raise MinitvmError(
+                f"schedule: cannot fuse '{outer}' and '{inner}': '{inner}' is not the loop right "
+                f"inside '{outer}' (loops: {known}); reorder them first"
+            )
+        a, b = self.loops[n], self.loops[n + 1]
+        if a.reduction != b.reduction:
+            spatial, reduction = (a, b) if b.reduction else (b, a)
+            raise MinitvmError(
+                f"schedule: cannot fuse the spatial loop '{spatial.name}' with the reduction "
+                f"loop '{reduction.name}'"
+            )
+        if a.hints or b.hints:
+            raise MinitvmError(
+                f"schedule: fuse '{outer}' and '{inner}' before marking them (vectorize, "
+                "unroll, parallel), then mark the fused loop"
+            )
+        fused = Loop(te.fused_name(outer, inner), a.extent * b.extent, a.reduction)
+        self.loops[n : n + 2] = [fused]
+        self.fusions[fused.name] = (outer, inner, b.extent)
+
+    def enclosing(self, name: str) -> str:
+        """The loop that runs axis `name`: itself, or the loop it was fused into."""
+        while (part := self.fused_part(name)) is not None:
+            name = part[0]
+        return name
+
+    def fused_part(self, name: str) -> tuple[str, int, bool] | None:
+        """(fused loop, inner extent, is the outer part) if loop `name` was fused away."""
+        for fused, (outer, inner, extent) in self.fusions.items():
+            if name in (outer, inner):
+                return fused, extent, name == outer
+        return None
 
     def reorder(self, names: Sequence[str]) -> None:
         """TVM semantics: the named loops take the positions they occupy, in the given order."""
@@ -114,6 +159,8 @@ class LoopNest:
                 self.mark(primitive.axis.data, "unroll")
             case te.ParallelAttr():
                 self.mark(primitive.axis.data, "parallel")
+            case te.FuseAttr():
+                self.fuse(primitive.outer.data, primitive.inner.data)
             case te.InlineAttr() | te.ComputeAtAttr():
                 pass  # kernel-level: applied by convert_kernel, not to this compute's own loops
             case _:
@@ -210,6 +257,110 @@ def _loop_hints(lp: Loop) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
+# Index arithmetic: linear forms of index values, to divide by constants at compile time
+# --------------------------------------------------------------------------------------------
+
+_DIVISIONS = arith.DivUIOp | arith.DivSIOp | arith.FloorDivSIOp
+_REMAINDERS = arith.RemUIOp | arith.RemSIOp
+
+
+def _unsigned(op_class: type[Operation], index: Expr, divisor: int) -> Expr:
+    """`index` (>= 0) divided (`DivUIOp`) or reduced (`RemUIOp`) by `divisor`, emitted in the
+    block `emit_into` is building."""
+    rhs = const(divisor, IndexType())
+    op = op_class(index.value, rhs.value)
+    Rewriter.insert_op(op, InsertPoint.after(rhs.value.owner))  # i.e. appended to that block
+    return Expr(op.results[0])
+
+
+@dataclass
+class _Linear:
+    """sum(coefficient * atom) + constant; atoms are index values whose range may be known."""
+
+    terms: dict[SSAValue, int]
+    constant: int
+
+    def scaled(self, factor: int) -> _Linear:
+        return _Linear({a: c * factor for a, c in self.terms.items()}, self.constant * factor)
+
+    def plus(self, other: _Linear) -> _Linear:
+        terms = dict(self.terms)
+        for atom, c in other.terms.items():
+            terms[atom] = terms.get(atom, 0) + c
+        return _Linear({a: c for a, c in terms.items() if c}, self.constant + other.constant)
+
+    def bounds(self, ranges: dict[SSAValue, tuple[int, int]]) -> tuple[int, int] | None:
+        lo = hi = self.constant
+        for atom, c in self.terms.items():
+            if atom not in ranges:
+                return None
+            a, b = ranges[atom]
+            lo, hi = lo + min(c * a, c * b), hi + max(c * a, c * b)
+        return lo, hi
+
+    def emit(self) -> Expr:
+        total: Expr | None = None
+        for atom, c in self.terms.items():
+            term = Expr(atom) if c == 1 else Expr(atom) * c
+            total = term if total is None else total + term
+        if total is None:
+            return const(self.constant, IndexType())
+        return total + self.constant if self.constant else total
+
+
+def _constant_index(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _linear(value: SSAValue, ranges: dict[SSAValue, tuple[int, int]]) -> _Linear:
+    """`value` as a linear form; what is not a sum or constant multiple becomes an atom (a
+    division by a constant gets its range in `ranges` when its dividend's is known)."""
+    if (number := _constant_index(value)) is not None:
+        return _Linear({}, number)
+    owner = value.owner
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        lhs, rhs = _linear(owner.lhs, ranges), _linear(owner.rhs, ranges)
+        if isinstance(owner, arith.AddiOp):
+            return lhs.plus(rhs)
+        if isinstance(owner, arith.SubiOp):
+            return lhs.plus(rhs.scaled(-1))
+        if not rhs.terms or not lhs.terms:
+            return lhs.scaled(rhs.constant) if not rhs.terms else rhs.scaled(lhs.constant)
+    elif isinstance(owner, _DIVISIONS | _REMAINDERS) and value not in ranges:
+        d = _constant_index(owner.rhs)
+        dividend = _linear(owner.lhs, ranges).bounds(ranges)
+        if d is not None and d > 0 and dividend is not None and dividend[0] >= 0:
+            lo, hi = dividend
+            quotient = isinstance(owner, _DIVISIONS)
+            ranges[value] = (lo // d, hi // d) if quotient else (0, min(hi, d - 1))
+    return _Linear({value: 1}, 0)
+
+
+def _divide(
+    lhs: SSAValue, rhs: SSAValue, ranges: dict[SSAValue, tuple[int, int]], quotient: bool
+) -> _Linear | None:
+    """lhs / rhs (or lhs % rhs) as a linear form free of the division, when `rhs` is a
+    constant d and lhs = d * q + r with every term of q a multiple of d and 0 <= r < d over
+    the atoms' ranges (then q and r are the quotient and remainder, for every division
+    kind: lhs >= 0). None when that cannot be shown."""
+    d = _constant_index(rhs)
+    if d is None or d <= 0:
+        return None
+    form = _linear(lhs, ranges)
+    if not form.terms or (bounds := form.bounds(ranges)) is None or bounds[0] < 0:
+        return None
+    q = _Linear({a: c // d for a, c in form.terms.items() if c % d == 0}, form.constant // d)
+    r = _Linear({a: c for a, c in form.terms.items() if c % d}, form.constant % d)
+    r_bounds = r.bounds(ranges)
+    if r_bounds is None or r_bounds[0] < 0 or r_bounds[1] >= d:
+        return None
+    return q if quotient else r
+
+
+# --------------------------------------------------------------------------------------------
 # IR emission
 # --------------------------------------------------------------------------------------------
 
@@ -251,12 +402,19 @@ class _ComputeEmitter:
         #: loop name -> consumers whose loops run inside that loop (#te.compute_at)
         self.attached: dict[str, list[_ComputeEmitter]] = {}
 
-    # The loop variables -> original axis indices (undoing splits), emitted in `block`.
+    # The loop variables -> original axis indices (undoing splits and fusions), emitted in
+    # the block `emit_into` is building.
     def axis_index(self, name: str, loop_vars: dict[str, SSAValue]) -> Expr:
         if name in loop_vars:
             return Expr(loop_vars[name])
-        outer, inner, factor = self.nest.splits[name]
-        return self.axis_index(outer, loop_vars) * factor + self.axis_index(inner, loop_vars)
+        if name in self.nest.splits:
+            outer, inner, factor = self.nest.splits[name]
+            return self.axis_index(outer, loop_vars) * factor + self.axis_index(inner, loop_vars)
+        part = self.nest.fused_part(name)
+        assert part is not None, name
+        fused, extent, is_outer = part
+        index = self.axis_index(fused, loop_vars)
+        return _unsigned(arith.DivUIOp if is_outer else arith.RemUIOp, index, extent)
 
     def guard(self, block: Block, loop_vars, axes: Sequence[str]) -> SSAValue | None:
         condition: Expr | None = None
@@ -284,12 +442,32 @@ class _ComputeEmitter:
                 buffer = self.buffers[op.tensor]
                 indices = [mapping.get(i, i) for i in op.indices]
                 new = loop.LoadOp(buffer, indices)
+            elif (simple := self._simplified_division(block, op, mapping, loop_vars)) is not None:
+                mapping[op.results[0]] = simple
+                continue
             else:
                 new = op.clone(mapping)
             block.add_op(new)
             for old, result in zip(op.results, new.results):
                 mapping[old] = result
         raise AssertionError("te.compute body without te.yield")
+
+    def _simplified_division(
+        self, block: Block, op: Operation, mapping, loop_vars
+    ) -> SSAValue | None:
+        """`op`'s value without the division, if it is an index divided (or reduced) by a
+        constant that the loops' ranges decide (see `_divide`); None otherwise."""
+        if not isinstance(op, _DIVISIONS | _REMAINDERS) or op.results[0].type != IndexType():
+            return None
+        ranges = {
+            loop_vars[lp.name]: (0, lp.extent - 1) for lp in self.nest.loops if lp.name in loop_vars
+        }
+        lhs, rhs = (mapping.get(v, v) for v in op.operands)
+        form = _divide(lhs, rhs, ranges, quotient=isinstance(op, _DIVISIONS))
+        if form is None:
+            return None
+        with emit_into(block):
+            return form.emit().value
 
     def emit(self, block: Block, bound: dict[str, SSAValue] | None = None) -> None:
         """Append this compute's loops to `block`; `bound` axes are loops of a producer this
@@ -304,8 +482,7 @@ class _ComputeEmitter:
             spatial = [lp for lp in loops if not lp.reduction]
             self._emit_nest(block, spatial, bound, self._reduce_in_registers, attach=True)
         else:
-            self._emit_init(block, bound)
-            self._emit_nest(block, loops, bound, self._accumulate_in_memory, attach=True)
+            self._emit_accumulation(block, loops, bound)
 
     def _emit_nest(self, block, loops: Sequence[Loop], loop_vars, innermost, attach=False) -> None:
         if not loops:
@@ -374,17 +551,30 @@ class _ComputeEmitter:
         body.add_op(loop.YieldOp(result))
         return for_op.results[0]
 
-    def _emit_init(self, block: Block, bound: dict[str, SSAValue]) -> None:
-        """out[...] = identity, in a plain nest over the result's (unbound) dims."""
-        names = [f"i{n}" for n in range(len(self.compute.shape))]
-        loops = [Loop(n, e, False) for n, e in zip(names, self.compute.shape) if n not in bound]
+    def _emit_accumulation(self, block: Block, loops: Sequence[Loop], bound) -> None:
+        """A reduction whose accumulator lives in the output buffer (some spatial loop runs
+        inside a reduction loop, as in a register-blocked GEMM or conv): each iteration of the
+        spatial loops outside the first reduction loop sets its own tile of the output to the
+        identity, then accumulates into it. The tile is still in cache (or, after LLVM's
+        store-to-load forwarding, in registers) when the accumulation starts, instead of the
+        whole output being zeroed in a pass of its own."""
+        first = next(n for n, lp in enumerate(loops) if lp.reduction)
+        prefix, rest = loops[:first], loops[first:]
+        tile = [lp for lp in rest if not lp.reduction]
 
-        def store_identity(inner: Block, loop_vars) -> None:
+        def init_then_accumulate(inner: Block, loop_vars) -> None:
+            self._emit_nest(inner, tile, loop_vars, self._store_identity)
+            self._emit_nest(inner, rest, loop_vars, self._accumulate_in_memory, attach=True)
+
+        self._emit_nest(block, prefix, bound, init_then_accumulate, attach=True)
+
+    def _store_identity(self, block: Block, loop_vars) -> None:
+        spatial_guards = [a for a in self.nest.guarded_axes() if a.startswith("i")]
+        with self._guarded(block, loop_vars, spatial_guards) as target:
             init = _identity(self.kind, self.element_type)
-            inner.add_op(init)
-            inner.add_op(loop.StoreOp(init.results[0], self.out, [loop_vars[n] for n in names]))
-
-        self._emit_nest(block, loops, bound, store_identity)
+            target.add_op(init)
+            indices = self.spatial_indices_in(target, loop_vars)
+            target.add_op(loop.StoreOp(init.results[0], self.out, indices))
 
     def _accumulate_in_memory(self, block: Block, loop_vars) -> None:
         with self._guarded(block, loop_vars, self.nest.guarded_axes()) as target:
@@ -433,6 +623,25 @@ def _in_place_producer(consumer: te.ComputeOp, returned: Sequence[SSAValue]) -> 
     return None
 
 
+def _share_fusion(producer: LoopNest, consumer: LoopNest, name: str, where: str) -> None:
+    """Fuse in `consumer` the loops that make `producer`'s fused loop `name`, so that an
+    attached consumer finds its own axes in the loop it shares (its marks on them go: it does
+    not emit the loops it shares)."""
+    outer, inner, extent = producer.fusions[name]
+    for part in (outer, inner):
+        if part in producer.fusions:
+            _share_fusion(producer, consumer, part, where)
+    try:
+        for part in (outer, inner):
+            consumer.loops[consumer.find(part)].hints.clear()
+        consumer.fuse(outer, inner)
+    except MinitvmError as error:
+        message = f"{where}: the consumer cannot share fused loop '{name}': {error}"
+        raise MinitvmError(message) from None
+    if consumer.fusions[name][2] != extent:
+        raise MinitvmError(f"{where}: fused loop '{name}' fuses other extents in the consumer")
+
+
 def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te.ComputeOp]) -> set[te.ComputeOp]:
     """Wire `#te.compute_at` consumers into their producers' nests; returns the attached."""
     attached = set()
@@ -445,12 +654,22 @@ def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te
             producer = by_name.get(producer_name)
             if producer is None:
                 raise MinitvmError(f"schedule: compute_at names no compute '{producer_name}'")
-            loops = emitters[producer].nest.loops
+            nest = emitters[producer].nest
+            loops = nest.loops
             names = [lp.name for lp in loops]
+            axis = nest.enclosing(axis)  # an axis fused away runs in its fused loop
             if axis not in names:
                 raise MinitvmError(f"schedule: '{producer_name}' has no loop '{axis}' ({', '.join(names)})")
             shared = loops[: names.index(axis) + 1]
             for lp in shared:
+                if lp.name in nest.fusions and not lp.reduction:
+                    where = f"schedule: compute_at '{producer_name}' at '{axis}'"
+                    _share_fusion(nest, emitter.nest, lp.name, where)
+                    if emitter.nest.loops[emitter.nest.find(lp.name)].extent != lp.extent:
+                        raise MinitvmError(
+                            f"{where}: '{lp.name}' has another extent in the consumer"
+                        )
+                    continue
                 k = int(lp.name[1:]) if lp.name[0] == "i" and lp.name[1:].isdigit() else None
                 if lp.reduction or k is None or k >= len(consumer.shape) or consumer.shape[k] != lp.extent:
                     raise MinitvmError(
@@ -459,6 +678,10 @@ def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te
                     )
                 if lp.name in emitter.nest.splits:
                     raise MinitvmError(f"schedule: a compute_at consumer cannot split shared axis '{lp.name}'")
+                if emitter.nest.fused_part(lp.name) is not None:
+                    raise MinitvmError(
+                        f"schedule: a compute_at consumer cannot fuse shared axis '{lp.name}'"
+                    )
             wiring.append((emitter, producer, axis))
             attached.add(consumer)
     # An attached producer does not emit the loops it shares with its own producer: a

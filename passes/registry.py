@@ -27,7 +27,17 @@ _PASSES: dict[str, tuple[str, str]] = {
     "loop-plan-memory": ("minitvm.passes.loop.plan_memory", "PlanMemoryPass"),
     "loop-unroll": ("minitvm.passes.loop.unroll", "UnrollPass"),
     "loop-vectorize": ("minitvm.passes.loop.vectorize", "VectorizePass"),
+    "te-compute-at": ("minitvm.passes.te.compute_at", "ComputeAtPass"),
+    "te-fuse": ("minitvm.passes.te.fuse", "FusePass"),
     "te-inline": ("minitvm.passes.te.inline", "InlinePass"),
+    "te-mark-inline": ("minitvm.passes.te.mark_inline", "MarkInlinePass"),
+    "te-pack": ("minitvm.passes.te.pack", "PackPass"),
+    "te-parallel": ("minitvm.passes.te.parallel", "ParallelPass"),
+    "te-reorder": ("minitvm.passes.te.reorder", "ReorderPass"),
+    "te-split": ("minitvm.passes.te.split", "SplitPass"),
+    "te-tile": ("minitvm.passes.te.tile", "TilePass"),
+    "te-unroll": ("minitvm.passes.te.unroll", "UnrollPass"),
+    "te-vectorize": ("minitvm.passes.te.vectorize", "VectorizePass"),
 }
 
 

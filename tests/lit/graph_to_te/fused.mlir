@@ -31,17 +31,20 @@
 // CHECK-NEXT:    %[[R:\w+]] = func.call @fused_conv_0(%[[MX]], %[[MW]], %[[MB]], %[[MS]])
 // CHECK-NEXT:    func.return %[[R]]
 //
-// In loops: the padded copy, the accumulator's init, then per (n, f, y) the window sums for
-// the row, and right after them the epilogue for that row, which updates the anchor's values
-// in place: the anchor accumulates straight into the kernel's result (only the padded copy
-// is scratch).
+// In loops: the padded copy, then per (n, f, y) the row's accumulator init, the window sums
+// for the row, and right after them the epilogue for that row, which updates the anchor's
+// values in place: the anchor accumulates straight into the kernel's result (only the padded
+// copy is scratch).
 // LOOP-LABEL: func.func @fused_conv_0(
 // LOOP-SAME:      %{{\w+}}: memref<1x3x5x6xf32>, %[[OUT:\w+]]: memref<1x3x5x6xf32>, %{{\w+}}: memref<1x2x7x8xf32>) attributes {loop.kernel} {
 // LOOP:                 loop.for %{{\w+}} = 0 to 8 step 1 {
-// LOOP:                 loop.for %{{\w+}} = 0 to 6 step 1 {
 // LOOP:         loop.for %[[N:\w+]] = 0 to 1 step 1 {
 // LOOP-NEXT:      loop.for %[[F:\w+]] = 0 to 3 step 1 {
 // LOOP-NEXT:        loop.for %[[Y:\w+]] = 0 to 5 step 1 {
+// LOOP-NEXT:          loop.for %[[X0:\w+]] = 0 to 6 step 1 {
+// LOOP-NEXT:            %[[ZERO:\w+]] = arith.constant 0.000000e+00 : f32
+// LOOP-NEXT:            loop.store %[[ZERO]], %[[OUT]][%[[N]], %[[F]], %[[Y]], %[[X0]]]
+// LOOP-NEXT:          }
 // LOOP-NEXT:          loop.for %{{\w+}} = 0 to 2 step 1 {
 // LOOP:                       loop.store %{{\w+}}, %[[OUT]][%[[N]], %[[F]], %[[Y]], %{{\w+}}]
 // LOOP:              loop.for %[[X2:\w+]] = 0 to 6 step 1 {

@@ -5,14 +5,12 @@
 
 // CHECK-LABEL: func.func @matmul_relu(
 // CHECK-SAME:    %[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<4x16xf32>) attributes {loop.kernel}
-// The init nest, then the i-k-j accumulation with the relu nest after the k loop, per row i:
-// CHECK-NEXT:    loop.for %{{.*}} = 0 to 4 step 1 {
+// Per row i: the row's init, the i-k-j accumulation, then the relu nest after the k loop:
+// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 {
 // CHECK-NEXT:      loop.for %{{.*}} = 0 to 16 step 1 {
 // CHECK-NEXT:        arith.constant 0.000000e+00
 // CHECK-NEXT:        loop.store
 // CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[I:.*]] = 0 to 4 step 1 {
 // CHECK-NEXT:      loop.for %[[K:.*]] = 0 to 8 step 1 {
 // CHECK-NEXT:        loop.for %[[J:.*]] = 0 to 16 step 1 {
 // CHECK:               loop.store %{{.*}}, %[[C]][%[[I]], %[[J]]]

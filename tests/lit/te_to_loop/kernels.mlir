@@ -2,17 +2,16 @@
 // RUN: minitvm-opt %s -p convert-te-to-loop | filecheck %s
 
 // A matmul reads B[k, j] contiguously along j, so j goes innermost and the reduction
-// accumulates in the output buffer (i-k-j order), after an init nest.
+// accumulates in the output buffer (i-k-j order): each row is set to zero right before its
+// accumulation starts.
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:    %[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<4x16xf32>)
 // CHECK-SAME:    attributes {loop.kernel}
-// CHECK-NEXT:    loop.for %[[I0:.*]] = 0 to 4 step 1 {
+// CHECK-NEXT:    loop.for %[[M:.*]] = 0 to 4 step 1 {
 // CHECK-NEXT:      loop.for %[[I1:.*]] = 0 to 16 step 1 {
 // CHECK-NEXT:        %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:        loop.store %[[ZERO]], %[[C]][%[[I0]], %[[I1]]] : f32, memref<4x16xf32>
+// CHECK-NEXT:        loop.store %[[ZERO]], %[[C]][%[[M]], %[[I1]]] : f32, memref<4x16xf32>
 // CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:    loop.for %[[M:.*]] = 0 to 4 step 1 {
 // CHECK-NEXT:      loop.for %[[K:.*]] = 0 to 8 step 1 {
 // CHECK-NEXT:        loop.for %[[N:.*]] = 0 to 16 step 1 {
 // CHECK-NEXT:          %[[X:.*]] = loop.load %[[A]][%[[M]], %[[K]]] : memref<4x8xf32> -> f32

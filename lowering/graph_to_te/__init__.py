@@ -50,7 +50,7 @@ from minitvm.lowering.graph_to_te import nn as _nn  # noqa: F401  (registers rul
 from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te.fused_schedule import main_compute, schedule_fused_kernel
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
-from minitvm.lowering.graph_to_te.schedule_templates import apply_template
+from minitvm.lowering.graph_to_te.schedule_templates import apply_default_schedule
 from minitvm.passes.graph.fuse import ANCHOR_OPS
 
 #: Ops whose main compute gets its schedule template's default (see schedule_templates.py).
@@ -75,8 +75,9 @@ def _kernel(
         tensors.update(zip(op.results, results, strict=True))
         new = block.ops if last is None else _ops_after(last)
         computes.append([c for c in new if isinstance(c, te.ComputeOp)])
-        if isinstance(op, TEMPLATED_OPS) and (main := main_compute(computes[-1])) is not None:
-            apply_template(main)
+        main = main_compute(computes[-1]) if isinstance(op, TEMPLATED_OPS) else None
+        for compute in computes[-1]:
+            apply_default_schedule(compute, main=compute is main)
     block.add_op(func.ReturnOp(*(tensors[v].value for v in outputs)))
     kernel = func.FuncOp(name, (block.arg_types, [v.type for v in outputs]), Region(block))
     kernel.attributes[KERNEL_ATTR] = UnitAttr()
@@ -91,8 +92,13 @@ def _ops_after(op: Operation) -> list[Operation]:
 
 
 def kernel_for(op: Operation, name: str) -> func.FuncOp:
-    """A te kernel computing `op`'s results from its operands."""
-    return _kernel(name, list(op.operands), [op], list(op.results))[0]
+    """A te kernel computing `op`'s results from its operands. An anchor op is scheduled as
+    a fused group of one: its own epilogue computes (a conv's or gemm's bias, an average
+    pool's division) run inside its loop nest as a fused epilogue would."""
+    kernel, computes = _kernel(name, list(op.operands), [op], list(op.results))
+    if isinstance(op, ANCHOR_OPS) and len(computes[0]) > 1:
+        schedule_fused_kernel(kernel, main_compute(computes[0]))
+    return kernel
 
 
 def fused_kernel_for(op: graph.FusedOp, name: str) -> func.FuncOp:

@@ -25,7 +25,13 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from minitvm.dialects import te
 from minitvm.lowering.graph_to_te.fused_schedule import ANCHOR, schedule_fused_kernel
-from minitvm.lowering.graph_to_te.schedule_templates import Config, ScheduleTemplate, template_for
+from minitvm.lowering.graph_to_te.schedule_templates import (
+    TEMPLATES,
+    Config,
+    ScheduleTemplate,
+    apply_default_schedule,
+    template_for,
+)
 
 
 def _computes(kernel: func.FuncOp) -> list[te.ComputeOp]:
@@ -38,13 +44,17 @@ def _name(compute: te.ComputeOp) -> str | None:
 
 
 def kernel_template(kernel: func.FuncOp) -> tuple[te.ComputeOp, ScheduleTemplate] | None:
-    """The compute whose schedule a template makes (the fused group's anchor, else the last
-    compute a template applies to) and that template; None for kernels without one."""
+    """The compute whose schedule a template makes and that template; None for kernels
+    without one. That is the fused group's anchor; else, trying the templates from the most
+    specific (GEMM, conv) to the most general (injective), the last compute one applies to."""
     computes = _computes(kernel)
-    anchors = [c for c in computes if _name(c) == ANCHOR]
-    for compute in anchors or reversed(computes):
-        if (template := template_for(compute)) is not None:
+    for compute in computes:
+        if _name(compute) == ANCHOR and (template := template_for(compute)) is not None:
             return compute, template
+    for template in TEMPLATES:
+        for compute in reversed(computes):
+            if template.space(compute) is not None:
+                return compute, template
     return None
 
 
@@ -75,7 +85,10 @@ def set_kernel_config(kernel: func.FuncOp, config: Config) -> None:
     fused = _name(anchor) == ANCHOR
     for compute in _computes(kernel):
         compute.attributes.pop("schedule", None)
-    anchor.attributes["schedule"] = ArrayAttr(primitives)
+        if compute is not anchor:
+            apply_default_schedule(compute, main=False)
+    if primitives:
+        anchor.attributes["schedule"] = ArrayAttr(primitives)
     if fused:
         schedule_fused_kernel(kernel, anchor)
 

@@ -6,6 +6,7 @@ configs given to `compile` replace the defaults.
 from __future__ import annotations
 
 import random
+from itertools import product
 
 import numpy as np
 import onnx
@@ -26,7 +27,9 @@ from minitvm.lowering.graph_to_te.kernel_schedule import (
 from minitvm.lowering.graph_to_te.schedule_templates import (
     ConvNchwcTemplate,
     GemmTemplate,
+    InjectiveTemplate,
     InvalidConfig,
+    ReductionTemplate,
 )
 from test_fusion import Net
 from test_schedules import specs
@@ -48,6 +51,18 @@ def conv_model(channels: int = 32, size: int = 10, twice: bool = False) -> onnx.
     return net.model([y])
 
 
+def reduce_model() -> onnx.ModelProto:
+    net = Net(3)
+    x = net.input("x", [6, 96])
+    return net.model([net.op("ReduceSum", [x, net.const("axes", np.array([1]))], keepdims=0)])
+
+
+def add_relu_model() -> onnx.ModelProto:
+    net = Net(4)
+    x = net.input("x", [4, 64])
+    return net.model([net.op("Relu", [net.op("Add", [x, net.weight("b", [64])])])])
+
+
 def te_module(model: onnx.ModelProto) -> ModuleOp:
     module = from_onnx(model)
     lower_to_te(module, num_threads=1)
@@ -60,8 +75,9 @@ def run(module: ModuleOp, feeds: list[np.ndarray]) -> np.ndarray:
     return build(module, ins, outs, num_threads=1).run({s.name: x for s, x in zip(ins, feeds)})[0]
 
 
-def templated_kernel(module: ModuleOp) -> func.FuncOp:
-    return next(k for k in kernels(module) if kernel_template(k) is not None)
+def templated_kernel(module: ModuleOp, template: str) -> func.FuncOp:
+    """The first kernel whose schedule `template` makes."""
+    return next(k for k in kernels(module) if (t := kernel_template(k)) is not None and t[1].name == template)
 
 
 def sample(space, rng: random.Random) -> dict:
@@ -70,20 +86,25 @@ def sample(space, rng: random.Random) -> dict:
 
 @pytest.mark.parametrize(
     ("model", "template", "shape"),
-    [(lambda: matmul_model(8, 64, 96), GemmTemplate, (8, 64)), (lambda: conv_model(), ConvNchwcTemplate, (1, 32, 10, 10))],
-    ids=["gemm", "conv_nchwc"],
+    [
+        (lambda: matmul_model(8, 64, 96), GemmTemplate, (8, 64)),
+        (lambda: conv_model(), ConvNchwcTemplate, (1, 32, 10, 10)),
+        (reduce_model, ReductionTemplate, (6, 96)),
+        (add_relu_model, InjectiveTemplate, (4, 64)),
+    ],
+    ids=["gemm", "conv_nchwc", "reduction", "injective"],
 )
 def test_every_valid_config_computes_the_default_result(model, template, shape) -> None:
     proto = model()
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     expected = run(te_module(proto), [x])
     rng = random.Random(4)
-    space = template().space(kernel_template(templated_kernel(te_module(proto)))[0])  # type: ignore[index]
+    space = template().space(kernel_template(templated_kernel(te_module(proto), template.name))[0])  # type: ignore[index]
     assert space is not None
     tried = 0
-    while tried < 5:
+    while tried < min(5, len(list(product(*(k.choices for k in space))))):
         module = te_module(proto)
-        kernel = templated_kernel(module)
+        kernel = templated_kernel(module, template.name)
         config = sample(space, rng)
         try:
             set_kernel_config(kernel, config)
@@ -94,7 +115,7 @@ def test_every_valid_config_computes_the_default_result(model, template, shape) 
 
 
 def test_gemm_space_and_default() -> None:
-    kernel = templated_kernel(te_module(matmul_model(8, 512, 128)))
+    kernel = templated_kernel(te_module(matmul_model(8, 512, 128)), "gemm")
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
     assert template.name == "gemm"
     space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
@@ -107,7 +128,7 @@ def test_gemm_space_and_default() -> None:
 
 
 def test_conv_space_and_default() -> None:
-    kernel = templated_kernel(te_module(conv_model(size=14)))
+    kernel = templated_kernel(te_module(conv_model(size=14)), "conv_nchwc")
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
     assert template.name == "conv_nchwc"
     space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
@@ -125,7 +146,7 @@ def test_conv_space_and_default() -> None:
     ],
 )
 def test_invalid_configs_are_rejected_before_anything_changes(template, model, config, message) -> None:
-    kernel = templated_kernel(te_module(model()))
+    kernel = templated_kernel(te_module(model()), template.name)
     before = str(kernel)
     with pytest.raises(InvalidConfig, match=message):
         set_kernel_config(kernel, config)
@@ -134,12 +155,12 @@ def test_invalid_configs_are_rejected_before_anything_changes(template, model, c
 
 def test_task_keys_identify_kernels_by_structure_and_target() -> None:
     module = te_module(conv_model(channels=32, twice=True))
-    convs = [k for k in kernels(module) if kernel_template(k) is not None]
+    convs = [k for k in kernels(module) if kernel_template(k)[1].name == "conv_nchwc"]  # type: ignore[index]
     assert len(convs) == 2
     # same shapes and epilogue-free second conv vs conv+relu: different kernels
     keys = {kernel_task_key(k, "t1") for k in convs}
     assert len(keys) == 2
-    again = [k for k in kernels(te_module(conv_model(channels=32, twice=True))) if kernel_template(k) is not None]
+    again = [k for k in kernels(te_module(conv_model(channels=32, twice=True))) if kernel_template(k)[1].name == "conv_nchwc"]  # type: ignore[index]
     assert [kernel_task_key(k, "t1") for k in again] == [kernel_task_key(k, "t1") for k in convs]
     assert kernel_task_key(convs[0], "t1") != kernel_task_key(convs[0], "t2")
     # schedules do not change the key
@@ -151,7 +172,7 @@ def test_compile_applies_the_configs_it_is_given() -> None:
     from minitvm.lowering.jit import target_key
 
     proto = conv_model()
-    kernel = templated_kernel(te_module(proto))
+    kernel = templated_kernel(te_module(proto), "conv_nchwc")
     key = kernel_task_key(kernel, target_key(1))
     config = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
     tuned = minitvm.compile(proto, num_threads=1, schedules={key: config})
@@ -162,5 +183,13 @@ def test_compile_applies_the_configs_it_is_given() -> None:
     # the config was really used: its primitives are in the te kernel it compiles
     module = from_onnx(proto)
     lower_to_te(module, num_threads=1, schedules={key: config})
-    anchor = kernel_template(templated_kernel(module))[0]  # type: ignore[index]
+    anchor = kernel_template(templated_kernel(module, "conv_nchwc"))[0]  # type: ignore[index]
     assert te.split("i1", 2) in anchor.schedule and te.unroll("r2") in anchor.schedule
+
+
+def test_a_long_reduction_carries_a_vector_accumulator_by_default() -> None:
+    module = te_module(reduce_model())
+    anchor, template = kernel_template(templated_kernel(module, "reduction"))  # type: ignore[misc]
+    assert anchor.schedule == (te.vectorize("r0"),)
+    x = np.random.default_rng(5).standard_normal((6, 96)).astype(np.float32)
+    np.testing.assert_allclose(run(module, [x]), x.sum(axis=1), rtol=1e-5, atol=1e-5)

@@ -99,7 +99,7 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>) -> tensor<1x4x5x5x8xf32> {
 // CHECK-NEXT:      %[[PV:\w+]] = arith.select %[[IN]], %[[XV]], %[[Z]] : f32
 // CHECK-NEXT:      te.yield %[[PV]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[ACC:\w+]] = te.compute (%[[N:i0\w*]], %[[MO:i1\w*]], %[[OH:i2\w*]], %[[OW:i3\w*]], %[[MI:i4\w*]]) in [1, 2, 3, 2, 16] sum (%[[CO:r0\w*]], %[[KH:r1\w*]], %[[KW:r2\w*]], %[[CI:r3\w*]]) in [2, 3, 3, 16]{{.*}} : tensor<1x2x3x2x16xf32> {
+// CHECK-NEXT:    %[[ACC:\w+]] = te.compute "anchor" (%[[N:i0\w*]], %[[MO:i1\w*]], %[[OH:i2\w*]], %[[OW:i3\w*]], %[[MI:i4\w*]]) in [1, 2, 3, 2, 16] sum (%[[CO:r0\w*]], %[[KH:r1\w*]], %[[KW:r2\w*]], %[[CI:r3\w*]]) in [2, 3, 3, 16]{{.*}} : tensor<1x2x3x2x16xf32> {
 // CHECK-NEXT:      %[[SH:\w+]] = arith.constant 2 : index
 // CHECK-NEXT:      %[[PH0:\w+]] = arith.muli %[[OH]], %[[SH]] : index
 // CHECK-NEXT:      %[[PH:\w+]] = arith.addi %[[PH0]], %[[KH]] : index
@@ -113,7 +113,7 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>) -> tensor<1x4x5x5x8xf32> {
 // CHECK-NEXT:      %[[T:\w+]] = arith.mulf %[[XP]], %[[WV]] : f32
 // CHECK-NEXT:      te.yield %[[T]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[MO:\w+]], %[[OH:\w+]], %[[OW:\w+]], %[[MI:\w+]]) in [1, 2, 3, 2, 16] : tensor<1x2x3x2x16xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[MO:\w+]], %[[OH:\w+]], %[[OW:\w+]], %[[MI:\w+]]) in [1, 2, 3, 2, 16] {schedule = [#te.compute_at<"anchor", "i2">]} : tensor<1x2x3x2x16xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[ACC]][%[[N]], %[[MO]], %[[OH]], %[[OW]], %[[MI]]] : tensor<1x2x3x2x16xf32>
 // CHECK-NEXT:      %[[MB:\w+]] = arith.constant 16 : index
 // CHECK-NEXT:      %[[M0:\w+]] = arith.muli %[[MO]], %[[MB]] : index

@@ -48,7 +48,7 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:      %[[PV:\w+]] = arith.select %[[IN]], %[[XV]], %[[Z]] : f32
 // CHECK-NEXT:      te.yield %[[PV]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[ACC:\w+]] = te.compute (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] sum (%[[RC:\w+]], %[[KH:\w+]], %[[KW:\w+]]) in [2, 3, 3] : tensor<1x3x4x4xf32> {
+// CHECK-NEXT:    %[[ACC:\w+]] = te.compute "anchor" (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] sum (%[[RC:\w+]], %[[KH:\w+]], %[[KW:\w+]]) in [2, 3, 3] : tensor<1x3x4x4xf32> {
 // CHECK-NEXT:      %[[PH:\w+]] = arith.addi %[[OH]], %[[KH]] : index
 // CHECK-NEXT:      %[[PW:\w+]] = arith.addi %[[OW]], %[[KW]] : index
 // CHECK-NEXT:      %[[XP:\w+]] = te.read %[[PAD]][%[[N]], %[[RC]], %[[PH]], %[[PW]]] : tensor<1x2x6x6xf32>
@@ -56,7 +56,7 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:      %[[T:\w+]] = arith.mulf %[[XP]], %[[WV]] : f32
 // CHECK-NEXT:      te.yield %[[T]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] : tensor<1x3x4x4xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] {schedule = [#te.compute_at<"anchor", "i2">]} : tensor<1x3x4x4xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[ACC]][%[[N]], %[[M]], %[[OH]], %[[OW]]] : tensor<1x3x4x4xf32>
 // CHECK-NEXT:      %[[BV:\w+]] = te.read %[[BIAS]][%[[M]]] : tensor<3xf32>
 // CHECK-NEXT:      %[[SUM:\w+]] = arith.addf %[[S]], %[[BV]] : f32
@@ -116,14 +116,14 @@ func.func @main(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[R]]] : tensor<2x8xf32>
 // CHECK-NEXT:      te.yield %[[V]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[SUM:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] sum (%[[R:\w+]]) in [8] : tensor<2x1xf32> {
+// CHECK-NEXT:    %[[SUM:\w+]] = te.compute "anchor" (%[[I:\w+]], %[[K:\w+]]) in [2, 1] sum (%[[R:\w+]]) in [8] : tensor<2x1xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[R]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[M:\w+]] = te.read %[[MAX]][%[[I]], %[[K]]] : tensor<2x1xf32>
 // CHECK-NEXT:      %[[D:\w+]] = arith.subf %[[V]], %[[M]] : f32
 // CHECK-NEXT:      %[[E:\w+]] = math.exp %[[D]] : f32
 // CHECK-NEXT:      te.yield %[[E]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] : tensor<2x8xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<2x8xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[J]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[Z0:\w+]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[M:\w+]] = te.read %[[MAX]][%[[I]], %[[Z0]]] : tensor<2x1xf32>
@@ -156,14 +156,14 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT:      %[[Q:\w+]] = arith.divf %[[T]], %[[COUNT]] : f32
 // CHECK-NEXT:      te.yield %[[Q]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[SQ:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] sum (%[[R:\w+]]) in [8] : tensor<2x1xf32> {
+// CHECK-NEXT:    %[[SQ:\w+]] = te.compute "anchor" (%[[I:\w+]], %[[K:\w+]]) in [2, 1] sum (%[[R:\w+]]) in [8] : tensor<2x1xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[R]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[MU:\w+]] = te.read %[[MEAN]][%[[I]], %[[K]]] : tensor<2x1xf32>
 // CHECK-NEXT:      %[[D:\w+]] = arith.subf %[[V]], %[[MU]] : f32
 // CHECK-NEXT:      %[[D2:\w+]] = arith.mulf %[[D]], %[[D]] : f32
 // CHECK-NEXT:      te.yield %[[D2]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[INV:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] : tensor<2x1xf32> {
+// CHECK-NEXT:    %[[INV:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<2x1xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[SQ]][%[[I]], %[[K]]] : tensor<2x1xf32>
 // CHECK-NEXT:      %[[COUNT:\w+]] = arith.constant 8.000000e+00 : f32
 // CHECK-NEXT:      %[[VAR:\w+]] = arith.divf %[[S]], %[[COUNT]] : f32
@@ -174,7 +174,7 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT:      %[[RS:\w+]] = arith.divf %[[ONE]], %[[SD]] : f32
 // CHECK-NEXT:      te.yield %[[RS]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] : tensor<2x8xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<2x8xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[J]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[Z0:\w+]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[MU:\w+]] = te.read %[[MEAN]][%[[I]], %[[Z0]]] : tensor<2x1xf32>

@@ -114,11 +114,11 @@ func.func @main(%z: tensor<10x6xf32>, %i: tensor<4xi64>) -> tensor<4x6xf32> {
 // division by their element count (4 * 3) in a second compute.
 // CHECK-LABEL: func.func @reduce_mean_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<2x4x3xf32>) -> tensor<2x1x1xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[SUM:\w+]] = te.compute (%[[I:\w+]], %[[K1:\w+]], %[[K2:\w+]]) in [2, 1, 1] sum (%[[R1:\w+]], %[[R2:\w+]]) in [4, 3] : tensor<2x1x1xf32> {
+// CHECK-NEXT:    %[[SUM:\w+]] = te.compute "anchor" (%[[I:\w+]], %[[K1:\w+]], %[[K2:\w+]]) in [2, 1, 1] sum (%[[R1:\w+]], %[[R2:\w+]]) in [4, 3] : tensor<2x1x1xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[R1]], %[[R2]]] : tensor<2x4x3xf32>
 // CHECK-NEXT:      te.yield %[[V]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[MEAN:\w+]] = te.compute (%[[I:\w+]], %[[K1:\w+]], %[[K2:\w+]]) in [2, 1, 1] : tensor<2x1x1xf32> {
+// CHECK-NEXT:    %[[MEAN:\w+]] = te.compute (%[[I:\w+]], %[[K1:\w+]], %[[K2:\w+]]) in [2, 1, 1] {schedule = [#te.compute_at<"anchor", "i2">]} : tensor<2x1x1xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[SUM]][%[[I]], %[[K1]], %[[K2]]] : tensor<2x1x1xf32>
 // CHECK-NEXT:      %[[N:\w+]] = arith.constant 1.200000e+01 : f32
 // CHECK-NEXT:      %[[Q:\w+]] = arith.divf %[[S]], %[[N]] : f32
@@ -135,11 +135,11 @@ func.func @main(%x: tensor<2x4x3xf32>) -> tensor<2x1x1xf32> {
 // Without keepdims the reduced dims are gone from the result (and from the index space).
 // CHECK-LABEL: func.func @reduce_mean_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<2x4x3xf32>) -> tensor<3xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[SUM:\w+]] = te.compute (%[[K:\w+]]) in [3] sum (%[[R0:\w+]], %[[R1:\w+]]) in [2, 4] : tensor<3xf32> {
+// CHECK-NEXT:    %[[SUM:\w+]] = te.compute "anchor" (%[[K:\w+]]) in [3] sum (%[[R0:\w+]], %[[R1:\w+]]) in [2, 4] : tensor<3xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[R0]], %[[R1]], %[[K]]] : tensor<2x4x3xf32>
 // CHECK-NEXT:      te.yield %[[V]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[MEAN:\w+]] = te.compute (%[[K:\w+]]) in [3] : tensor<3xf32> {
+// CHECK-NEXT:    %[[MEAN:\w+]] = te.compute (%[[K:\w+]]) in [3] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<3xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[SUM]][%[[K]]] : tensor<3xf32>
 // CHECK-NEXT:      %[[N:\w+]] = arith.constant 8.000000e+00 : f32
 func.func @main(%x: tensor<2x4x3xf32>) -> tensor<3xf32> {

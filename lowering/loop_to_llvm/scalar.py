@@ -16,6 +16,9 @@ result being llvm-dialect values. Most ops are one llvm op or intrinsic. The exp
   `roundeven`, `trunc` -> LLVM intrinsics; `log1p`, `expm1`, `cbrt`, `asinh`, `acosh`,
   `atanh` -> libm calls (one per lane on vectors). Note LLVM itself turns most
   transcendental intrinsics into libm calls, one per lane on vectors (exp, log, tanh, pow...).
+- `math.exp` on f32 (and f16, through f32): range reduction to [-ln2/2, ln2/2] and Cephes'
+  polynomial, 2^n built in the exponent bits (~1 ulp, subnormal results included),
+  again one code path for scalars and vectors; on f64 the intrinsic (libm).
 - `math.rsqrt` -> 1 / sqrt.
 
 Index arithmetic gets `nsw` (addresses never wrap) and folds when its operands are known.
@@ -46,6 +49,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from minitvm.dialects.llvm_ext import FCmpOp, FPToSIOp, FPToUIOp, SelectOp, UIToFPOp
 from minitvm.lowering.loop_to_llvm.emitter import (
     Emitter,
     LoweringError,
@@ -53,7 +57,6 @@ from minitvm.lowering.loop_to_llvm.emitter import (
     llvm_type,
     with_element,
 )
-from minitvm.dialects.llvm_ext import FCmpOp, FPToSIOp, FPToUIOp, SelectOp, UIToFPOp
 
 Lowering = Callable[[Emitter, Any, list[SSAValue]], SSAValue]
 
@@ -290,7 +293,6 @@ def _is_f64_to_f16(source: Attribute, target: Attribute) -> bool:
 
 _UNARY_OPS: dict[type[Operation], Callable[[SSAValue], Operation]] = {
     math.AbsFOp: lambda x: llvm.FAbsOp(x, x.type),
-    math.ExpOp: llvm.FExpOp,
     math.Exp2Op: llvm.FExp2Op,
     math.LogOp: llvm.FLogOp,
     math.Log2Op: llvm.FLog2Op,
@@ -428,6 +430,52 @@ def _erf(em: Emitter, op: Operation, args: list[SSAValue]) -> SSAValue:
     x2 = em.value(llvm.FMulOp(clamped, clamped))
     p = em.value(llvm.FMulOp(clamped, _horner(em, x2, _ERF_P)))
     return em.value(llvm.FDivOp(p, _horner(em, x2, _ERF_Q)))
+
+
+# exp(x) = 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2 (ln 2 split in two for an exact
+# product), exp(r) on [-ln2/2, ln2/2] by Cephes' degree-7 polynomial (expf's, also in Eigen's
+# pexp): ~1 ulp. 2^n is built in the exponent bits.
+_EXP_P = (
+    1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
+    5.0000001201e-1,
+)  # fmt: skip
+_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4
+_EXP_MAX = 88.72283905206835  # above: +inf
+_EXP_MIN = -103.97208  # below: 0 (under half the smallest subnormal)
+
+
+@lowering(math.ExpOp)
+def _exp(em: Emitter, op: Operation, args: list[SSAValue]) -> SSAValue:
+    """exp without libm: libm's expf is one call per lane of a vector (softmax and sigmoid
+    were bound by it); this is straight-line vector code, the same for scalars and vectors."""
+    (x,) = args
+    element = element_of(x.type)
+    if isinstance(element, Float64Type):
+        return em.value(llvm.FExpOp(x))
+    if not isinstance(element, Float32Type):
+        assert isinstance(element, Float16Type)
+        wide = em.value(llvm.FPExtOp(x, with_element(x.type, f32)))
+        return em.value(llvm.FPTruncOp(_exp(em, op, [wide]), x.type))
+    clamped = _call(em, "maximum", [x, em.const(_EXP_MIN, x.type)], x.type)
+    clamped = _call(em, "minimum", [clamped, em.const(_EXP_MAX, x.type)], x.type)
+    n = em.value(llvm.FFloorOp(em.value(llvm.FMAOp(clamped, em.const(1.4426950408889634, x.type), em.const(0.5, x.type)))))
+    r = em.value(llvm.FMAOp(n, em.const(-_LN2_HI, x.type), clamped))
+    r = em.value(llvm.FMAOp(n, em.const(-_LN2_LO, x.type), r))
+    p = em.value(llvm.FMulOp(em.value(llvm.FMulOp(r, r)), _horner(em, r, _EXP_P)))
+    p = em.value(llvm.FAddOp(em.value(llvm.FAddOp(p, r)), em.const(1.0, x.type)))
+    # 2^n as 2^h * 2^(n-h), h = n >> 1: both factors stay normal for n in [-150, 128], so
+    # results near the overflow edge stay finite and subnormal results come out right.
+    ints = with_element(x.type, i32)
+    whole = em.value(FPToSIOp(n, ints))
+    half = em.value(llvm.AShrOp(whole, em.const(1, ints)))
+    y = p
+    for part in (half, em.value(llvm.SubOp(whole, half))):
+        bits = em.value(llvm.ShlOp(em.value(llvm.AddOp(part, em.const(127, ints))), em.const(23, ints)))
+        y = em.value(llvm.FMulOp(y, em.value(llvm.BitcastOp(bits, x.type))))
+    # What the clamp cut off becomes inf and 0 again; NaN (whose 2^n was meaningless) stays NaN.
+    y = em.value(SelectOp(em.value(FCmpOp(x, em.const(_EXP_MAX, x.type), "ogt")), em.const(float("inf"), x.type), y))
+    y = em.value(SelectOp(em.value(FCmpOp(x, em.const(_EXP_MIN, x.type), "olt")), em.const(0.0, x.type), y))
+    return em.value(SelectOp(em.value(FCmpOp(x, x, "uno")), x, y))
 
 
 def _call(em: Emitter, name: str, args: list[SSAValue], result_type: Attribute) -> SSAValue:

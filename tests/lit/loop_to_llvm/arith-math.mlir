@@ -70,6 +70,28 @@ func.func @erf(%x: vector<8xf32>) -> vector<8xf32> {
   func.return %r : vector<8xf32>
 }
 
+// exp(x) = 2^n * P(r), n = floor(x log2(e) + 1/2), r = x - n ln 2 (in two FMAs); 2^n as two
+// factors built in the exponent bits; inf, 0 and NaN restored by selects. No libm call.
+// CHECK-LABEL: llvm.func @exp(
+// CHECK-SAME:    %[[X:.*]]: vector<8xf32>) -> vector<8xf32> {
+// CHECK:         %[[LO:.*]] = llvm.call_intrinsic "llvm.maximum.v8f32"(%[[X]], %{{.*}})
+// CHECK-NEXT:    %[[C:.*]] = llvm.call_intrinsic "llvm.minimum.v8f32"(%[[LO]], %{{.*}})
+// CHECK-NEXT:    %[[T:.*]] = llvm.intr.fma(%[[C]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:    %[[N:.*]] = llvm.intr.floor(%[[T]])
+// CHECK-COUNT-7: llvm.intr.fma
+// CHECK:         %[[NI:.*]] = llvm.fptosi %[[N]] : vector<8xf32> to vector<8xi32>
+// CHECK-NEXT:    %[[H:.*]] = llvm.ashr %[[NI]], %{{.*}} : vector<8xi32>
+// CHECK-COUNT-2: llvm.bitcast
+// CHECK:         %[[BIG:.*]] = llvm.fcmp "ogt" %[[X]], %{{.*}} : vector<8xf32>
+// CHECK:         %[[NAN:.*]] = llvm.fcmp "uno" %[[X]], %[[X]] : vector<8xf32>
+// CHECK-NEXT:    %[[R:.*]] = llvm.select %[[NAN]], %[[X]], %{{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK-NEXT:    llvm.return %[[R]] : vector<8xf32>
+// CHECK-NOT:     llvm.call @expf
+func.func @exp(%x: vector<8xf32>) -> vector<8xf32> {
+  %r = math.exp %x : vector<8xf32>
+  func.return %r : vector<8xf32>
+}
+
 // A libm function on a vector: one call per lane.
 // CHECK-LABEL: llvm.func @vcbrt(
 // CHECK-SAME:    %[[X:.*]]: vector<2xf64>) -> vector<2xf64> {

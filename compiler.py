@@ -139,6 +139,7 @@ def compile(  # noqa: A001  (TVM's name for it)
     model: str | os.PathLike[str] | onnx.ModelProto,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     opt_level: int = 3,
+    records: str | None = None,
     num_threads: int | None = None,
     *,
     schedules: Mapping[str, Config] | None = None,
@@ -146,10 +147,18 @@ def compile(  # noqa: A001  (TVM's name for it)
     """Compile an ONNX model (path or ModelProto) for this machine's CPU.
 
     Parallel loops run on `num_threads` threads (default: every core this process may use);
-    `exe.num_threads` can change it between runs. `schedules` maps tuning-task keys
-    (`kernel_task_key`) to schedule configs, which replace those kernels' defaults.
+    `exe.num_threads` can change it between runs. `records` is the URL of tuning records
+    (`minitvm tune`'s Optuna storage, e.g. `sqlite:///minitvm_records.db`): each kernel whose
+    task was tuned for this CPU and thread count gets the best schedule found. `schedules` maps
+    tuning-task keys (`kernel_task_key`) to schedule configs, which replace those kernels'
+    defaults (and win over records). The report's "tuned kernels" counts the kernels changed.
     """
     report = CompileReport()
+    if records is not None:
+        from minitvm.records import merged_schedules  # Optuna is slow to import
+
+        merged = report.timed("load records", lambda: merged_schedules(records, schedules))
+        schedules = merged  # type: ignore[assignment]
     ctx = make_context()
     with _gc_paused():
         return _compile(model, input_shapes, opt_level, num_threads, report, ctx, schedules)

@@ -4,6 +4,12 @@
     minitvm compile model.onnx [--input-shape ...] [-O N] [--num-threads N]
     minitvm run model.onnx [--input x=x.npy ...] [--input-shape ...] [--repeat N] [--warmup W]
                 [--num-threads N] [--seed S] [--compare-ort [--rtol R --atol A]] [--output-dir DIR]
+    minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
+    minitvm tune model.onnx --trials N [--timeout S] [--records URL] [--sampler tpe|random]
+                 [--workers K] [--seed S] [--num-threads T] [--input-shape ...]
+    minitvm tune --report [--records URL] [--plot PNG]
+
+`compile` and `run` take `--records URL` to apply tuned schedules.
 
 Each subcommand is an `add_<name>_command(subparsers)` function listed in `COMMANDS`; it
 declares its arguments and sets `run` to the function that does the work. Errors that are the
@@ -156,6 +162,11 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
         "--num-threads", type=positive_int, default=None, metavar="N",
         help="threads the compiled model (and ONNX Runtime) may use (default: all cores)",
     )  # fmt: skip
+    p.add_argument(
+        "--records", metavar="URL",
+        help="apply the best schedules of these tuning records (minitvm tune's database URL, "
+        "e.g. sqlite:///minitvm_records.db) to the kernels tuned for this CPU and thread count",
+    )  # fmt: skip
 
 
 def compile_model(
@@ -183,8 +194,20 @@ def compile_model(
                 + (f" or a value with --input {name}=FILE.npy" if "input" in args else "")
             )
     return compile(
-        model, dict(shapes) or None, opt_level=args.opt_level, num_threads=args.num_threads
+        model,
+        dict(shapes) or None,
+        opt_level=args.opt_level,
+        records=args.records,
+        num_threads=args.num_threads,
     )
+
+
+def tuned_line(args: argparse.Namespace, report: CompileReport) -> str:
+    """With --records, how many kernels got tuned schedules (else nothing)."""
+    if args.records is None:
+        return ""
+    tuned = report.op_counts.get("tuned kernels", 0)
+    return f"tuned schedules from {args.records}: {tuned} kernel{'s' if tuned != 1 else ''}\n"
 
 
 def format_report(report: CompileReport) -> str:
@@ -210,6 +233,7 @@ def run_compile(args: argparse.Namespace) -> None:
     report: CompileReport = exe.stats["report"]  # type: ignore[assignment]
     threads = f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''}"
     print(f"compiled {args.model} in {report.total_seconds:.2f} s (-O{args.opt_level}, {threads})")
+    sys.stdout.write(tuned_line(args, report))
     for kind, specs in (("input", exe.inputs), ("output", exe.outputs)):
         for spec in specs:
             print(f"  {kind} {spec.name}: {describe(spec.shape, spec.dtype)}")
@@ -467,6 +491,7 @@ def run_run(args: argparse.Namespace) -> None:
     report: CompileReport = exe.stats["report"]  # type: ignore[assignment]
     threads = f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''}"
     print(f"compiled {args.model} in {report.total_seconds:.2f} s (-O{args.opt_level}, {threads})")
+    sys.stdout.write(tuned_line(args, report))
     random = random_inputs(exe, args.seed)
     files = dict(args.input)
     for spec in exe.inputs:
@@ -543,6 +568,167 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:  # pyright:
     p.set_defaults(run=run_run)
 
 
+# ------------------------------------------------------------------------------ bench
+
+
+def thread_counts(text: str) -> list[int]:
+    """Parse `1,2` (argparse type of `--threads`)."""
+    try:
+        counts = [int(t) for t in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(t < 1 for t in counts):
+        raise argparse.ArgumentTypeError(
+            f"expected thread counts separated by commas (1,2), got '{text}'"
+        )
+    return counts
+
+
+def run_bench(args: argparse.Namespace) -> None:
+    from minitvm.bench import suite
+
+    suite.run(args.cases, args.threads, args.repeat, args.warmup, args.records)
+
+
+def add_bench_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "bench",
+        help="benchmark minitvm against ONNX Runtime and numpy: one table",
+        description="Compile and time GEMMs and models with minitvm, ONNX Runtime and (GEMM) "
+        "numpy's BLAS at the same thread counts, interleaved; every minitvm result is checked "
+        "first (a wrong one is printed as WRONG and makes the command exit 1). Cases: gemm512, "
+        "gemm1024 (gemm<N> for any N), mlp, resnet_block, resnet18, resnet50, bert.",
+    )
+    p.add_argument("cases", nargs="*", metavar="case", help="cases to run (default: all)")
+    p.add_argument("--threads", type=thread_counts, default=[1, 2], metavar="1,2",
+                   help="thread counts, each case runs at every one (default 1,2)")  # fmt: skip
+    p.add_argument("--repeat", type=positive_int, default=15, metavar="N",
+                   help="timed rounds, interleaved; the table gives medians (default 15)")  # fmt: skip
+    p.add_argument("--warmup", type=non_negative_int, default=2, metavar="W",
+                   help="untimed runs of each runner before them (default 2)")  # fmt: skip
+    p.add_argument("--records", metavar="URL",
+                   help="compile with the tuned schedules of these tuning records")  # fmt: skip
+    p.set_defaults(run=run_bench)
+
+
+# ------------------------------------------------------------------------------ tune
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+    return value
+
+
+def run_tune(args: argparse.Namespace) -> None:
+    if args.report:
+        report_records(args.records, None if args.no_plot else args.plot)
+        return
+    if args.model is None:
+        raise CommandError("tune: give the model to tune (or --report to see what records hold)")
+    if args.trials is None and args.timeout is None:
+        raise CommandError("tune: give a budget: --trials N, --timeout SECONDS or both")
+    model = load_onnx(args.model)
+    from minitvm.tuner.progress import TuneProgress
+    from minitvm.tuner.report import format_table, read_rows
+    from minitvm.tuner.search import MeasureOptions, tune
+
+    try:
+        with TuneProgress() as progress:
+            results = tune(
+                model,
+                args.records,
+                trials=args.trials,
+                timeout=args.timeout,
+                sampler=args.sampler,
+                workers=args.workers,
+                seed=args.seed,
+                num_threads=args.num_threads,
+                input_shapes=dict(args.input_shape) or None,
+                opt_level=args.opt_level,
+                measure=MeasureOptions(timeout=args.measure_timeout),
+                on_event=progress,
+                log=lambda line: print(line, file=sys.stderr, flush=True),
+            )
+    except KeyboardInterrupt:
+        raise CommandError(
+            f"interrupted; finished trials are kept in {args.records}: run the same command "
+            "again to resume"
+        ) from None
+    print()
+    rows = read_rows(args.records, keys={r.task.key for r in results}, sampler=args.sampler)
+    sys.stdout.write(format_table(rows))
+    use = f"minitvm compile {args.model} --records {args.records} --num-threads {args.num_threads}"
+    print(f"\nrecords: {args.records} (tuned for {args.num_threads} threads; use them: {use})")
+
+
+def report_records(records: str, plot: str | None) -> None:
+    from minitvm.tuner.report import convergence_png, format_table, read_rows
+
+    rows = read_rows(records)
+    sys.stdout.write(format_table(rows))
+    if plot and rows:
+        png = convergence_png(rows)
+        try:
+            with atomic_output(plot) as stream:
+                stream.flush()
+                stream.buffer.write(png)  # binary, still renamed into place only when complete
+        except OSError as e:
+            raise CommandError(f"--plot {plot}: {e.strerror or e}") from None
+        print(f"\nconvergence plot: {plot}")
+
+
+def add_tune_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    from minitvm.records import DEFAULT_RECORDS
+
+    p = subparsers.add_parser(
+        "tune",
+        help="auto-tune a model's kernel schedules (Optuna TPE); --report shows the records",
+        description="Find faster schedules for a model's kernels: one Optuna study per distinct "
+        "kernel (tuning task), each candidate built and timed in a worker process (a candidate "
+        "that crashes, hangs or computes a wrong result is a failed trial), trials and time "
+        "shared by each task's weight in the model's latency. Trials are kept in --records as "
+        "they finish: a killed run loses none, and the same command resumes it (--trials is "
+        "the total in the records). Compile with the results: minitvm compile --records URL.",
+    )
+    p.add_argument("model", nargs="?", help="path to an .onnx file (not with --report)")
+    p.add_argument("--trials", type=positive_int, metavar="N",
+                   help="trials in all, split among the tasks by weight")  # fmt: skip
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                   help="wall-time limit of this run, split among the tasks by weight")  # fmt: skip
+    p.add_argument("--records", default=DEFAULT_RECORDS, metavar="URL",
+                   help=f"Optuna storage: any SQLAlchemy URL, e.g. postgresql://user@host/db "
+                   f"to share studies among machines (default {DEFAULT_RECORDS})")  # fmt: skip
+    p.add_argument("--sampler", choices=("tpe", "random"), default="tpe",
+                   help="tpe (default) or random, the baseline; each has its own studies")  # fmt: skip
+    p.add_argument("--workers", type=positive_int, default=1, metavar="K",
+                   help="tuning processes sharing the studies (default 1; more than one on a "
+                   "machine disturbs the timings of each)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
+    p.add_argument("--num-threads", type=positive_int, default=None, metavar="N",
+                   help="threads the kernels are tuned for; records apply to compiles with "
+                   "the same count (default: all cores, as compile's default)")  # fmt: skip
+    p.add_argument("--input-shape", type=input_shape, action="append", default=[],
+                   metavar="NAME=1x3x224x224",
+                   help="static shape for a graph input with dynamic dimensions; repeatable")  # fmt: skip
+    p.add_argument("-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",
+                   help="optimization level 0-3 the model is compiled at (default 3)")  # fmt: skip
+    p.add_argument("--measure-timeout", type=positive_float, metavar="SECONDS",
+                   help="limit per candidate, build and runs (default: from the default "
+                   "schedule's times, at least 10 s)")  # fmt: skip
+    p.add_argument("--report", action="store_true",
+                   help="print default vs best latency per task in --records, write --plot")  # fmt: skip
+    p.add_argument("--plot", default="minitvm_convergence.png", metavar="PNG",
+                   help="--report: convergence plot, best latency vs trial (default "
+                   "minitvm_convergence.png)")  # fmt: skip
+    p.add_argument("--no-plot", action="store_true", help="--report: no plot")
+    p.set_defaults(run=run_tune)
+
+
 # ------------------------------------------------------------------------------ driver
 
 #: One entry per subcommand; each adds its parser to the subparsers it is given.
@@ -550,6 +736,8 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [  # pyright: ign
     add_import_command,
     add_compile_command,
     add_run_command,
+    add_bench_command,
+    add_tune_command,
 ]
 
 

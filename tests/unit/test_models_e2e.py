@@ -3,8 +3,9 @@
 The nine light models of the onnx wheel run twice: with their own weights (every weight is
 ConstantOfShape(0.02), so outputs are nearly input-independent) and with
 `models.with_random_weights` (activations O(1) throughout; checked here: ONNX Runtime's
-outputs are finite and tell two inputs apart by more than the test's tolerance). Then the MLP
-and a BERT-base encoder layer (seq 128, hidden 768, 12 heads, FFN 3072).
+outputs are finite and tell two inputs apart by more than the test's tolerance). Then the MLP,
+a BERT-base encoder layer (seq 128, hidden 768, 12 heads, FFN 3072), a ResNet basic block
+(1x64x56x56) and ResNet-18 (1x3x224x224), the models `minitvm bench` times.
 
 Every output must match ONNX Runtime's at rtol 1e-3, atol 1e-4 (atol scaled down for outputs
 below 1). The compiles are the cost (seconds to tens of seconds each, LLVM dominating); the
@@ -13,16 +14,25 @@ slowest tests are marked `slow` but run by default.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from models import (
+    LIGHT_MODELS,
+    bert_encoder_layer,
+    light_model_path,
+    mlp,
+    resnet18,
+    resnet_basic_block,
+    with_random_weights,
+)
 
 import minitvm
 from minitvm.compiler import random_inputs
-from models import LIGHT_MODELS, bert_encoder_layer, light_model_path, mlp, with_random_weights
 
 RTOL, ATOL = 1e-3, 1e-4
 
@@ -170,3 +180,23 @@ def test_bert_encoder_layer() -> None:
     ]  # fmt: skip
     output = assert_matches_ort(model)[0]
     assert 0.5 < output.std() < 2  # layer-normed, scaled by U(0.5, 1.5)
+
+
+def test_resnet_basic_block() -> None:
+    model = resnet_basic_block(channels=64, size=56)
+    assert [n.op_type for n in model.graph.node] == [
+        "Conv", "BatchNormalization", "Relu", "Conv", "BatchNormalization", "Add", "Relu",
+    ]  # fmt: skip
+    output = assert_matches_ort(model)[0]
+    assert 0.5 < output.std() < 2
+
+
+@pytest.mark.slow  # ~10 s on the 2-core machine
+def test_resnet18() -> None:
+    model = resnet18(batch=1, image=224, classes=1000)
+    ops = Counter(n.op_type for n in model.graph.node)
+    assert ops == {
+        "Conv": 20, "BatchNormalization": 20, "Relu": 17, "Add": 8, "MaxPool": 1,
+        "GlobalAveragePool": 1, "Flatten": 1, "Gemm": 1,
+    }  # fmt: skip
+    assert_not_degenerate(assert_matches_ort(model))

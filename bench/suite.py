@@ -1,0 +1,452 @@
+"""`minitvm bench`: minitvm vs ONNX Runtime vs numpy's BLAS, one table.
+
+    minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
+    python bench/suite.py ...          (the same)
+
+Cases (all by default): `gemm512` and `gemm1024` (C = A @ B of two fp32 runtime inputs;
+`gemm<N>` runs any size), `mlp` (batch 64, 784-1024-1024-10), `resnet_block` (a ResNet basic
+block on 1x64x56x56), `resnet18` (1x3x224x224), `resnet50` (the onnx wheel's light ResNet-50
+with `with_random_weights`) and `bert` (one encoder layer, seq 128, hidden 768).
+
+For each case and thread count t: minitvm compiles the model for t threads (`compile_case`,
+which a tuner's `--records` goes through), ONNX Runtime gets a session with t intra-op
+threads (one inter-op thread, sequential execution), and for GEMM numpy's BLAS is set to t
+threads. minitvm's outputs are checked before anything is timed: against ONNX Runtime's
+(rtol 1e-3, atol 1e-4 scaled down for outputs below 1), for GEMM against a float64 product.
+A wrong result is printed as WRONG, is not timed, and makes the command fail once the table
+is out. Then `--warmup` untimed runs of each, and `--repeat` interleaved rounds (minitvm,
+ONNX Runtime, numpy, minitvm, ...): a round times each runner over enough back-to-back calls
+to last MIN_SAMPLE_S, so the millisecond cases are not timer noise, and on more than one
+thread sleeps SETTLE_S before each, so no other runner's thread pool still spins; the table
+gives the median round. Under the table, the targets of issue 4 as MET/MISSED (informational:
+they do not change the exit code). Progress goes to stderr, the table to stdout.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+
+import minitvm
+from minitvm.bench.models import (
+    bert_encoder_layer,
+    light_model_path,
+    matmul,
+    mlp,
+    resnet18,
+    resnet_basic_block,
+    with_random_weights,
+)
+from minitvm.compiler import random_inputs
+from minitvm.errors import MinitvmError
+from minitvm.runtime import Executable
+
+RTOL, ATOL = 1e-3, 1e-4
+#: Each timed sample lasts at least this long (calls back to back, their mean is the sample).
+MIN_SAMPLE_S = 0.02
+#: Pause before each timed sample when runners have worker threads: after a call, OpenBLAS's
+#: workers spin for ~0.1 s (THREAD_TIMEOUT, 2^28 cycles), ORT's and libgomp's for less, and on
+#: a 2-core machine a spinning pool halves the speed of whichever runner comes next (measured:
+#: minitvm's GEMM 1024 on 2 threads at 39 GFLOP/s right after numpy's, 76 after 0.3 s).
+SETTLE_S = 0.15
+#: Targets (issue 4): GEMM 1024 at >= 0.7x numpy's GFLOP/s; every model <= 1.5x ORT latency.
+GEMM_TARGET, MODEL_TARGET = 0.7, 1.5
+
+Outputs = list[np.ndarray]
+Feeds = Mapping[str, np.ndarray]
+
+
+class BenchError(MinitvmError):
+    """The benchmark cannot run as asked (an unknown case), or a result was wrong."""
+
+
+@dataclass(frozen=True)
+class Case:
+    description: str
+    build: Callable[[], onnx.ModelProto]
+    #: n of an n x n x n GEMM (GFLOP/s columns, numpy, a float64 reference); 0 for a model.
+    gemm: int = 0
+
+
+def gemm_case(n: int) -> Case:
+    return Case(f"MatMul {n}x{n} @ {n}x{n} fp32", lambda: matmul(n, n, n), gemm=n)
+
+
+CASES: dict[str, Case] = {
+    "gemm512": gemm_case(512),
+    "gemm1024": gemm_case(1024),
+    "mlp": Case("MLP 784-1024-1024-10, batch 64", lambda: mlp(64, (784, 1024, 1024, 10))),
+    "resnet_block": Case("ResNet basic block, 1x64x56x56", resnet_basic_block),
+    "resnet18": Case("ResNet-18, 1x3x224x224", resnet18),
+    "resnet50": Case(
+        "light ResNet-50 (random weights), 1x3x224x224",
+        lambda: with_random_weights(onnx.load(light_model_path("resnet50"))),
+    ),
+    "bert": Case("BERT encoder layer, seq 128, hidden 768, 12 heads", bert_encoder_layer),
+}
+
+
+def find_case(name: str) -> Case:
+    """A case of CASES by name, or `gemm<N>` for an N x N x N GEMM of any size."""
+    if name in CASES:
+        return CASES[name]
+    match = re.fullmatch(r"gemm([1-9]\d*)", name)
+    if match:
+        return gemm_case(int(match.group(1)))
+    raise BenchError(f"unknown case '{name}'; the cases are {', '.join(CASES)} (or gemm<N>)")
+
+
+def compile_case(
+    model: onnx.ModelProto, num_threads: int, records: str | None = None
+) -> Executable:
+    """The one place the benchmark compiles: tuning records are passed on only when given."""
+    options = {} if records is None else {"records": records}
+    return minitvm.compile(model, num_threads=num_threads, **options)
+
+
+# ------------------------------------------------------------------------------ runners
+
+
+def ort_runner(model: onnx.ModelProto, num_threads: int) -> Callable[[Feeds], Outputs]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = num_threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3  # the light models carry unused initializers ORT warns about
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    return lambda feeds: session.run(None, dict(feeds))
+
+
+class Blas:
+    """numpy's BLAS, with its thread count set for real: OpenBLAS's `*_set_num_threads*`
+    called through ctypes on the library numpy loaded (found in /proc/self/maps; an
+    environment variable would be read once, at load). `library` is None where that fails
+    (not OpenBLAS, not Linux): numpy then runs with its own thread count, and `describe`
+    says so."""
+
+    def __init__(self) -> None:
+        self.library: ctypes.CDLL | None = None
+        self._set: Callable[[int], None] | None = None
+        self._get: Callable[[], int] | None = None
+        self.config = ""
+        try:
+            with open("/proc/self/maps") as maps:
+                paths = sorted({line.split()[-1] for line in maps if "openblas" in line.lower()})
+        except OSError:
+            paths = []
+        for path in paths:
+            if not path.startswith("/") or ".so" not in path:
+                continue
+            library = ctypes.CDLL(path)
+            for prefix in ("scipy_openblas", "openblas"):
+                for suffix in ("64_", ""):
+                    setter = getattr(library, f"{prefix}_set_num_threads{suffix}", None)
+                    getter = getattr(library, f"{prefix}_get_num_threads{suffix}", None)
+                    config = getattr(library, f"{prefix}_get_config{suffix}", None)
+                    if setter is None or getter is None:
+                        continue
+                    setter.argtypes, getter.restype = [ctypes.c_int], ctypes.c_int
+                    self.library, self._set, self._get = library, setter, getter
+                    if config is not None:
+                        config.restype = ctypes.c_char_p
+                        self.config = config().decode(errors="replace")
+                    self.config += f" ({os.path.basename(path)})"
+                    return
+
+    @property
+    def num_threads(self) -> int | None:
+        """The thread count numpy's BLAS now runs on (None: not known)."""
+        return None if self._get is None else self._get()
+
+    def describe(self) -> str:
+        if self._get is not None:
+            return f"{' '.join(self.config.split())}, thread count set per run"
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]  # type: ignore[index]
+        return (
+            f"{blas.get('name', '?')} {blas.get('version', '')}: thread count NOT controlled "
+            "(numpy's own default)"
+        )
+
+    @contextmanager
+    def threads(self, n: int) -> Iterator[None]:
+        if self._set is None or self._get is None:
+            yield
+            return
+        before = self._get()
+        self._set(n)
+        try:
+            yield
+        finally:
+            self._set(before)
+
+
+# ------------------------------------------------------------------------------ one row
+
+
+@dataclass
+class Row:
+    case: str
+    threads: int
+    compile_s: float
+    error: float  # max abs error of minitvm's outputs against the reference
+    wrong: str  # why minitvm's result is wrong ("" if it is right)
+    seconds: dict[str, float]  # runner -> median seconds per call
+    flops: float  # per call; 0 for models
+
+
+def check(got: Outputs, want: Sequence[np.ndarray], atol: float) -> tuple[float, str]:
+    """(max abs error, "" or what is wrong): allclose at RTOL and `atol`, the atol scaled
+    down for outputs below 1 (so a softmax's 1e-3 values are checked to 10%, not all of it)."""
+    worst, wrong = 0.0, []
+    if len(got) != len(want):
+        return math.inf, f"{len(got)} outputs, expected {len(want)}"
+    for index, (ours, theirs) in enumerate(zip(got, want)):
+        if ours.shape != theirs.shape:
+            return math.inf, f"output {index} has shape {ours.shape}, expected {theirs.shape}"
+        theirs64 = np.asarray(theirs, np.float64)
+        error = np.abs(ours.astype(np.float64) - theirs64)
+        worst = max(worst, float(np.nan_to_num(error, nan=np.inf).max(initial=0.0)))
+        scaled = atol * min(1.0, float(np.abs(theirs64).max(initial=0.0)))
+        if not np.allclose(ours, theirs64, rtol=RTOL, atol=scaled):
+            wrong.append(f"output {index}")
+    return worst, ", ".join(f"{w} differs" for w in wrong)
+
+
+def timed(
+    runners: Mapping[str, Callable[[], object]], warmup: int, repeat: int, settle: float = 0.0
+) -> dict[str, float]:
+    """Median seconds per call of each runner: `warmup` untimed calls each, then one call
+    each that sizes a sample, then `repeat` rounds, every runner once per round in turn,
+    each sample after `settle` seconds of sleep."""
+    for _ in range(warmup):
+        for run in runners.values():
+            run()
+    calls = {}
+    for name, run in runners.items():
+        start = time.perf_counter()
+        run()
+        calls[name] = max(1, min(1000, math.ceil(MIN_SAMPLE_S / (time.perf_counter() - start))))
+    samples: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(repeat):
+        for name, run in runners.items():
+            time.sleep(settle)
+            start = time.perf_counter()
+            for _ in range(calls[name]):
+                run()
+            samples[name].append((time.perf_counter() - start) / calls[name])
+    return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def bench_row(
+    name: str,
+    case: Case,
+    model: onnx.ModelProto,
+    threads: int,
+    blas: Blas,
+    warmup: int,
+    repeat: int,
+    records: str | None,
+) -> Row:
+    start = time.perf_counter()
+    exe = compile_case(model, threads, records)
+    compile_s = time.perf_counter() - start
+    feeds = random_inputs(exe, seed=0)
+    ort = ort_runner(model, threads)
+    got = exe.run(feeds)
+    if case.gemm:
+        a, b = (feeds[n].astype(np.float64) for n in exe.input_names)
+        error, wrong = check(got, [a @ b], ATOL * math.sqrt(case.gemm))
+    else:
+        error, wrong = check(got, ort(feeds), ATOL)
+
+    runners: dict[str, Callable[[], object]] = {}
+    if not wrong:
+        runners["minitvm"] = lambda: exe.run(feeds)
+    runners["ORT"] = lambda: ort(feeds)
+    if case.gemm:
+        a, b = (feeds[n] for n in exe.input_names)
+        out = np.empty_like(got[0])
+        runners["numpy"] = lambda: np.matmul(a, b, out=out)
+    with blas.threads(threads):
+        seconds = timed(runners, warmup, repeat, SETTLE_S if threads > 1 else 0.0)
+    return Row(name, threads, compile_s, error, wrong, seconds, 2.0 * case.gemm**3)
+
+
+# ------------------------------------------------------------------------------ the table
+
+COLUMNS = (
+    "case", "threads", "minitvm ms", "minitvm GFLOP/s", "ORT ms", "ORT GFLOP/s",
+    "numpy GFLOP/s", "minitvm/ORT ms", "minitvm/numpy GFLOP/s", "max abs err", "compile s",
+)  # fmt: skip
+
+
+def cells(row: Row) -> list[str]:
+    def ms(runner: str) -> str:
+        return f"{1e3 * row.seconds[runner]:.3f}" if runner in row.seconds else "-"
+
+    def gflops(runner: str) -> str:
+        if not row.flops or runner not in row.seconds:
+            return "-"
+        return f"{row.flops / row.seconds[runner] / 1e9:.1f}"
+
+    def ratio(a: str, b: str, per_second: bool = False) -> str:
+        if a not in row.seconds or b not in row.seconds:
+            return "-"
+        r = row.seconds[a] / row.seconds[b]
+        return f"{1 / r if per_second else r:.2f}x"
+
+    return [
+        row.case, str(row.threads), "WRONG" if row.wrong else ms("minitvm"), gflops("minitvm"),
+        ms("ORT"), gflops("ORT"), gflops("numpy"), ratio("minitvm", "ORT"),
+        ratio("minitvm", "numpy", per_second=True), f"{row.error:.2e}", f"{row.compile_s:.2f}",
+    ]  # fmt: skip
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    table = [list(COLUMNS), *map(cells, rows)]
+    widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))
+        )
+        for line in table
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def verdicts(rows: Sequence[Row]) -> list[str]:
+    """One line per target the rows measure: MET or MISSED, with the figures."""
+    lines = []
+    for row in rows:
+        threads = f"{row.threads} thread{'s' if row.threads > 1 else ''}"
+        if row.wrong or "minitvm" not in row.seconds:
+            continue
+        mine = row.seconds["minitvm"]
+        if row.case == "gemm1024":
+            ratio = row.seconds["numpy"] / mine
+            figures = (
+                f"{row.flops / mine / 1e9:.1f} vs {row.flops / row.seconds['numpy'] / 1e9:.1f}"
+            )
+            verdict = "MET" if ratio >= GEMM_TARGET else "MISSED"
+            lines.append(
+                f"{verdict:<6} gemm1024 >= {GEMM_TARGET}x numpy GFLOP/s, {threads}: "
+                f"{ratio:.2f}x ({figures} GFLOP/s)"
+            )
+        elif not row.flops:
+            ratio = mine / row.seconds["ORT"]
+            verdict = "MET" if ratio <= MODEL_TARGET else "MISSED"
+            lines.append(
+                f"{verdict:<6} {row.case} <= {MODEL_TARGET}x ORT latency, {threads}: {ratio:.2f}x "
+                f"({1e3 * mine:.3f} vs {1e3 * row.seconds['ORT']:.3f} ms)"
+            )
+    return lines
+
+
+def machine() -> list[str]:
+    import onnxruntime as ort
+
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(
+                (ln.split(":", 1)[1].strip() for ln in info if ln.startswith("model name")), cpu
+            )
+    except OSError:
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return [
+        f"cpu: {cpu}, {os.cpu_count()} cores ({usable} usable by this process)",
+        f"onnxruntime {ort.__version__} (CPU), numpy {np.__version__}, minitvm {minitvm_version()}",
+    ]
+
+
+def minitvm_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("minitvm")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run(
+    names: Sequence[str],
+    threads: Sequence[int],
+    repeat: int,
+    warmup: int,
+    records: str | None = None,
+) -> list[Row]:
+    """Run the cases (all when `names` is empty), print the table and the verdicts, and
+    return the rows; raise BenchError after printing if a result was wrong."""
+    cases = {name: find_case(name) for name in names or CASES}
+    try:
+        import onnxruntime  # noqa: F401  (what minitvm is measured against)
+    except ImportError:
+        raise BenchError("minitvm bench needs ONNX Runtime: pip install onnxruntime") from None
+    blas = Blas()
+    header = [*machine(), f"BLAS (numpy): {blas.describe()}", f"load average: {load_average()}"]
+    if records is not None:
+        header.append(f"minitvm compiles with the tuned schedules of {records}")
+    if os.getloadavg()[0] >= (os.cpu_count() or 1) / 2:
+        header.append(
+            "note: other processes are using this machine: timings, on 2+ threads most, "
+            "are not to be trusted"
+        )
+    print("\n".join(header), flush=True)
+
+    rows = []
+    started = time.perf_counter()
+    for name, case in cases.items():
+        progress(f"{name}: {case.description}: building the model")
+        model = case.build()
+        for t in threads:
+            progress(f"{name}: {t} thread{'s' if t > 1 else ''}: compile, check, time")
+            rows.append(bench_row(name, case, model, t, blas, warmup, repeat, records))
+    elapsed = time.perf_counter() - started
+
+    rounds = f"{repeat} interleaved round{'s' if repeat > 1 else ''}"
+    print(f"\nmedian of {rounds} after {warmup} warm-up run(s) each; ORT: intra-op threads = "
+          "threads, inter-op 1, sequential; numpy: BLAS threads = threads\n")  # fmt: skip
+    sys.stdout.write(format_table(rows))
+    print("\ntargets (informational):")
+    print("\n".join(f"  {line}" for line in verdicts(rows)) or "  (none measured)")
+    print(f"\nload average at the end: {load_average()}; {elapsed:.0f} s", flush=True)
+    wrong = [r for r in rows if r.wrong]
+    if wrong:
+        raise BenchError(
+            f"{len(wrong)} wrong result{'s' if len(wrong) > 1 else ''}: "
+            + "; ".join(
+                f"{r.case} on {r.threads} thread(s): {r.wrong} (max abs error {r.error:.3g})"
+                for r in wrong
+            )
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    from minitvm.tools.cli import main
+
+    sys.exit(main(["bench", *sys.argv[1:]]))

@@ -1,0 +1,159 @@
+"""Tuning records: the Optuna storage `minitvm tune` writes and `minitvm.compile` reads.
+
+Records are an Optuna storage URL, any SQLAlchemy URL: `sqlite:///minitvm_records.db` (the
+default, one machine) or `postgresql://user:pass@host/db` (many tuners on many machines).
+The tuner keeps one study per tuning task and sampler, named `<task key>:<sampler>`; the
+task key (`kernel_task_key`) already names the target (CPU and thread count), so records of
+several machines can share one database. Each study's user attributes describe its task:
+
+    task_key, target, name, template, count, default_config, default_seconds, minitvm_records
+
+`load_schedules` is what compiling with records does: the best COMPLETE trial of each task
+key over all its studies, as a config that `compile(..., schedules=...)` applies.
+`compiler.py` imports this module only when records are given (Optuna is slow to import).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from minitvm.errors import MinitvmError
+
+DEFAULT_RECORDS = "sqlite:///minitvm_records.db"
+#: Study user attribute that marks a study as one of ours (others may share the database).
+FORMAT_ATTR = "minitvm_records"
+FORMAT_VERSION = 1
+
+
+class RecordsError(MinitvmError):
+    """The records URL is malformed, names a missing database, or cannot be reached."""
+
+
+def sqlite_path(url: str) -> str | None:
+    """The file a `sqlite:///path` URL names (None for other URLs and in-memory sqlite)."""
+    scheme, sep, rest = url.partition(":///")
+    if not sep or scheme.split("+")[0] != "sqlite":
+        return None
+    path = rest.split("?")[0]
+    return None if path in ("", ":memory:") else path
+
+
+def _normalized(url: str) -> str:
+    """SQLAlchemy 2.1 maps a bare `postgresql://` to the psycopg 3 driver; we ship psycopg2."""
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme in ("postgresql", "postgres"):
+        try:
+            import psycopg  # noqa: F401  # pyright: ignore[reportMissingImports]
+        except ImportError:
+            return f"postgresql+psycopg2://{rest}"
+    return url
+
+
+def open_storage(
+    url: str, *, create: bool = False, heartbeat: bool = False, storage_class: Any = None
+) -> Any:
+    """An `optuna.storages.RDBStorage` (or `storage_class`, a subclass) on `url`, or a
+    RecordsError a user can act on.
+
+    A sqlite file must exist unless `create` (compiling with records that are not there is
+    a mistake, not an empty set). With `heartbeat`, running trials record a heartbeat, and a
+    trial whose tuner died (killed, machine lost) is marked FAIL once it has been silent for
+    a minute, so that it does not count as in flight forever."""
+    if "://" not in url:
+        hint = f"; did you mean sqlite:///{url}?" if url else ""
+        raise RecordsError(f"records '{url}' is not a database URL (e.g. {DEFAULT_RECORDS}){hint}")
+    path = sqlite_path(url)
+    if path is not None:
+        if not create and not os.path.isfile(path):
+            raise RecordsError(f"records {url}: no such file {path}")
+        directory = os.path.dirname(os.path.abspath(path))
+        if create and not os.path.isdir(directory):
+            raise RecordsError(f"records {url}: no such directory {directory}")
+    import optuna
+    import sqlalchemy.exc
+
+    # sqlite: many tuner processes write one file; wait for its lock rather than fail.
+    engine_kwargs: dict[str, Any] = (
+        {"connect_args": {"timeout": 60}} if path is not None else {"pool_pre_ping": True}
+    )
+    options: dict[str, Any] = {}
+    if heartbeat:
+        options = {"heartbeat_interval": 10, "grace_period": 60}
+    try:
+        for attempt in range(5):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                    return (storage_class or optuna.storages.RDBStorage)(
+                        _normalized(url), engine_kwargs=engine_kwargs, **options
+                    )
+            except sqlalchemy.exc.SQLAlchemyError as error:
+                # Tuners started together on a new database all create its tables: the
+                # losers of that race see "already exists" or a duplicate key, and the
+                # tables are there when they look again.
+                text = str(error).lower()
+                racing = "already exists" in text or "duplicate" in text
+                if attempt == 4 or not (racing or isinstance(error, sqlalchemy.exc.IntegrityError)):
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+        raise AssertionError("unreachable")
+    except ImportError as error:
+        raise RecordsError(f"records {url}: no database driver for it ({error})") from None
+    except sqlalchemy.exc.ArgumentError as error:  # malformed URL, unknown dialect
+        raise RecordsError(f"records {url}: not a usable database URL ({error})") from None
+    except sqlalchemy.exc.SQLAlchemyError as error:  # unreachable, refused, not a database
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise RecordsError(f"records {url}: cannot open the database ({first})") from None
+
+
+def _best_trials(storage: Any, target: str | None) -> dict[str, Any]:
+    """task key -> best COMPLETE FrozenTrial over that key's minitvm studies."""
+    import optuna
+
+    best: dict[str, Any] = {}
+    for summary in optuna.get_all_study_summaries(storage, include_best_trial=True):
+        attrs = summary.user_attrs
+        if FORMAT_ATTR not in attrs or (target is not None and attrs.get("target") != target):
+            continue
+        trial = summary.best_trial
+        if trial is None or trial.value is None or not math.isfinite(trial.value):
+            continue
+        default_seconds = attrs.get("default_seconds")
+        # Without a default config the default schedule was never a trial: a tuned config
+        # must beat its measured latency to be worth applying.
+        if attrs.get("default_config") is None and trial.value >= (default_seconds or math.inf):
+            continue
+        key = attrs["task_key"]
+        if key not in best or trial.value < best[key].value:
+            best[key] = trial
+    return best
+
+
+def load_schedules(url: str, target: str | None = None) -> dict[str, dict[str, int | str]]:
+    """Best config per task key in the records at `url` (only tasks tuned for `target`, a
+    `minitvm.lowering.jit.target_key`, when given). Raises RecordsError for a bad URL."""
+    import sqlalchemy.exc
+
+    storage = open_storage(url)
+    try:
+        best = _best_trials(storage, target)
+    except sqlalchemy.exc.SQLAlchemyError as error:
+        first = str(error).strip().splitlines()[0]
+        raise RecordsError(f"records {url}: cannot read tuning records ({first})") from None
+    finally:
+        storage.engine.dispose()
+    return {key: dict(trial.params) for key, trial in best.items()}
+
+
+def merged_schedules(
+    records: str | None, schedules: Mapping[str, Mapping[str, int | str]] | None
+) -> dict[str, Mapping[str, int | str]] | None:
+    """What a compile applies: the records' best configs, overridden by explicit ones."""
+    if records is None:
+        return dict(schedules) if schedules else None
+    return {**load_schedules(records), **(schedules or {})}

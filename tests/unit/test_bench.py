@@ -1,0 +1,165 @@
+"""`minitvm bench` (bench/suite.py) as a user meets it: the table it prints, its one-line
+errors and exit codes, and a wrong result caught before anything is timed.
+
+Nothing here asserts a speed: the cases run with `--repeat 1 --warmup 0` on small GEMMs
+(`gemm<N>` takes any size) and the MLP, only to see the machinery work.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+import minitvm
+from minitvm.bench import suite
+from minitvm.runtime import Executable
+from minitvm.tools import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = ["--repeat", "1", "--warmup", "0"]
+
+HEADER = re.compile(
+    r"case +threads +minitvm ms +minitvm GFLOP/s +ORT ms +ORT GFLOP/s +numpy GFLOP/s +"
+    r"minitvm/ORT ms +minitvm/numpy GFLOP/s +max abs err +compile s"
+)
+NUMBER = r"\d+\.\d+"
+
+
+def gemm_row(case: str, threads: int) -> re.Pattern[str]:
+    """A GEMM row with every column filled: ms, GFLOP/s of minitvm and ORT, numpy's GFLOP/s,
+    the two ratios, the error and the compile seconds."""
+    cells = [rf"{NUMBER}"] * 5 + [rf"{NUMBER}x"] * 2 + [r"\d\.\d\de[-+]\d\d", NUMBER]
+    return re.compile(rf"^{case} +{threads} +" + " +".join(cells) + "$", re.MULTILINE)
+
+
+def test_cli_prints_one_table() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "minitvm.tools.cli", "bench", "gemm64", "--threads", "1,2", *QUICK],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    out = result.stdout
+    assert re.search(r"^cpu: .+, \d+ cores", out, re.MULTILINE)
+    assert re.search(r"^BLAS \(numpy\): .+", out, re.MULTILINE)
+    assert len(HEADER.findall(out)) == 1
+    assert gemm_row("gemm64", 1).search(out) and gemm_row("gemm64", 2).search(out)
+    assert "targets (informational):\n  (none measured)" in out  # only gemm1024 has one
+    assert "gemm64: 2 threads: compile, check, time" in result.stderr  # progress: stderr
+
+
+def test_script_runs_the_same_command() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "suite.py"), "gemm32", "--threads", "1", *QUICK],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert HEADER.search(result.stdout) and gemm_row("gemm32", 1).search(result.stdout)
+
+
+def test_model_case_is_checked_against_ort_and_gets_a_verdict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["bench", "mlp", "--threads", "1", *QUICK]) == 0
+    out = capsys.readouterr().out
+    row = re.search(r"^mlp +1 +(.*)$", out, re.MULTILINE)
+    assert row, out
+    cells = row.group(1).split()
+    # minitvm ms, -, ORT ms, -, -, minitvm/ORT, -, error, compile s
+    assert cells[1] == cells[3] == cells[4] == cells[6] == "-"
+    assert float(cells[0]) > 0 and float(cells[2]) > 0 and cells[5].endswith("x")
+    assert float(cells[7]) < 1e-3
+    assert re.search(
+        rf"^  (MET|MISSED) +mlp <= 1.5x ORT latency, 1 thread: {NUMBER}x", out, re.MULTILINE
+    )
+
+
+def perturbed(model: onnx.ModelProto, num_threads: int, records: str | None = None) -> Executable:
+    """compile_case whose executable adds 1 to every output."""
+    exe = minitvm.compile(model, num_threads=num_threads)
+    run = exe.run
+
+    def wrong(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        return [out + np.float32(1) for out in run(feeds)]
+
+    exe.run = wrong  # type: ignore[method-assign]
+    return exe
+
+
+@pytest.mark.parametrize("case", ["gemm32", "mlp"])
+def test_wrong_result_is_reported_and_fails(
+    case: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(suite, "compile_case", perturbed)
+    assert cli.main(["bench", case, "--threads", "1", *QUICK]) == 1
+    out, err = capsys.readouterr()
+    row = re.search(rf"^{case} +1 +WRONG +(.*)$", out, re.MULTILINE)
+    assert row, out
+    assert row.group(1).split()[-2] == "1.00e+00"  # the max abs error; ORT is still timed
+    assert "MET" not in out and "MISSED" not in out  # no verdict on a wrong result
+    assert err.splitlines()[-1] == (
+        f"minitvm: error: 1 wrong result: {case} on 1 thread(s): output 0 differs (max abs error 1)"
+    )
+
+
+def test_unknown_case_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "gemm32", "resnet19"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # checked before anything runs
+    assert err == (
+        "minitvm: error: unknown case 'resnet19'; the cases are gemm512, gemm1024, mlp, "
+        "resnet_block, resnet18, resnet50, bert (or gemm<N>)\n"
+    )
+
+
+@pytest.mark.parametrize("threads", ["0", "1,x", ""])
+def test_bad_thread_counts_are_usage_errors(
+    threads: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["bench", "--threads", threads])
+    assert exit_info.value.code == 2
+    assert "argument --threads: expected thread counts separated by commas" in (
+        capsys.readouterr().err
+    )
+
+
+def test_records_are_passed_on_only_when_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, object]] = []
+    monkeypatch.setattr(minitvm, "compile", lambda model, **options: calls.append(options))
+    model = onnx.ModelProto()
+    suite.compile_case(model, 2)
+    suite.compile_case(model, 1, records="file:///tmp/records.json")
+    assert calls == [{"num_threads": 2}, {"num_threads": 1, "records": "file:///tmp/records.json"}]
+
+
+def test_gemm_of_any_size() -> None:
+    case = suite.find_case("gemm48")
+    assert case.gemm == 48
+    shapes = [[d.dim_value for d in i.type.tensor_type.shape.dim] for i in case.build().graph.input]
+    assert shapes == [[48, 48], [48, 48]]
+    with pytest.raises(suite.BenchError, match="unknown case 'gemm0'"):
+        suite.find_case("gemm0")
+
+
+def test_blas_thread_count_is_set_and_restored() -> None:
+    blas = suite.Blas()
+    if blas.library is None:
+        pytest.skip(f"numpy's BLAS is not OpenBLAS here: {blas.describe()}")
+    before = blas.num_threads
+    with blas.threads(1):
+        assert blas.num_threads == 1
+    assert blas.num_threads == before
+    assert "OpenBLAS" in blas.describe()

@@ -1,0 +1,100 @@
+"""records.py: the best trial per task key is what `compile(..., records=URL)` applies;
+explicit schedules win; bad URLs are one clean error."""
+
+from __future__ import annotations
+
+import numpy as np
+import optuna
+import pytest
+from tuner_models import conv_relu_chain
+
+import minitvm
+from minitvm.compiler import random_inputs
+from minitvm.records import RecordsError, load_schedules, open_storage
+from minitvm.tuner.search import Baseline, prepare_study
+from minitvm.tuner.space import distributions
+from minitvm.tuner.tasks import Task, extract_tasks
+
+MODEL = conv_relu_chain(layers=2)
+
+
+@pytest.fixture(scope="module")
+def conv() -> Task:
+    return next(t for t in extract_tasks(MODEL, num_threads=1) if t.template == "conv_nchwc")
+
+
+def records_with(
+    path, task: Task, results: list[tuple[dict, float]], sampler: str = "tpe", default: float = 1.0
+) -> str:
+    """Records holding `task`'s study with the default (at `default` seconds) and these trials."""
+    url = f"sqlite:///{path}"
+    study = prepare_study(open_storage(url, create=True), task, sampler, Baseline(default, 0.0, ()))
+    for config, seconds in results:
+        study.add_trial(
+            optuna.trial.create_trial(
+                params=config, distributions=distributions(task.knobs), value=seconds
+            )
+        )
+    return url
+
+
+def test_best_trial_over_samplers_is_loaded(tmp_path, conv: Task) -> None:
+    a = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    b = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", conv, [(a, 0.5), (b, 0.7)])
+    assert load_schedules(url) == {conv.key: a}
+    records_with(tmp_path / "r.db", conv, [(b, 0.4)], sampler="random")
+    assert load_schedules(url) == {conv.key: b}
+    assert load_schedules(url, target=conv.target) == {conv.key: b}
+    assert load_schedules(url, target="another-cpu-t1") == {}
+    # Studies that are not minitvm's are left alone.
+    optuna.create_study(study_name="someone else's", storage=url).add_trial(
+        optuna.trial.create_trial(params={}, distributions={}, value=0.0)
+    )
+    assert load_schedules(url) == {conv.key: b}
+
+
+def test_without_a_default_config_the_best_must_beat_the_default(tmp_path, conv: Task) -> None:
+    from dataclasses import replace
+
+    plain = replace(conv, default_config=None)
+    slower = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", plain, [(slower, 2.0)], default=1.0)
+    assert load_schedules(url) == {}
+
+
+def test_compile_with_records_applies_them_and_computes_the_same(tmp_path, conv: Task) -> None:
+    tuned = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
+    url = records_with(tmp_path / "r.db", conv, [(tuned, 0.1)])
+    exe = minitvm.compile(MODEL, records=url, num_threads=1)
+    default = minitvm.compile(MODEL, num_threads=1)
+    assert exe.stats["report"].op_counts["tuned kernels"] == 2  # both convs of the task
+    assert "load records" in exe.stats["report"].seconds
+    inputs = random_inputs(default)
+    np.testing.assert_allclose(exe.run(inputs)[0], default.run(inputs)[0], rtol=1e-4, atol=1e-5)
+    # Records are for one thread count: at two threads the keys differ and nothing applies.
+    other = minitvm.compile(MODEL, records=url, num_threads=2)
+    assert other.stats["report"].op_counts.get("tuned kernels", 0) == 0
+    # Explicit schedules win over records.
+    explicit_schedules = {conv.key: dict(conv.default_config or {})}
+    explicit = minitvm.compile(MODEL, records=url, num_threads=1, schedules=explicit_schedules)
+    assert explicit.stats["report"].op_counts["tuned kernels"] == 2
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("records.db", "not a database URL.*did you mean sqlite:///records.db"),
+        ("sqlite:///{tmp}/missing.db", "no such file"),
+        ("sqlite:///{tmp}/no/dir/r.db", "no such file"),
+        ("nosuchdb://host/db", "not a usable database URL"),
+        ("postgresql://user:pw@127.0.0.1:1/db", "cannot open the database.*refused"),
+        ("sqlite:///{tmp}/junk.db", "cannot open the database|cannot read"),
+    ],
+)
+def test_bad_urls_are_clean_errors(tmp_path, url: str, message: str) -> None:
+    (tmp_path / "junk.db").write_bytes(b"this is not a database" * 100)
+    with pytest.raises(RecordsError, match=message):
+        load_schedules(url.format(tmp=tmp_path))
+    with pytest.raises(RecordsError, match=message):
+        minitvm.compile(MODEL, records=url.format(tmp=tmp_path), num_threads=1)

@@ -16,15 +16,17 @@ for the loop passes. A split that does not divide its loop guards the body with 
 fused loop gives back its parts as fused / extent(inner) and fused % extent(inner). Index
 divisions by a constant that the loop structure decides (a packed operand's `j / 16` and
 `j % 16` when j's innermost loop is 16 wide) are simplified away (TVM's arith simplifier does
-this for its packed layouts), so that loop-vectorize sees unit-stride accesses.
-(This is TVM's te.create_schedule + tvm.lower, in MLIR's conversion-pass shape.)
+this for its packed layouts), so that loop-vectorize sees unit-stride accesses. The loop
+nests themselves, and the checks of a schedule (`#te.compute_at` included), are
+`dialects/te_nest.py`: this pass emits them. (This is TVM's te.create_schedule + tvm.lower,
+in MLIR's conversion-pass shape.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func
@@ -45,6 +47,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import graph, loop, te
 from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
+from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
 from minitvm.passes.te.inline import inline_computes
 
@@ -55,205 +58,6 @@ LOOP_KERNEL_ATTR = "loop.kernel"
 def memref_of(type_: Attribute) -> MemRefType:
     assert isinstance(type_, TensorType), type_
     return MemRefType(type_.element_type, type_.get_shape())
-
-
-# --------------------------------------------------------------------------------------------
-# Loop nest model: the schedule is applied here, before any IR is built.
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Loop:
-    name: str
-    extent: int
-    reduction: bool
-    hints: set[str] = field(default_factory=set)
-
-
-@dataclass
-class LoopNest:
-    """The loops of one compute, outermost first, and how original axes map onto them."""
-
-    loops: list[Loop]
-    #: split axis name -> (outer name, inner name, factor)
-    splits: dict[str, tuple[str, str, int]] = field(default_factory=dict)
-    #: original extents of every axis that was ever split (for guards)
-    extents: dict[str, int] = field(default_factory=dict)
-    #: fused loop name -> (outer name, inner name, inner extent)
-    fusions: dict[str, tuple[str, str, int]] = field(default_factory=dict)
-
-    def find(self, name: str) -> int:
-        for n, lp in enumerate(self.loops):
-            if lp.name == name:
-                return n
-        known = ", ".join(lp.name for lp in self.loops)
-        raise MinitvmError(f"schedule: no loop named '{name}' (loops: {known})")
-
-    def split(self, name: str, factor: int) -> None:
-        n = self.find(name)
-        lp = self.loops[n]
-        if factor < 1:
-            raise MinitvmError(f"schedule: split factor of '{name}' must be >= 1, got {factor}")
-        outer = Loop(f"{name}.o", -(-lp.extent // factor), lp.reduction)
-        inner = Loop(f"{name}.i", min(factor, lp.extent), lp.reduction)
-        self.loops[n : n + 1] = [outer, inner]
-        self.splits[name] = (outer.name, inner.name, inner.extent)
-        self.extents[name] = lp.extent
-
-    def fuse(self, outer: str, inner: str) -> None:
-        n = self.find(outer)
-        if self.find(inner) != n + 1:
-            known = ", ".join(lp.name for lp in self.loops)
-            raise MinitvmError(
-                f"schedule: cannot fuse '{outer}' and '{inner}': '{inner}' is not the loop right "
-                f"inside '{outer}' (loops: {known}); reorder them first"
-            )
-        a, b = self.loops[n], self.loops[n + 1]
-        if a.reduction != b.reduction:
-            spatial, reduction = (a, b) if b.reduction else (b, a)
-            raise MinitvmError(
-                f"schedule: cannot fuse the spatial loop '{spatial.name}' with the reduction "
-                f"loop '{reduction.name}'"
-            )
-        if a.hints or b.hints:
-            raise MinitvmError(
-                f"schedule: fuse '{outer}' and '{inner}' before marking them (vectorize, "
-                "unroll, parallel), then mark the fused loop"
-            )
-        fused = Loop(te.fused_name(outer, inner), a.extent * b.extent, a.reduction)
-        self.loops[n : n + 2] = [fused]
-        self.fusions[fused.name] = (outer, inner, b.extent)
-
-    def enclosing(self, name: str) -> str:
-        """The loop that runs axis `name`: itself, or the loop it was fused into."""
-        while (part := self.fused_part(name)) is not None:
-            name = part[0]
-        return name
-
-    def fused_part(self, name: str) -> tuple[str, int, bool] | None:
-        """(fused loop, inner extent, is the outer part) if loop `name` was fused away."""
-        for fused, (outer, inner, extent) in self.fusions.items():
-            if name in (outer, inner):
-                return fused, extent, name == outer
-        return None
-
-    def reorder(self, names: Sequence[str]) -> None:
-        """TVM semantics: the named loops take the positions they occupy, in the given order."""
-        positions = sorted(self.find(n) for n in names)
-        picked = [self.loops[self.find(n)] for n in names]
-        for pos, lp in zip(positions, picked):
-            self.loops[pos] = lp
-
-    def mark(self, name: str, hint: str) -> None:
-        self.loops[self.find(name)].hints.add(hint)
-
-    def apply(self, primitive: Attribute) -> None:
-        match primitive:
-            case te.SplitAttr():
-                self.split(primitive.axis.data, primitive.factor.data)
-            case te.ReorderAttr():
-                self.reorder([s.data for s in primitive.order])
-            case te.VectorizeAttr():
-                self.mark(primitive.axis.data, "vectorize")
-            case te.UnrollAttr():
-                self.mark(primitive.axis.data, "unroll")
-            case te.ParallelAttr():
-                self.mark(primitive.axis.data, "parallel")
-            case te.FuseAttr():
-                self.fuse(primitive.outer.data, primitive.inner.data)
-            case te.InlineAttr() | te.ComputeAtAttr():
-                pass  # kernel-level: applied by convert_kernel, not to this compute's own loops
-            case _:
-                raise MinitvmError(f"schedule: unknown primitive {primitive}")
-
-    def guarded_axes(self) -> list[str]:
-        """Axes whose split does not divide them: their rebuilt index may overrun."""
-        return [
-            name for name, (outer, inner, factor) in self.splits.items()
-            if self.extents[name] % factor
-        ]  # fmt: skip
-
-    @property
-    def reductions_innermost(self) -> bool:
-        """True when the reduction loops form the innermost suffix (register accumulation)."""
-        seen_reduction = False
-        for lp in self.loops:
-            if lp.reduction:
-                seen_reduction = True
-            elif seen_reduction:
-                return False
-        return True
-
-
-def _dependencies(value: SSAValue, memo: dict[SSAValue, frozenset[SSAValue]]) -> frozenset[SSAValue]:
-    """The compute's block arguments that `value` is computed from."""
-    if value in memo:
-        return memo[value]
-    owner = value.owner
-    if isinstance(owner, Operation):
-        deps = frozenset().union(*(_dependencies(o, memo) for o in owner.operands))
-    else:
-        deps = frozenset([value])
-    memo[value] = deps
-    return deps
-
-
-def _walks_contiguously(compute: te.ComputeOp, axis: SSAValue) -> bool:
-    """Whether every read varies with `axis` only in its last index (unit stride or none)."""
-    memo: dict[SSAValue, frozenset[SSAValue]] = {}
-    for read in compute.body.walk():
-        if isinstance(read, te.ReadOp):
-            for index in read.indices[:-1]:
-                if axis in _dependencies(index, memo):
-                    return False
-    return True
-
-
-def default_nest(compute: te.ComputeOp) -> LoopNest:
-    spatial = [Loop(f"i{n}", e, False) for n, e in enumerate(compute.shape)]
-    reduction = [Loop(f"r{n}", e, True) for n, e in enumerate(compute.extents)]
-    if reduction and spatial and spatial[-1].extent >= 4:
-        if _walks_contiguously(compute, compute.spatial_args[-1]):
-            return LoopNest([*spatial[:-1], *reduction, spatial[-1]])
-    return LoopNest([*spatial, *reduction])
-
-
-#: A compute doing at least this many scalar operations (iterations x body ops) runs its
-#: outermost loop on all threads, unless its schedule says which loop does: below that, the
-#: fork and join (a few microseconds) cost more than a second core saves.
-PARALLEL_MIN_WORK = 16384
-
-
-def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
-    """Mark the first loop of two or more iterations parallel if only spatial loops enclose
-    it, it is spatial, the schedule marked none and the compute has the work for it."""
-    if any("parallel" in lp.hints for lp in nest.loops):
-        return
-    work = sum(1 for _ in compute.body.walk())
-    for lp in nest.loops:
-        work *= lp.extent
-    if work < PARALLEL_MIN_WORK:
-        return
-    for lp in nest.loops:
-        if lp.reduction:
-            return
-        if lp.extent >= 2:
-            lp.hints.add("parallel")
-            return
-
-
-def scheduled_nest(compute: te.ComputeOp) -> LoopNest:
-    nest = default_nest(compute)
-    for primitive in compute.schedule:
-        nest.apply(primitive)
-    mark_default_parallel(nest, compute)
-    return nest
-
-
-def _loop_hints(lp: Loop) -> list[str]:
-    """The loop attributes of `lp`; `parallel` is dropped on a reduction loop, whose
-    iterations would race on the accumulator."""
-    return sorted(h for h in lp.hints if not (lp.reduction and h == "parallel"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -365,6 +169,12 @@ def _divide(
 # --------------------------------------------------------------------------------------------
 
 
+def _loop_hints(lp: Loop) -> list[str]:
+    """The loop attributes of `lp`; `parallel` is dropped on a reduction loop, whose
+    iterations would race on the accumulator."""
+    return sorted(h for h in lp.hints if not (lp.reduction and h == "parallel"))
+
+
 def _identity(kind: str, type_: Attribute) -> Operation:
     if isinstance(type_, AnyFloat):
         return arith.ConstantOp(FloatAttr(te.REDUCTIONS[kind], type_), type_)
@@ -392,11 +202,17 @@ def _combine(kind: str, acc: SSAValue, value: SSAValue) -> Operation:
 class _ComputeEmitter:
     """Builds the loop nest of one compute into `block` (appending), given its buffers."""
 
-    def __init__(self, compute: te.ComputeOp, buffers: dict[SSAValue, SSAValue], out: SSAValue):
+    def __init__(
+        self,
+        compute: te.ComputeOp,
+        nest: LoopNest,
+        buffers: dict[SSAValue, SSAValue],
+        out: SSAValue,
+    ):
         self.compute = compute
         self.buffers = buffers
         self.out = out
-        self.nest = scheduled_nest(compute)
+        self.nest = nest
         self.kind = compute.reduce_kind.data if compute.reduce_kind else None
         self.element_type = compute.result.type.element_type
         #: loop name -> consumers whose loops run inside that loop (#te.compute_at)
@@ -623,71 +439,16 @@ def _in_place_producer(consumer: te.ComputeOp, returned: Sequence[SSAValue]) -> 
     return None
 
 
-def _share_fusion(producer: LoopNest, consumer: LoopNest, name: str, where: str) -> None:
-    """Fuse in `consumer` the loops that make `producer`'s fused loop `name`, so that an
-    attached consumer finds its own axes in the loop it shares (its marks on them go: it does
-    not emit the loops it shares)."""
-    outer, inner, extent = producer.fusions[name]
-    for part in (outer, inner):
-        if part in producer.fusions:
-            _share_fusion(producer, consumer, part, where)
-    try:
-        for part in (outer, inner):
-            consumer.loops[consumer.find(part)].hints.clear()
-        consumer.fuse(outer, inner)
-    except MinitvmError as error:
-        message = f"{where}: the consumer cannot share fused loop '{name}': {error}"
-        raise MinitvmError(message) from None
-    if consumer.fusions[name][2] != extent:
-        raise MinitvmError(f"{where}: fused loop '{name}' fuses other extents in the consumer")
-
-
-def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te.ComputeOp]) -> set[te.ComputeOp]:
-    """Wire `#te.compute_at` consumers into their producers' nests; returns the attached."""
-    attached = set()
-    wiring: list[tuple[_ComputeEmitter, te.ComputeOp, str]] = []
-    for consumer, emitter in emitters.items():
-        for primitive in consumer.schedule:
-            if not isinstance(primitive, te.ComputeAtAttr):
-                continue
-            producer_name, axis = primitive.producer.data, primitive.axis.data
-            producer = by_name.get(producer_name)
-            if producer is None:
-                raise MinitvmError(f"schedule: compute_at names no compute '{producer_name}'")
-            nest = emitters[producer].nest
-            loops = nest.loops
-            names = [lp.name for lp in loops]
-            axis = nest.enclosing(axis)  # an axis fused away runs in its fused loop
-            if axis not in names:
-                raise MinitvmError(f"schedule: '{producer_name}' has no loop '{axis}' ({', '.join(names)})")
-            shared = loops[: names.index(axis) + 1]
-            for lp in shared:
-                if lp.name in nest.fusions and not lp.reduction:
-                    where = f"schedule: compute_at '{producer_name}' at '{axis}'"
-                    _share_fusion(nest, emitter.nest, lp.name, where)
-                    if emitter.nest.loops[emitter.nest.find(lp.name)].extent != lp.extent:
-                        raise MinitvmError(
-                            f"{where}: '{lp.name}' has another extent in the consumer"
-                        )
-                    continue
-                k = int(lp.name[1:]) if lp.name[0] == "i" and lp.name[1:].isdigit() else None
-                if lp.reduction or k is None or k >= len(consumer.shape) or consumer.shape[k] != lp.extent:
-                    raise MinitvmError(
-                        f"schedule: compute_at '{producer_name}' at '{axis}': loop '{lp.name}' "
-                        "is not an unsplit spatial axis the two computes share"
-                    )
-                if lp.name in emitter.nest.splits:
-                    raise MinitvmError(f"schedule: a compute_at consumer cannot split shared axis '{lp.name}'")
-                if emitter.nest.fused_part(lp.name) is not None:
-                    raise MinitvmError(
-                        f"schedule: a compute_at consumer cannot fuse shared axis '{lp.name}'"
-                    )
-            wiring.append((emitter, producer, axis))
-            attached.add(consumer)
+def _attach(
+    emitters: dict[te.ComputeOp, _ComputeEmitter],
+    attachments: Sequence[tuple[te.ComputeOp, te.ComputeOp, str]],
+) -> set[te.ComputeOp]:
+    """Wire `#te.compute_at` consumers (checked by `kernel_nests`) into their producers'
+    nests; returns the attached."""
     # An attached producer does not emit the loops it shares with its own producer: a
     # consumer attached at one of those runs in that loop of the loop's owner, after it.
-    host = {e.compute: (p, a) for e, p, a in wiring}
-    for emitter, producer, axis in wiring:
+    host = {consumer: (producer, axis) for consumer, producer, axis in attachments}
+    for consumer, producer, axis in attachments:
         for _ in range(len(host)):
             if producer not in host:
                 break
@@ -696,8 +457,8 @@ def _attach(emitters: dict[te.ComputeOp, _ComputeEmitter], by_name: dict[str, te
             if axis not in names[: names.index(outer_axis) + 1]:
                 break
             producer = outer
-        emitters[producer].attached.setdefault(axis, []).append(emitter)
-    return attached
+        emitters[producer].attached.setdefault(axis, []).append(emitters[consumer])
+    return set(host)
 
 
 def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
@@ -734,9 +495,9 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
         if compute in shares:
             buffers[compute.result] = buffers[shares[compute].result]
 
-    emitters = {c: _ComputeEmitter(c, buffers, buffers[c.result]) for c in computes}
-    by_name = {c.label: c for c in computes if c.label is not None}
-    attached = _attach(emitters, by_name)
+    nests = kernel_nests(kernel)
+    emitters = {c: _ComputeEmitter(c, nests.nests[c], buffers, buffers[c.result]) for c in computes}
+    attached = _attach(emitters, nests.attachments)
     for compute in computes:
         if compute not in attached:
             emitters[compute].emit(block)

@@ -43,7 +43,7 @@ from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import te
-from minitvm.lowering.te_to_loop import scheduled_nest
+from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.passes.te.inline import inline_computes
 
 #: The name of the anchor's main compute, which `#te.compute_at` refers to.

@@ -44,8 +44,8 @@ from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute
 
 from minitvm.dialects import te
+from minitvm.dialects.te_nest import default_nest
 from minitvm.errors import MinitvmError
-from minitvm.lowering.te_to_loop import default_nest
 
 LANES = 16  # f32 lanes of a 512-bit vector
 VECTOR_REGISTERS = 32  # zmm0-31; a register block may hold at most MAX_ACCUMULATORS of them

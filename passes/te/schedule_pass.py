@@ -11,9 +11,11 @@ append to its `schedule`:
 Loop names are those of the compute's loop nest after its current schedule (i0.., r0..,
 `X.o`/`X.i` after a split, `X.Y.fused` after a fuse). Pass options cannot hold a `.` unquoted,
 so `axis="i1.i"` and `axis=i1_i` (the name loop IR gives that loop's variable) both name
-loop i1.i. The new schedule is checked by lowering a copy of the kernel before the kernel is
-changed: a kernel, compute or loop that does not exist, or a primitive that does not apply,
-is a `MinitvmError` naming what does exist (`minitvm-opt` prints it as `error: ...`).
+loop i1.i. The new schedule is checked before the kernel is changed, on a copy of the kernel
+that te-inline has run on, with the loop nests convert-te-to-loop would build from it
+(`dialects/te_nest.py`): a kernel, compute or loop that does not exist, or a primitive that
+does not apply, is a `MinitvmError` naming what does exist (`minitvm-opt` prints it as
+`error: ...`).
 
 This is the passes' shared selection and checking, not a pass; te-pack (which rewrites the
 kernel rather than appending a primitive) uses `find_compute` too.
@@ -32,8 +34,9 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
 from minitvm.dialects import te
+from minitvm.dialects.te_nest import kernel_nests, scheduled_nest
 from minitvm.errors import MinitvmError
-from minitvm.lowering.te_to_loop import convert_kernel, scheduled_nest
+from minitvm.passes.te.inline import inline_computes
 
 
 def computes_of(kernel: func.FuncOp) -> list[te.ComputeOp]:
@@ -85,13 +88,15 @@ def loop_name(compute: te.ComputeOp, name: str) -> str:
 def append_schedule(
     kernel: func.FuncOp, compute: te.ComputeOp, primitives: Sequence[Attribute]
 ) -> None:
-    """Append `primitives` to `compute`'s schedule once a copy of the kernel with them lowers."""
+    """Append `primitives` to `compute`'s schedule once a copy of the kernel with them has
+    loop nests (as convert-te-to-loop sees it: inlined first)."""
     schedule = ArrayAttr([*compute.schedule, *primitives])
     copy = kernel.clone()
     twin = computes_of(copy)[computes_of(kernel).index(compute)]
     twin.attributes["schedule"] = schedule
     try:
-        convert_kernel(copy)
+        inline_computes(copy)
+        kernel_nests(copy)
     except MinitvmError as error:
         raise MinitvmError(f"{describe(kernel, compute)}: {error}") from None
     compute.attributes["schedule"] = schedule

@@ -23,10 +23,11 @@ from minitvm.compiler import build, lower_to_te
 from minitvm.dialects import graph as g
 from minitvm.dialects import loop, te
 from minitvm.dialects.graph.constant import numpy_dtype_of
+from minitvm.dialects.te_nest import default_nest
 from minitvm.ir import make_context, parse_module
 from minitvm.lowering.jit import JitModule, compile_llvm
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
-from minitvm.lowering.te_to_loop import ConvertTeToLoopPass, default_nest
+from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
 from minitvm.runtime import TensorSpec

@@ -19,8 +19,8 @@ from minitvm.compiler import build, lower_to_te
 from minitvm.dialects import graph as g
 from minitvm.dialects import te
 from minitvm.dialects.graph.constant import numpy_dtype_of
+from minitvm.dialects.te_nest import default_nest
 from minitvm.errors import MinitvmError
-from minitvm.lowering.te_to_loop import default_nest
 from minitvm.runtime import TensorSpec
 
 

@@ -21,12 +21,13 @@ from xdsl.utils.arg_spec import parse_pipeline
 from minitvm.compiler import build, lower_to_te
 from minitvm.dialects import graph as g
 from minitvm.dialects import te
+from minitvm.dialects.te_nest import default_nest, scheduled_nest
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
 from minitvm.ir import make_context
 from minitvm.lowering.jit import compile_llvm
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
-from minitvm.lowering.te_to_loop import ConvertTeToLoopPass, default_nest, scheduled_nest
+from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
 from minitvm.passes.registry import all_passes
@@ -215,6 +216,10 @@ def test_compute_at_and_mark_inline_append_kernel_level_primitives():
         ),
         ("te-fuse{kernel=fused_conv_0 compute=anchor axes=i0}", "needs two or more axes"),
         ("te-fuse{kernel=fused_conv_0 compute=anchor axes=i3,r0}", "cannot fuse 'i3' and 'r0'"),
+        (
+            "te-reorder{kernel=fused_conv_0 compute=anchor order=i1,i0,i1}",
+            "reorder i1, i0, i1 drops loop 'i0'",
+        ),
         (
             "te-tile{kernel=fused_conv_0 compute=anchor axes=i2,i3 factors=2}",
             "2 axes but 1 factors",

@@ -70,6 +70,7 @@ class Comparison:
     within: float
     runs: list[Run]
     measured: int  # distinct measurements made
+    from_default: bool = True  # every run started from the default config
 
     @property
     def best_seconds(self) -> float:
@@ -117,6 +118,7 @@ def compare(
     cache: bool = True,
     within: float = 0.05,
     log: Callable[[str], None] = lambda line: None,
+    from_default: bool = True,
 ) -> Comparison:
     """Run every sampler with every seed on `task` for `trials` measured trials each."""
     measure = measure or MeasureOptions()
@@ -148,7 +150,7 @@ def compare(
                     direction="minimize",
                     sampler=make_sampler(sampler, seed, startup_trials(trials)),
                 )
-            if task.default_config is not None:
+            if from_default and task.default_config is not None:
                 study.add_trial(
                     optuna.trial.create_trial(
                         params=dict(task.default_config),
@@ -169,7 +171,7 @@ def compare(
                 run.curve.append(best)
             runs.append(run)
             log(f"{sampler} seed {seed}: {len(run.curve)} trials, best {format_seconds(best)}")
-    return Comparison(task, len(task.configs()), baseline.seconds, trials, within, runs, made)
+    return Comparison(task, len(task.configs()), baseline.seconds, trials, within, runs, made, from_default)
 
 
 def format_comparison(comparison: Comparison) -> str:
@@ -182,7 +184,8 @@ def format_comparison(comparison: Comparison) -> str:
             f"{comparison.measured} distinct configs measured"
         ),
         (
-            f"measured trials (default included) until within {100 * comparison.within:g}% "
+            f"measured trials ({'default included' if comparison.from_default else 'from scratch, no default'}) "
+            f"until within {100 * comparison.within:g}% "
             f"of the best, {comparison.trials} at most:"
         ),
     ]
@@ -233,6 +236,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--within", type=float, default=0.05, help="closeness to the best (default 0.05)"
     )
     parser.add_argument("--no-cache", action="store_true", help="measure every proposal afresh")
+    parser.add_argument(
+        "--no-default", action="store_true",
+        help="start the searches from nothing, not from the default config (a default that is "
+        "already near the best makes every run score 1)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     log = lambda line: print(line, file=sys.stderr, flush=True)
     try:
@@ -258,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 comparison = compare(
                     tasks[n], baseline, measurer, args.trials, range(args.seeds),
                     args.samplers.split(","), measure, not args.no_cache, args.within, log,
+                    from_default=not args.no_default,
                 )  # fmt: skip
     except MinitvmError as error:
         print(f"compare_samplers: error: {error}", file=sys.stderr)

@@ -42,7 +42,7 @@ from minitvm.passes.graph.fuse import FusePass
 from minitvm.passes.loop.plan_memory import PlanMemoryPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
-from minitvm.runtime import Executable, TensorSpec
+from minitvm.runtime import Executable, TensorSpec, random_arrays
 
 
 @dataclass
@@ -284,13 +284,4 @@ def build(
 
 def random_inputs(exe: Executable, seed: int = 0) -> dict[str, np.ndarray]:
     """Inputs of the right shapes and types (floats ~ N(0, 1)), for benchmarks and checks."""
-    rng = np.random.default_rng(seed)
-    arrays = {}
-    for spec in exe.inputs:
-        if spec.dtype.kind == "f":
-            arrays[spec.name] = rng.standard_normal(spec.shape).astype(spec.dtype)
-        elif spec.dtype.kind == "b":
-            arrays[spec.name] = rng.random(spec.shape) < 0.5
-        else:
-            arrays[spec.name] = rng.integers(0, 4, spec.shape).astype(spec.dtype)
-    return arrays
+    return random_arrays(exe.inputs, seed)

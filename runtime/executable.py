@@ -42,6 +42,21 @@ class TensorSpec:
         return f"{self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
 
 
+def random_arrays(specs: Sequence[TensorSpec], seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded arrays for `specs`, by name: floats ~ N(0, 1), booleans fair coins, integers
+    in [0, 4) (valid as small indices). What benchmarks, checks and the tuner feed."""
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for spec in specs:
+        if spec.dtype.kind == "f":
+            arrays[spec.name] = rng.standard_normal(spec.shape).astype(spec.dtype)
+        elif spec.dtype.kind == "b":
+            arrays[spec.name] = rng.random(spec.shape) < 0.5
+        else:
+            arrays[spec.name] = rng.integers(0, 4, spec.shape).astype(spec.dtype)
+    return arrays
+
+
 class Executable:
     """Runs a compiled model: `exe.run({"input": array}) -> [outputs...]`."""
 

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minitvm.errors import MinitvmError
 from minitvm.tools.atomic import atomic_output
@@ -123,24 +123,25 @@ def add_import_command(subparsers: argparse._SubParsersAction) -> None:  # pyrig
 # ------------------------------------------------------------------------------ compile
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
-    return value
+def number_in(
+    convert: Callable[[str], float], accepts: Callable[[float], bool], what: str
+) -> Callable[[str], Any]:
+    """An argparse `type` converting with `convert` and accepting what `accepts` does."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not accepts(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
+        return value
+
+    return parse
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got '{text}'")
-    return value
+positive_int = number_in(int, lambda v: v >= 1, "a positive integer")
+non_negative_int = number_in(int, lambda v: v >= 0, "an integer >= 0")
 
 
 def add_compile_options(p: argparse.ArgumentParser) -> None:
@@ -614,14 +615,7 @@ def add_bench_command(subparsers: argparse._SubParsersAction) -> None:  # pyrigh
 # ------------------------------------------------------------------------------ tune
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
-    return value
+positive_float = number_in(float, lambda v: v > 0, "a positive number")
 
 
 def run_tune(args: argparse.Namespace) -> None:

@@ -53,7 +53,7 @@ from xdsl.utils.exceptions import ParseError
 from minitvm.compiler import build
 from minitvm.errors import MinitvmError
 from minitvm.ir import parse_module
-from minitvm.runtime import TensorSpec
+from minitvm.runtime import TensorSpec, random_arrays
 
 #: What a builder returns: runs the candidate once on named inputs, returns its outputs.
 Runner = Callable[[Mapping[str, np.ndarray]], Sequence[np.ndarray]]
@@ -123,18 +123,9 @@ class MeasureResult:
 
 
 def seeded_inputs(specs: Sequence[TensorSpec], seed: int) -> dict[str, np.ndarray]:
-    """The inputs a job with these specs and seed is run on (floats ~ N(0, 1), as
-    `minitvm.compiler.random_inputs` makes them; integers in [0, 4), valid as small indices)."""
-    rng = np.random.default_rng(seed)
-    arrays = {}
-    for spec in specs:
-        if spec.dtype.kind == "f":
-            arrays[spec.name] = rng.standard_normal(spec.shape).astype(spec.dtype)
-        elif spec.dtype.kind == "b":
-            arrays[spec.name] = rng.random(spec.shape) < 0.5
-        else:
-            arrays[spec.name] = rng.integers(0, 4, spec.shape).astype(spec.dtype)
-    return arrays
+    """The inputs a job with these specs and seed is run on (`runtime.random_arrays`, as
+    `minitvm.compiler.random_inputs` makes them for a whole model)."""
+    return random_arrays(specs, seed)
 
 
 def compare_outputs(

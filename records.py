@@ -27,6 +27,8 @@ from minitvm.errors import MinitvmError
 DEFAULT_RECORDS = "sqlite:///minitvm_records.db"
 #: Study user attribute that marks a study as one of ours (others may share the database).
 FORMAT_ATTR = "minitvm_records"
+#: Study attr the tuner sets when a task's search ends: the best few configs re-measured.
+VERIFIED_ATTR = "verified_best"
 FORMAT_VERSION = 1
 
 
@@ -111,27 +113,37 @@ def open_storage(
         raise RecordsError(f"records {url}: cannot open the database ({first})") from None
 
 
-def _best_trials(storage: Any, target: str | None) -> dict[str, Any]:
-    """task key -> best COMPLETE FrozenTrial over that key's minitvm studies."""
+def _best_configs(storage: Any, target: str | None) -> dict[str, dict[str, int | str]]:
+    """task key -> the config to apply, over that key's minitvm studies: a study's verified
+    best (its best few re-measured side by side with the default at the end of tuning) where
+    it has one, else its best COMPLETE trial; the fastest over the key's studies."""
     import optuna
 
-    best: dict[str, Any] = {}
+    best: dict[str, tuple[float, dict[str, int | str]]] = {}
     for summary in optuna.get_all_study_summaries(storage, include_best_trial=True):
         attrs = summary.user_attrs
         if FORMAT_ATTR not in attrs or (target is not None and attrs.get("target") != target):
             continue
-        trial = summary.best_trial
-        if trial is None or trial.value is None or not math.isfinite(trial.value):
+        verified = attrs.get(VERIFIED_ATTR)
+        if verified is not None:
+            seconds, params = float(verified["seconds"]), dict(verified["params"])
+        else:
+            trial = summary.best_trial
+            if trial is None or trial.value is None:
+                continue
+            seconds, params = trial.value, dict(trial.params)
+        if not math.isfinite(seconds):
             continue
-        default_seconds = attrs.get("default_seconds")
         # Without a default config the default schedule was never a trial: a tuned config
         # must beat its measured latency to be worth applying.
-        if attrs.get("default_config") is None and trial.value >= (default_seconds or math.inf):
+        if attrs.get("default_config") is None and seconds >= (
+            attrs.get("default_seconds") or math.inf
+        ):
             continue
         key = attrs["task_key"]
-        if key not in best or trial.value < best[key].value:
-            best[key] = trial
-    return best
+        if key not in best or seconds < best[key][0]:
+            best[key] = (seconds, params)
+    return {key: params for key, (_, params) in best.items()}
 
 
 def load_schedules(url: str, target: str | None = None) -> dict[str, dict[str, int | str]]:
@@ -141,13 +153,13 @@ def load_schedules(url: str, target: str | None = None) -> dict[str, dict[str, i
 
     storage = open_storage(url)
     try:
-        best = _best_trials(storage, target)
+        best = _best_configs(storage, target)
     except sqlalchemy.exc.SQLAlchemyError as error:
         first = str(error).strip().splitlines()[0]
         raise RecordsError(f"records {url}: cannot read tuning records ({first})") from None
     finally:
         storage.engine.dispose()
-    return {key: dict(trial.params) for key, trial in best.items()}
+    return best
 
 
 def merged_schedules(

@@ -98,3 +98,14 @@ def test_bad_urls_are_clean_errors(tmp_path, url: str, message: str) -> None:
         load_schedules(url.format(tmp=tmp_path))
     with pytest.raises(RecordsError, match=message):
         minitvm.compile(MODEL, records=url.format(tmp=tmp_path), num_threads=1)
+
+
+def test_a_verified_best_wins_over_the_best_trial(tmp_path, conv: Task) -> None:
+    from minitvm.records import VERIFIED_ATTR
+
+    lucky = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", conv, [(lucky, 0.5)])
+    assert load_schedules(url) == {conv.key: lucky}
+    study = optuna.load_study(study_name=f"{conv.key}:tpe", storage=url)
+    study.set_user_attr(VERIFIED_ATTR, {"params": dict(conv.default_config), "seconds": 0.9})  # type: ignore[arg-type]
+    assert load_schedules(url) == {conv.key: conv.default_config}

@@ -251,3 +251,27 @@ def test_compare_samplers_scores_trials_to_the_best(conv: Task) -> None:
         assert score is None or run.curve[score - 1] <= 1.05e-3
     table = format_comparison(comparison)
     assert "tpe" in table and "random" in table and "median" in table
+
+
+def test_verification_keeps_the_default_when_the_best_trial_was_a_lucky_measurement() -> None:
+    from types import SimpleNamespace
+
+    from minitvm.records import VERIFIED_ATTR
+    from minitvm.tuner.measure import MeasureResult, MeasureStatus
+    from minitvm.tuner.search import verify_best
+
+    space = {"x": optuna.distributions.CategoricalDistribution([1, 2, 3])}
+    study = optuna.create_study()
+    for x, value in [(1, 1.0), (2, 0.5), (3, 2.0)]:  # x=1 the default; x=2 measured once, luckily
+        study.add_trial(optuna.trial.create_trial(params={"x": x}, distributions=space, value=value))
+    truth = {1: 1.0, 2: 1.2, 3: 2.0}
+    measured: list[int] = []
+
+    def evaluate(config: dict) -> MeasureResult:
+        measured.append(config["x"])
+        return MeasureResult(MeasureStatus.OK, median_seconds=truth[config["x"]])
+
+    verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
+    assert verified == {"params": {"x": 1}, "seconds": 1.0}
+    assert study.user_attrs[VERIFIED_ATTR] == verified
+    assert sorted(set(measured)) == [1, 2, 3] and len(measured) == 6  # 3 configs, 2 rounds

@@ -37,6 +37,7 @@ it can; their templates expose explicit vectorization and unrolling of that loop
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -74,22 +75,22 @@ def _divisors(n: int, candidates: Sequence[int]) -> tuple[int, ...]:
     return tuple(c for c in candidates if c <= n and n % c == 0)
 
 
-class ScheduleTemplate:
+class ScheduleTemplate(ABC):
     """A kernel class's schedule as a function of its knobs (see the module docstring)."""
 
     name: str = ""
 
+    @abstractmethod
     def space(self, compute: te.ComputeOp) -> list[Knob] | None:
         """The knobs for `compute`, or None if the template does not apply to it."""
-        raise NotImplementedError
 
+    @abstractmethod
     def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
         """The untuned config, or None when the plain loop order is the better default."""
-        raise NotImplementedError
 
+    @abstractmethod
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
         """The primitives of `config`; raises InvalidConfig if `config` breaks a constraint."""
-        raise NotImplementedError
 
     def check(self, compute: te.ComputeOp, config: Config) -> None:
         """Raise InvalidConfig unless every knob of the space has a value among its choices."""
@@ -229,8 +230,9 @@ class _InnermostVectorTemplate(ScheduleTemplate):
     `unroll` copies the vector body that many times. Which computes it applies to is up to
     the subclass."""
 
+    @abstractmethod
     def applies(self, compute: te.ComputeOp) -> bool:
-        raise NotImplementedError
+        """Whether the template is for `compute` at all."""
 
     def space(self, compute: te.ComputeOp) -> list[Knob] | None:
         if _placed_elsewhere(compute) or not compute.shape or not self.applies(compute):

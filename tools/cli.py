@@ -75,6 +75,18 @@ def input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     return name, shape
 
 
+def add_input_shape_option(p: argparse.ArgumentParser) -> None:
+    """`--input-shape NAME=1x3x224x224`, repeatable: shared by import, compile, run and tune."""
+    p.add_argument(
+        "--input-shape",
+        type=input_shape,
+        action="append",
+        default=[],
+        metavar="NAME=1x3x224x224",
+        help="static shape for a graph input with symbolic or unknown dimensions; repeatable",
+    )
+
+
 def load_onnx(path: str) -> onnx.ModelProto:
     import onnx
     from google.protobuf.message import DecodeError
@@ -109,14 +121,7 @@ def add_import_command(subparsers: argparse._SubParsersAction) -> None:  # pyrig
     p.add_argument("model", help="path to an .onnx file")
     p.add_argument("-o", "--output", help="write the IR here (atomically) instead of stdout")
     p.add_argument("--generic", action="store_true", help="print ops in MLIR's generic form")
-    p.add_argument(
-        "--input-shape",
-        type=input_shape,
-        action="append",
-        default=[],
-        metavar="NAME=1x3x224x224",
-        help="static shape for a graph input with symbolic or unknown dimensions; repeatable",
-    )
+    add_input_shape_option(p)
     p.set_defaults(run=run_import)
 
 
@@ -147,14 +152,7 @@ non_negative_int = number_in(int, lambda v: v >= 0, "an integer >= 0")
 def add_compile_options(p: argparse.ArgumentParser) -> None:
     """The model and how to compile it: shared by `compile` and `run`."""
     p.add_argument("model", help="path to an .onnx file")
-    p.add_argument(
-        "--input-shape",
-        type=input_shape,
-        action="append",
-        default=[],
-        metavar="NAME=1x3x224x224",
-        help="static shape for a graph input with symbolic or unknown dimensions; repeatable",
-    )
+    add_input_shape_option(p)
     p.add_argument(
         "-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",
         help="optimization level 0-3 (default 3)",
@@ -706,9 +704,7 @@ def add_tune_command(subparsers: argparse._SubParsersAction) -> None:  # pyright
     p.add_argument("--num-threads", type=positive_int, default=None, metavar="N",
                    help="threads the kernels are tuned for; records apply to compiles with "
                    "the same count (default: all cores, as compile's default)")  # fmt: skip
-    p.add_argument("--input-shape", type=input_shape, action="append", default=[],
-                   metavar="NAME=1x3x224x224",
-                   help="static shape for a graph input with dynamic dimensions; repeatable")  # fmt: skip
+    add_input_shape_option(p)
     p.add_argument("-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",
                    help="optimization level 0-3 the model is compiled at (default 3)")  # fmt: skip
     p.add_argument("--measure-timeout", type=positive_float, metavar="SECONDS",

@@ -43,7 +43,8 @@ from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import te
-from minitvm.dialects.te_nest import scheduled_nest
+from minitvm.dialects.te_nest import default_nest, scheduled_nest
+from minitvm.lowering.graph_to_te.schedule_templates import LANES
 from minitvm.passes.te.inline import inline_computes
 
 #: The name of the anchor's main compute, which `#te.compute_at` refers to.
@@ -236,3 +237,15 @@ def schedule_fused_kernel(kernel: func.FuncOp, anchor: te.ComputeOp | None) -> N
     attached, axis = _attachments(twins, twins[survivors.index(anchor)])
     for n in attached:
         _schedule(survivors[n], te.compute_at(ANCHOR, axis))
+        _vectorize_innermost(survivors[n], axis)
+
+
+def _vectorize_innermost(compute: te.ComputeOp, attached_at: str) -> None:
+    """Vectorize an attached epilogue's innermost loop when it is a whole number of vectors
+    and runs inside the attachment. Left to LLVM, an NCHW16c epilogue's 16-lane channel loop
+    is unrolled and the pixel loop around it vectorized instead, with gathers and scatters:
+    a fused 3x3 conv 64->64 at 56x56 + bias + relu took 2.21 ms that way, 2.06 vectorized
+    (the conv alone: 2.02)."""
+    innermost = default_nest(compute).loops[-1]
+    if innermost.extent % LANES == 0 and int(innermost.name[1:]) > int(attached_at[1:]):
+        _schedule(compute, te.vectorize(innermost.name))

@@ -113,7 +113,7 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>) -> tensor<1x4x5x5x8xf32> {
 // CHECK-NEXT:      %[[T:\w+]] = arith.mulf %[[XP]], %[[WV]] : f32
 // CHECK-NEXT:      te.yield %[[T]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[MO:\w+]], %[[OH:\w+]], %[[OW:\w+]], %[[MI:\w+]]) in [1, 2, 3, 2, 16] {schedule = [#te.compute_at<"anchor", "i2">]} : tensor<1x2x3x2x16xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[MO:\w+]], %[[OH:\w+]], %[[OW:\w+]], %[[MI:\w+]]) in [1, 2, 3, 2, 16] {schedule = [#te.compute_at<"anchor", "i2">, #te.vectorize<"i4">]} : tensor<1x2x3x2x16xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[ACC]][%[[N]], %[[MO]], %[[OH]], %[[OW]], %[[MI]]] : tensor<1x2x3x2x16xf32>
 // CHECK-NEXT:      %[[MB:\w+]] = arith.constant 16 : index
 // CHECK-NEXT:      %[[M0:\w+]] = arith.muli %[[MO]], %[[MB]] : index

@@ -68,11 +68,24 @@ def dilated_asymmetric(seed: int) -> onnx.ModelProto:
     return net.model([net.op("Sigmoid", [y])])
 
 
+def pools_between_convs(seed: int) -> onnx.ModelProto:
+    """Max and average pools between convs (run blocked, as 3-D pools): padding, strides,
+    dilation, ceil_mode and count_include_pad, uneven sizes."""
+    net = Net(seed)
+    x = net.input("x", [1, 16, 11, 10])
+    y = net.op("Relu", [net.op("Conv", [x, net.weight("w1", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])])
+    y = net.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2], ceil_mode=1)
+    y = net.op("AveragePool", [y], kernel_shape=[2, 3], pads=[1, 1, 1, 1], count_include_pad=1)
+    y = net.op("AveragePool", [y], kernel_shape=[2, 2], strides=[2, 1], pads=[0, 1, 1, 0], ceil_mode=1)
+    return net.model([net.op("Conv", [y, net.weight("w2", [16, 32, 1, 1], 0.2)])])
+
+
 CASES = {
     "residual_stage": residual_stage,
     "dense_block": dense_block,
     "rgb_stem": rgb_stem,
     "dilated_asymmetric": dilated_asymmetric,
+    "pools_between_convs": pools_between_convs,
 }
 
 
@@ -109,6 +122,8 @@ def test_blocked_convs_match_plain_convs_and_onnxruntime(case: str) -> None:
         # the concats and every later BN-ReLU stay blocked
         ("dense_block", 5, 3),
         ("rgb_stem", 1, 2),
+        # the pools run blocked: in and out only
+        ("pools_between_convs", 2, 2),
         ("dilated_asymmetric", 1, 2),
     ],
 )

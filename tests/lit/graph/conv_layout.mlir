@@ -27,16 +27,17 @@ func.func @residual(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   func.return %4 : tensor<1x16x8x8xf32>
 }
 
-// An RGB image is blocked whole (NCHW3c); pooling reads NCHW, so the relu's result goes back.
+// An RGB image is blocked whole (NCHW3c); the max pool runs on the blocks as a 3-D pool
+// with a one-wide window over the 16 channels of a block, so only its result goes back.
 // CHECK-LABEL: func.func @rgb_stem(
 // CHECK-SAME:    %[[X:\w+]]: tensor<1x3x8x8xf32>)
 // CHECK-NEXT:    %[[W:\w+]] = graph.constant #graph.splat<5.000000e-01 : f32> : tensor<1x1x3x3x3x16xf32>
 // CHECK-NEXT:    %[[XB:\w+]] = graph.layout_transform %[[X]] {src_layout = "NCHW", dst_layout = "NCHW3c"} : tensor<1x3x8x8xf32> -> tensor<1x1x8x8x3xf32>
 // CHECK-NEXT:    %[[C:\w+]] = graph.conv_nchwc %[[XB]], %[[W]] {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x8x8x3xf32>, tensor<1x1x3x3x3x16xf32>) -> tensor<1x1x8x8x16xf32>
 // CHECK-NEXT:    %[[R:\w+]] = graph.relu %[[C]] : tensor<1x1x8x8x16xf32>
-// CHECK-NEXT:    %[[U:\w+]] = graph.layout_transform %[[R]] {src_layout = "NCHW16c", dst_layout = "NCHW"} : tensor<1x1x8x8x16xf32> -> tensor<1x16x8x8xf32>
-// CHECK-NEXT:    %[[P:\w+]] = graph.max_pool %[[U]]
-// CHECK-NEXT:    func.return %[[P]]
+// CHECK-NEXT:    %[[P:\w+]] = graph.max_pool %[[R]] {kernel_shape = array<i64: 2, 2, 1>, strides = array<i64: 2, 2, 1>} : tensor<1x1x8x8x16xf32> -> tensor<1x1x4x4x16xf32>
+// CHECK-NEXT:    %[[U:\w+]] = graph.layout_transform %[[P]] {src_layout = "NCHW16c", dst_layout = "NCHW"} : tensor<1x1x4x4x16xf32> -> tensor<1x16x4x4xf32>
+// CHECK-NEXT:    func.return %[[U]]
 func.func @rgb_stem(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x4x4xf32> {
   %w = graph.constant dense<0.5> : tensor<16x3x3x3xf32>
   %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x8x8xf32>
@@ -60,6 +61,27 @@ func.func @concat(%x: tensor<1x16x4x4xf32>) -> tensor<1x48x4x4xf32> {
   %0 = graph.conv %x, %w : (tensor<1x16x4x4xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x4x4xf32>
   %1 = graph.concat %x, %0 {axis = 1 : i64} : (tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>) -> tensor<1x48x4x4xf32>
   func.return %1 : tensor<1x48x4x4xf32>
+}
+
+// Pools between convs stay blocked: each pool's window gets a third, one-wide dim (pads 0,
+// stride 1) over a block's channels; count_include_pad and ceil_mode carry over unchanged.
+// CHECK-LABEL: func.func @pools(
+// CHECK-NEXT:    %[[W:\w+]] = graph.constant
+// CHECK-NEXT:    %[[XB:\w+]] = graph.layout_transform %{{\w+}} {src_layout = "NCHW", dst_layout = "NCHW16c"}
+// CHECK-NEXT:    %[[C:\w+]] = graph.conv_nchwc %[[XB]], %[[W]] : (tensor<1x1x9x9x16xf32>, tensor<1x1x1x1x16x16xf32>) -> tensor<1x1x9x9x16xf32>
+// CHECK-NEXT:    %[[M:\w+]] = graph.max_pool %[[C]] {kernel_shape = array<i64: 3, 3, 1>, strides = array<i64: 2, 2, 1>, pads = array<i64: 1, 0, 0, 1, 1, 0>, dilations = array<i64: 1, 2, 1>, ceil_mode = 1 : i64} : tensor<1x1x9x9x16xf32> -> tensor<1x1x5x4x16xf32>
+// CHECK-NEXT:    %[[A:\w+]] = graph.avg_pool %[[M]] {kernel_shape = array<i64: 2, 2, 1>, pads = array<i64: 1, 1, 0, 1, 1, 0>, count_include_pad = 1 : i64} : tensor<1x1x5x4x16xf32> -> tensor<1x1x6x5x16xf32>
+// CHECK-NEXT:    %[[W2:\w+]] = graph.constant
+// CHECK-NEXT:    %[[D:\w+]] = graph.conv_nchwc %[[A]], %[[W2]] : (tensor<1x1x6x5x16xf32>, tensor<1x1x1x1x16x16xf32>) -> tensor<1x1x6x5x16xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.layout_transform %[[D]] {src_layout = "NCHW16c", dst_layout = "NCHW"}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @pools(%x: tensor<1x16x9x9xf32>) -> tensor<1x16x6x5xf32> {
+  %w = graph.constant dense<0.5> : tensor<16x16x1x1xf32>
+  %0 = graph.conv %x, %w : (tensor<1x16x9x9xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x9x9xf32>
+  %1 = graph.max_pool %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, dilations = array<i64: 1, 2>, ceil_mode = 1 : i64} : tensor<1x16x9x9xf32> -> tensor<1x16x5x4xf32>
+  %2 = graph.avg_pool %1 {kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = 1 : i64} : tensor<1x16x5x4xf32> -> tensor<1x16x6x5xf32>
+  %3 = graph.conv %2, %w : (tensor<1x16x6x5xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x6x5xf32>
+  func.return %3 : tensor<1x16x6x5xf32>
 }
 
 // Not rewritten: grouped convs, output channels not a multiple of 16, run-time weights.

@@ -45,11 +45,11 @@ from xdsl.pattern_rewriter import (
 )
 
 from minitvm.dialects.graph import (
+    AvgPoolOp,
     ConcatOp,
     ConstantOp,
     ConvNchwcOp,
     ConvOp,
-    AvgPoolOp,
     LayoutTransformOp,
     MaxPoolOp,
     blocked_layout,
@@ -119,7 +119,9 @@ class ConvToBlockedPattern(RewritePattern):
         if cb is None:
             return
         mb = self.block
-        w_blocked = _constant(blocked_weights(weight.numpy(), cb, mb), f"{weight.result.name_hint or 'w'}_nchwc")
+        w_blocked = _constant(
+            blocked_weights(weight.numpy(), cb, mb), f"{weight.result.name_hint or 'w'}_nchwc"
+        )
         x_blocked = LayoutTransformOp.make(op.input, src_layout=NCHW, dst_layout=blocked_layout(cb))
         conv = ConvNchwcOp.make(
             x_blocked.result, w_blocked.result, op.bias,
@@ -145,7 +147,9 @@ def _blocked_constant(value: SSAValue, channels: int, rank: int, block: int) -> 
     array = owner.numpy().reshape(padded)
     if padded[1] == 1:
         return _constant(array.reshape(1, 1, 1, 1, 1), value.name_hint or "c")
-    return _constant(array.reshape(1, channels // block, 1, 1, block), f"{value.name_hint or 'c'}_nchwc")
+    return _constant(
+        array.reshape(1, channels // block, 1, 1, block), f"{value.name_hint or 'c'}_nchwc"
+    )
 
 
 def _is_blocked_elsewhere(value: SSAValue, block: int) -> bool:
@@ -184,7 +188,9 @@ class SinkUnblockThroughElementwisePattern(RewritePattern):
                 operands.append(owner.input)
                 continue
             if _shape(value) == out_shape and _is_blocked_elsewhere(value, block):
-                to_blocked = LayoutTransformOp.make(value, src_layout=NCHW, dst_layout=blocked_layout(block))
+                to_blocked = LayoutTransformOp.make(
+                    value, src_layout=NCHW, dst_layout=blocked_layout(block)
+                )
                 new_ops.append(to_blocked)
                 operands.append(to_blocked.result)
                 continue
@@ -194,7 +200,9 @@ class SinkUnblockThroughElementwisePattern(RewritePattern):
             new_ops.append(const)
             operands.append(const.result)
         blocked = type(op).make(*operands, **dict(op.properties))  # pyright: ignore[reportAttributeAccessIssue]
-        back = LayoutTransformOp.make(blocked.results[0], src_layout=blocked_layout(block), dst_layout=NCHW)
+        back = LayoutTransformOp.make(
+            blocked.results[0], src_layout=blocked_layout(block), dst_layout=NCHW
+        )
         rewriter.insert([*new_ops, blocked])
         rewriter.replace(op, back)
 
@@ -224,11 +232,15 @@ class SinkUnblockThroughConcatPattern(RewritePattern):
                 assert isinstance(owner, LayoutTransformOp)
                 inputs.append(owner.input)
             else:
-                to_blocked = LayoutTransformOp.make(value, src_layout=NCHW, dst_layout=blocked_layout(block))
+                to_blocked = LayoutTransformOp.make(
+                    value, src_layout=NCHW, dst_layout=blocked_layout(block)
+                )
                 new_ops.append(to_blocked)
                 inputs.append(to_blocked.result)
         blocked = ConcatOp.make(inputs, axis=1)
-        back = LayoutTransformOp.make(blocked.result, src_layout=blocked_layout(block), dst_layout=NCHW)
+        back = LayoutTransformOp.make(
+            blocked.result, src_layout=blocked_layout(block), dst_layout=NCHW
+        )
         rewriter.insert([*new_ops, blocked])
         rewriter.replace(op, back)
 
@@ -258,7 +270,9 @@ class SinkUnblockThroughPoolPattern(RewritePattern):
             pads = get_ints(op.properties, "pads")
             properties["pads"] = [*pads[:2], 0, *pads[2:], 0]
         blocked = type(op).make(owner.input, **properties)
-        back = LayoutTransformOp.make(blocked.result, src_layout=blocked_layout(block), dst_layout=NCHW)
+        back = LayoutTransformOp.make(
+            blocked.result, src_layout=blocked_layout(block), dst_layout=NCHW
+        )
         rewriter.insert(blocked)
         rewriter.replace(op, back)
 
@@ -275,7 +289,9 @@ class CancelLayoutTransformsPattern(RewritePattern):
         if src == dst:
             rewriter.replace(op, [], [inner.input])
         else:
-            rewriter.replace(op, LayoutTransformOp.make(inner.input, src_layout=src, dst_layout=dst))
+            rewriter.replace(
+                op, LayoutTransformOp.make(inner.input, src_layout=src, dst_layout=dst)
+            )
 
 
 class ShareLayoutTransformsPattern(RewritePattern):
@@ -318,4 +334,3 @@ class ConvLayoutPass(ModulePass):
                 ]
             )
         ).rewrite_module(op)
-

@@ -25,12 +25,36 @@ def residual_stage(seed: int) -> onnx.ModelProto:
     """Two ResNet blocks, the second entered through a strided 1x1 downsample."""
     net = Net(seed)
     x = net.input("x", [1, 16, 12, 12])
-    y = net.op("Relu", [net.batch_norm(net.op("Conv", [x, net.weight("w1", [16, 16, 3, 3], 0.15)], pads=[1, 1, 1, 1]), 16)])
-    y = net.batch_norm(net.op("Conv", [y, net.weight("w2", [16, 16, 3, 3], 0.15)], pads=[1, 1, 1, 1]), 16)
+    y = net.op(
+        "Relu",
+        [
+            net.batch_norm(
+                net.op("Conv", [x, net.weight("w1", [16, 16, 3, 3], 0.15)], pads=[1, 1, 1, 1]), 16
+            )
+        ],
+    )
+    y = net.batch_norm(
+        net.op("Conv", [y, net.weight("w2", [16, 16, 3, 3], 0.15)], pads=[1, 1, 1, 1]), 16
+    )
     x = net.op("Relu", [net.op("Add", [y, x])])
     skip = net.batch_norm(net.op("Conv", [x, net.weight("wd", [32, 16, 1, 1])], strides=[2, 2]), 32)
-    y = net.op("Relu", [net.batch_norm(net.op("Conv", [x, net.weight("w3", [32, 16, 3, 3], 0.15)], pads=[1, 1, 1, 1], strides=[2, 2]), 32)])
-    y = net.batch_norm(net.op("Conv", [y, net.weight("w4", [32, 32, 3, 3], 0.1)], pads=[1, 1, 1, 1]), 32)
+    y = net.op(
+        "Relu",
+        [
+            net.batch_norm(
+                net.op(
+                    "Conv",
+                    [x, net.weight("w3", [32, 16, 3, 3], 0.15)],
+                    pads=[1, 1, 1, 1],
+                    strides=[2, 2],
+                ),
+                32,
+            )
+        ],
+    )
+    y = net.batch_norm(
+        net.op("Conv", [y, net.weight("w4", [32, 32, 3, 3], 0.1)], pads=[1, 1, 1, 1]), 32
+    )
     return net.model([net.op("Relu", [net.op("Add", [y, skip])])])
 
 
@@ -55,16 +79,25 @@ def rgb_stem(seed: int) -> onnx.ModelProto:
     """A 7x7/2 conv on an RGB image (blocked as NCHW3c), bias, ReLU, then max pooling."""
     net = Net(seed)
     x = net.input("x", [1, 3, 23, 21])
-    y = net.op("Conv", [x, net.weight("w", [16, 3, 7, 7], 0.1), net.weight("b", [16])], pads=[3, 3, 3, 3], strides=[2, 2])
+    y = net.op(
+        "Conv",
+        [x, net.weight("w", [16, 3, 7, 7], 0.1), net.weight("b", [16])],
+        pads=[3, 3, 3, 3],
+        strides=[2, 2],
+    )
     y = net.op("Relu", [y])
-    return net.model([net.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])])
+    return net.model(
+        [net.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])]
+    )
 
 
 def dilated_asymmetric(seed: int) -> onnx.ModelProto:
     """Dilation, uneven pads, 48 input channels (three blocks), a sigmoid epilogue."""
     net = Net(seed)
     x = net.input("x", [1, 48, 9, 10])
-    y = net.op("Conv", [x, net.weight("w", [32, 48, 3, 3], 0.1)], pads=[2, 0, 1, 3], dilations=[2, 2])
+    y = net.op(
+        "Conv", [x, net.weight("w", [32, 48, 3, 3], 0.1)], pads=[2, 0, 1, 3], dilations=[2, 2]
+    )
     return net.model([net.op("Sigmoid", [y])])
 
 
@@ -73,10 +106,22 @@ def pools_between_convs(seed: int) -> onnx.ModelProto:
     dilation, ceil_mode and count_include_pad, uneven sizes."""
     net = Net(seed)
     x = net.input("x", [1, 16, 11, 10])
-    y = net.op("Relu", [net.op("Conv", [x, net.weight("w1", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])])
-    y = net.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2], ceil_mode=1)
+    y = net.op(
+        "Relu", [net.op("Conv", [x, net.weight("w1", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])]
+    )
+    y = net.op(
+        "MaxPool",
+        [y],
+        kernel_shape=[3, 3],
+        strides=[2, 2],
+        pads=[1, 0, 1, 1],
+        dilations=[1, 2],
+        ceil_mode=1,
+    )
     y = net.op("AveragePool", [y], kernel_shape=[2, 3], pads=[1, 1, 1, 1], count_include_pad=1)
-    y = net.op("AveragePool", [y], kernel_shape=[2, 2], strides=[2, 1], pads=[0, 1, 1, 0], ceil_mode=1)
+    y = net.op(
+        "AveragePool", [y], kernel_shape=[2, 2], strides=[2, 1], pads=[0, 1, 1, 0], ceil_mode=1
+    )
     return net.model([net.op("Conv", [y, net.weight("w2", [16, 32, 1, 1], 0.2)])])
 
 
@@ -107,7 +152,9 @@ def test_blocked_convs_match_plain_convs_and_onnxruntime(case: str) -> None:
     blocked = minitvm.compile(model, opt_level=3, num_threads=1)
     plain = minitvm.compile(model, opt_level=1, num_threads=1)
     feeds = random_inputs(blocked, seed=3)
-    for ours, unblocked, theirs in zip(blocked.run(feeds), plain.run(feeds), run_ort(model, feeds), strict=True):
+    for ours, unblocked, theirs in zip(
+        blocked.run(feeds), plain.run(feeds), run_ort(model, feeds), strict=True
+    ):
         np.testing.assert_allclose(ours, unblocked, rtol=RTOL, atol=ATOL)
         np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
 

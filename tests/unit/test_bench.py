@@ -1,12 +1,16 @@
 """`minitvm bench` (bench/suite.py) as a user meets it: the table it prints, its one-line
-errors and exit codes, and a wrong result caught before anything is timed.
+errors and exit codes, and a wrong result caught before anything is timed; and its machinery:
+a worker process per runner, `timed`, the verdicts.
 
 Nothing here asserts a speed: the cases run with `--repeat 1 --warmup 0` on small GEMMs
-(`gemm<N>` takes any size) and the MLP, only to see the machinery work.
+(`gemm<N>` takes any size) and the MLP, only to see the machinery work. The stand-ins for
+`compile_case` are module-level functions: the minitvm worker imports them by name.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 import subprocess
 import sys
@@ -87,7 +91,7 @@ def test_model_case_is_checked_against_ort_and_gets_a_verdict(
 
 
 def perturbed(model: onnx.ModelProto, num_threads: int, records: str | None = None) -> Executable:
-    """compile_case whose executable adds 1 to every output."""
+    """compile_case whose executable adds 1 to every output (in the minitvm worker)."""
     exe = minitvm.compile(model, num_threads=num_threads)
     run = exe.run
 
@@ -96,6 +100,85 @@ def perturbed(model: onnx.ModelProto, num_threads: int, records: str | None = No
 
     exe.run = wrong  # type: ignore[method-assign]
     return exe
+
+
+def test_every_runner_runs_in_a_worker(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = suite.run(["gemm64"], [1], repeat=2, warmup=0)
+    capsys.readouterr()
+    assert [(row.case, row.threads, row.wrong) for row in rows] == [("gemm64", 1, "")]
+    assert set(rows[0].seconds) == {"minitvm", "ORT", "numpy"}
+    assert all(seconds > 0 for seconds in rows[0].seconds.values())
+    assert rows[0].compile_s > 0 and rows[0].error < 1e-3
+    assert multiprocessing.active_children() == []
+
+
+def failing(model: onnx.ModelProto, num_threads: int, records: str | None = None) -> Executable:
+    raise RuntimeError("no schedule fits\n(a second line the one-line error leaves out)")
+
+
+def dying(model: onnx.ModelProto, num_threads: int, records: str | None = None) -> Executable:
+    os._exit(3)
+
+
+@pytest.mark.parametrize(
+    ("compile_case", "message"),
+    [
+        (failing, "minitvm failed: RuntimeError: no schedule fits"),
+        (dying, "the minitvm worker died (exit code 3)"),
+    ],
+)
+def test_worker_error_is_one_line_and_leaves_no_process(
+    compile_case: suite.CompileFn,
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(suite, "compile_case", compile_case)
+    assert cli.main(["bench", "gemm32", "--threads", "1", *QUICK]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == f"minitvm: error: gemm32 on 1 thread(s): {message}"
+    assert multiprocessing.active_children() == []
+
+
+def test_timed_interleaves_workers_and_callables() -> None:
+    events: list[str] = []
+
+    class Fake:
+        """A Timer as a Worker is one: 5 ms a call, whatever it is asked."""
+
+        def time(self, calls: int) -> float:
+            events.append(f"fake {calls}")
+            return 0.005 * calls
+
+    seconds = suite.timed({"fake": Fake(), "plain": lambda: events.append("plain")}, 1, 2)
+    assert seconds["fake"] == pytest.approx(0.005) and 0 < seconds["plain"] < 0.005
+    # warm-up and sizing: one call each; then samples of MIN_SAMPLE_S / 5 ms = 4 calls
+    fake = [i for i, event in enumerate(events) if event.startswith("fake")]
+    assert [events[i] for i in fake] == ["fake 1", "fake 1", "fake 4", "fake 4"]
+    assert events[fake[0] + 1] == events[fake[1] + 1] == "plain"
+    assert "plain" in events[fake[2] + 1 : fake[3]] and events[-1] == "plain"  # interleaved
+
+
+def test_tuned_targets_only_with_records() -> None:
+    ms = 1e-3
+    rows = [
+        suite.Row("mlp", 2, 1.0, 0.0, "", {"minitvm": 1.2 * ms, "ORT": 1.0 * ms}, 0.0),
+        suite.Row("gemm1024", 1, 1.0, 0.0, "", {"minitvm": 0.8, "ORT": 1.0, "numpy": 0.76}, 2e9),
+    ]
+    assert suite.verdicts(rows) == [
+        "MET    mlp <= 1.5x ORT latency, 2 threads: 1.20x (1.200 vs 1.000 ms)",
+        "MET    gemm1024 >= 0.7x numpy GFLOP/s, 1 thread: 0.95x (2.5 vs 2.6 GFLOP/s)",
+    ]
+    assert suite.verdicts(rows, tuned=True) == [
+        "MET    mlp <= 1.5x ORT latency, 2 threads: 1.20x (1.200 vs 1.000 ms)",
+        "MISSED mlp <= 1.0x ORT latency (tuned target), 2 threads: 1.20x (1.200 vs 1.000 ms)",
+        "MET    gemm1024 >= 0.7x numpy GFLOP/s, 1 thread: 0.95x (2.5 vs 2.6 GFLOP/s)",
+        (
+            "MET    gemm1024 >= 0.9x numpy GFLOP/s (tuned target), 1 thread: 0.95x "
+            "(2.5 vs 2.6 GFLOP/s)"
+        ),
+    ]
 
 
 @pytest.mark.parametrize("case", ["gemm32", "mlp"])

@@ -189,11 +189,16 @@ def _libgomp_candidates() -> list[str]:
 
 
 #: libgomp's spin count (busy-wait iterations before an idle thread sleeps) unless the user
-#: sets GOMP_SPINCOUNT or OMP_WAIT_POLICY. Its default, 300000 `pause`s, is ~10 ms on this
-#: CPU: when other processes hold the cores, spinning threads take the time our own threads
-#: need (measured on a loaded 2-core machine: matmul 512 ran 0.63x on 2 threads vs 1 with the
-#: default, 0.98x with 10000). 10000 still bridges the gap between a model's kernels.
-GOMP_SPINCOUNT = "10000"
+#: sets GOMP_SPINCOUNT or OMP_WAIT_POLICY. Waking a sleeping thread is slow on a virtual
+#: machine (its idle vCPU has to be scheduled again), and a model's parallel loops follow one
+#: another closely: measured on 2 cores, a ResNet basic block on 2 threads (median of 8 runs
+#: after 0.15 s idle) took 5.2 ms with no spinning (OMP_WAIT_POLICY=passive, slower than one
+#: thread), 2.5-4.0 ms with 10000 spins, a steady 2.5 ms with 100000 (about 5 ms of spinning
+#: after a run; ORT's threads spin about 50 ms). libgomp's own default, 300000, is ~10 ms, and
+#: spinning threads take the time other processes' threads need on a loaded machine (there,
+#: matmul 512 ran 0.63x on 2 threads vs 1 with 300000, 0.98x with 10000): on a shared
+#: machine, set OMP_WAIT_POLICY=passive or a smaller GOMP_SPINCOUNT.
+GOMP_SPINCOUNT = "100000"
 
 
 @functools.cache

@@ -15,6 +15,7 @@ without libgomp, or when this process is a fork of one that ran libgomp's thread
 from __future__ import annotations
 
 import ctypes
+import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,31 @@ def random_arrays(specs: Sequence[TensorSpec], seed: int = 0) -> dict[str, np.nd
     return arrays
 
 
+#: Alignment of the buffers the runtime allocates (constants, outputs, the arena): a cache
+#: line, so that no 64-byte vector load or store straddles two lines. numpy's own large
+#: arrays start 16 bytes into a page: with its weights 16 bytes off, a BERT encoder layer ran
+#: 5% slower (20.75 vs 19.71 ms, one thread), the MLP 2%.
+ALIGNMENT = 64
+
+
+def aligned_empty(shape: Sequence[int], dtype: np.dtype | type) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data starts on an ALIGNMENT boundary."""
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    storage = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    offset = (-storage.ctypes.data) % ALIGNMENT
+    return storage[offset : offset + nbytes].view(dtype).reshape(shape)
+
+
+def aligned_copy(array: np.ndarray) -> np.ndarray:
+    """`array` as a C-contiguous ALIGNMENT-aligned array (itself if it already is one)."""
+    if array.flags.c_contiguous and array.ctypes.data % ALIGNMENT == 0:
+        return array
+    copy = aligned_empty(array.shape, array.dtype)
+    copy[...] = array
+    return copy
+
+
 class Executable:
     """Runs a compiled model: `exe.run({"input": array}) -> [outputs...]`."""
 
@@ -88,14 +114,14 @@ class Executable:
         if parallel_backend == "threads":
             self._use_thread_pool()
         self.stats = dict(stats or {})
-        self._constants = [np.ascontiguousarray(c) for c in constants]
+        self._constants = [aligned_copy(c) for c in constants]
         self._consts = (ctypes.c_void_p * max(1, len(self._constants)))(
             *[c.ctypes.data for c in self._constants]
         )
-        # 64-byte aligned arena for vector loads and stores.
-        self._arena_storage = np.empty(arena_size + 64, dtype=np.uint8)
-        offset = (-self._arena_storage.ctypes.data) % 64
-        self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data + offset)
+        self._arena_size = arena_size
+        # (at least a line: numpy points an empty array at no particular address)
+        self._arena_storage = aligned_empty((max(arena_size, ALIGNMENT),), np.uint8)
+        self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data)
         self._io = (ctypes.c_void_p * max(1, len(self.inputs) + len(self.outputs)))()
         self._lock = threading.Lock()  # one arena: runs of one Executable take turns
 
@@ -118,7 +144,7 @@ class Executable:
 
     @property
     def arena_bytes(self) -> int:
-        return self._arena_storage.nbytes - 64
+        return self._arena_size
 
     def _checked_inputs(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         expected = "; ".join(s.describe() for s in self.inputs)
@@ -143,7 +169,7 @@ class Executable:
     def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """Run the model; outputs come back in the graph's output order."""
         arrays = self._checked_inputs(inputs)
-        outputs = [np.empty(s.shape, s.dtype) for s in self.outputs]
+        outputs = [aligned_empty(s.shape, s.dtype) for s in self.outputs]
         if self.num_threads < 1:
             raise MinitvmError(f"num_threads must be >= 1, got {self.num_threads}")
         with self._lock:

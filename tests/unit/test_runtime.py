@@ -9,6 +9,7 @@ from onnx import TensorProto, helper
 
 import minitvm
 from minitvm.errors import MinitvmError
+from minitvm.runtime.executable import ALIGNMENT, aligned_copy, aligned_empty
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +102,27 @@ def test_num_threads_is_validated():
     assert minitvm.compile(model, num_threads=2).num_threads == 2
     with pytest.raises(MinitvmError, match="num_threads must be >= 1"):
         minitvm.compile(model, num_threads=-1)
+
+
+def test_constants_outputs_and_arena_are_cache_line_aligned(exe: minitvm.Executable):
+    """A 64-byte vector access that straddles two cache lines costs twice: whatever numpy's
+    allocator returns, the buffers the runtime owns start on a line."""
+    x = np.ones((2, 5), np.float32)
+    outputs = exe.run({"x": x, "n": np.zeros(4, np.int64)})
+    assert all(out.ctypes.data % ALIGNMENT == 0 for out in outputs)
+    assert all(c.ctypes.data % ALIGNMENT == 0 for c in exe._constants)
+    assert exe._arena.value % ALIGNMENT == 0
+
+
+@pytest.mark.parametrize("offset", [0, 4, 16, 60])
+def test_aligned_copy_keeps_values_shape_and_dtype(offset: int):
+    storage = np.empty(4 * 7 * 3 + 2 * ALIGNMENT, np.uint8)
+    start = (-storage.ctypes.data) % ALIGNMENT + offset
+    array = storage[start : start + 4 * 21].view(np.float32).reshape(7, 3)
+    array[...] = np.arange(21, dtype=np.float32).reshape(7, 3)
+    copy = aligned_copy(array)
+    assert copy.ctypes.data % ALIGNMENT == 0 and copy.flags.c_contiguous
+    assert copy.dtype == array.dtype and copy.shape == array.shape
+    np.testing.assert_array_equal(copy, array)
+    assert (copy is array) == (offset == 0)
+    assert aligned_empty((0, 3), np.float32).shape == (0, 3)

@@ -163,15 +163,17 @@ class LoopNest:
         return True
 
 
-def _dependencies(
-    value: SSAValue, memo: dict[SSAValue, frozenset[SSAValue]]
+def index_dependencies(
+    value: SSAValue, memo: dict[SSAValue, frozenset[SSAValue]] | None = None
 ) -> frozenset[SSAValue]:
-    """The compute's block arguments that `value` is computed from."""
+    """The compute's block arguments that `value` is computed from (`memo` caches the
+    answers for values met on the way)."""
+    memo = {} if memo is None else memo
     if value in memo:
         return memo[value]
     owner = value.owner
     if isinstance(owner, Operation):
-        deps = frozenset().union(*(_dependencies(o, memo) for o in owner.operands))
+        deps = frozenset().union(*(index_dependencies(o, memo) for o in owner.operands))
     else:
         deps = frozenset([value])
     memo[value] = deps
@@ -184,7 +186,7 @@ def _walks_contiguously(compute: te.ComputeOp, axis: SSAValue) -> bool:
     for read in compute.body.walk():
         if isinstance(read, te.ReadOp):
             for index in read.indices[:-1]:
-                if axis in _dependencies(index, memo):
+                if axis in index_dependencies(index, memo):
                     return False
     return True
 

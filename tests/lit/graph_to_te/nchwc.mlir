@@ -6,10 +6,12 @@
 // and the bias read at the flat channel mo * mb + mi.
 // RUN: minitvm-opt %s --split-input-file -p convert-graph-to-te | filecheck %s
 
-// NCHW -> NCHW16c: y[n, co, h, w, ci] = x[n, co * 16 + ci, h, w].
+// NCHW -> NCHW16c: y[n, co, h, w, ci] = x[n, co * 16 + ci, h, w]. The transpose schedule
+// template's default (schedule_templates.py): a tile of all 5 pixels (w, the axis x is
+// contiguous along) x the 16 channels of a block, the pixel loop unrolled.
 // CHECK-LABEL: func.func @layout_transform_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<1x32x5x5xf32>) -> tensor<1x2x5x5x16xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[CO:\w+]], %[[H:\w+]], %[[W:\w+]], %[[CI:\w+]]) in [1, 2, 5, 5, 16] : tensor<1x2x5x5x16xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[CO:\w+]], %[[H:\w+]], %[[W:\w+]], %[[CI:\w+]]) in [1, 2, 5, 5, 16] {schedule = [#te.unroll<"i3">]} : tensor<1x2x5x5x16xf32> {
 // CHECK-NEXT:      %[[B:\w+]] = arith.constant 16 : index
 // CHECK-NEXT:      %[[C0:\w+]] = arith.muli %[[CO]], %[[B]] : index
 // CHECK-NEXT:      %[[C:\w+]] = arith.addi %[[C0]], %[[CI]] : index
@@ -24,10 +26,11 @@ func.func @main(%x: tensor<1x32x5x5xf32>) -> tensor<1x2x5x5x16xf32> {
 
 // -----
 
-// NCHW16c -> NCHW: y[n, c, h, w] = x[n, c // 16, h, w, c - (c // 16) * 16].
+// NCHW16c -> NCHW: y[n, c, h, w] = x[n, c // 16, h, w, c - (c // 16) * 16]. Tiles of 16
+// channels (c, the axis x is contiguous along) x all 5 pixels, the channel loop unrolled.
 // CHECK-LABEL: func.func @layout_transform_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<1x2x5x5x16xf32>) -> tensor<1x32x5x5xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[H:\w+]], %[[W:\w+]]) in [1, 32, 5, 5] : tensor<1x32x5x5xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[H:\w+]], %[[W:\w+]]) in [1, 32, 5, 5] {schedule = [#te.split<"i1", 16>, #te.reorder<["i0", "i1.o", "i2", "i1.i", "i3"]>, #te.unroll<"i1.i">]} : tensor<1x32x5x5xf32> {
 // CHECK-NEXT:      %[[B:\w+]] = arith.constant 16 : index
 // CHECK-NEXT:      %[[CO:\w+]] = arith.floordivsi %[[C]], %[[B]] : index
 // CHECK-NEXT:      %[[B2:\w+]] = arith.constant 16 : index

@@ -42,10 +42,11 @@ func.func @main(%x: tensor<2x6xf32>) -> tensor<2x1x6xf32> {
 
 // -----
 
-// transpose with perm (2, 0, 1): result[i0, i1, i2] = x[i1, i2, i0].
+// transpose with perm (2, 0, 1): result[i0, i1, i2] = x[i1, i2, i0]. The transpose schedule
+// template's default: tiles of all of i0 (x is contiguous along it) x all of i2, i0 unrolled.
 // CHECK-LABEL: func.func @transpose_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I0:\w+]], %[[I1:\w+]], %[[I2:\w+]]) in [4, 2, 3] : tensor<4x2x3xf32> {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I0:\w+]], %[[I1:\w+]], %[[I2:\w+]]) in [4, 2, 3] {schedule = [#te.reorder<["i1", "i0", "i2"]>, #te.unroll<"i0">]} : tensor<4x2x3xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I1]], %[[I2]], %[[I0]]] : tensor<2x3x4xf32>
 // CHECK-NEXT:      te.yield %[[V]] : f32
 // CHECK-NEXT:    }

@@ -7,8 +7,10 @@ accordingly (`fused_schedule.py`). The tuner sees a kernel through three functio
 
   - `kernel_template(kernel)`: the anchor compute and its template (knobs = search space);
   - `kernel_task_key(kernel, target)`: a structural hash of WHAT the kernel computes (its
-    computes with every schedule, name and SSA name hint left out) plus the target, so equal
-    kernels of a model, or of two models, share one tuning task and its records;
+    computes with every schedule, name and SSA name hint left out), the target, and the
+    template with its search space, so equal kernels of a model, or of two models, share one
+    tuning task and its records, and records made for another template or space (an older
+    minitvm) are not applied to it;
   - `set_kernel_config(kernel, config)`: replace the whole kernel's schedule by the one a
     config implies (the anchor's template schedule, then the fused schedule on top of it).
 
@@ -71,7 +73,14 @@ def kernel_task_key(kernel: func.FuncOp, target: str) -> str:
                 for arg in block.args:
                     arg.name_hint = None
     text = str(copy)
-    return hashlib.sha256(f"{target}\n{text}".encode()).hexdigest()[:24]
+    found = kernel_template(kernel)
+    space = "" if found is None else _space_signature(*found)
+    return hashlib.sha256(f"{target}\n{space}\n{text}".encode()).hexdigest()[:24]
+
+
+def _space_signature(anchor: te.ComputeOp, template: ScheduleTemplate) -> str:
+    knobs = template.space(anchor) or []
+    return f"{template.name}: " + "; ".join(f"{k.name}={list(k.choices)}" for k in knobs)
 
 
 def set_kernel_config(kernel: func.FuncOp, config: Config) -> None:
@@ -83,14 +92,16 @@ def set_kernel_config(kernel: func.FuncOp, config: Config) -> None:
     anchor, template = found
     primitives = template.schedule(anchor, config)
     fused = _name(anchor) == ANCHOR
+    # an anchor-less fused chain (a reshape + transpose) had its intermediates inlined
+    inlined = any(isinstance(p, te.InlineAttr) for c in _computes(kernel) for p in c.schedule)
     for compute in _computes(kernel):
         compute.attributes.pop("schedule", None)
         if compute is not anchor:
             apply_default_schedule(compute, main=False)
     if primitives:
         anchor.attributes["schedule"] = ArrayAttr(primitives)
-    if fused:
-        schedule_fused_kernel(kernel, anchor)
+    if fused or inlined:
+        schedule_fused_kernel(kernel, anchor if fused else None)
 
 
 def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:

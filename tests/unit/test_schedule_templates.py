@@ -29,6 +29,7 @@ from minitvm.lowering.graph_to_te.schedule_templates import (
     GemmTemplate,
     InjectiveTemplate,
     InvalidConfig,
+    Knob,
     ReductionTemplate,
 )
 from test_fusion import Net
@@ -166,6 +167,42 @@ def test_task_keys_identify_kernels_by_structure_and_target() -> None:
     # schedules do not change the key
     set_kernel_config(convs[0], {"ow_block": 5, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1})
     assert kernel_task_key(convs[0], "t1") == kernel_task_key(again[0], "t1")
+
+
+def test_task_keys_change_with_the_search_space(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records are keyed by template and space too: a config tuned for another space (an
+    older minitvm's) is never looked up for this one, where it might not even be valid."""
+    conv = templated_kernel(te_module(conv_model()), "conv_nchwc")
+    before = kernel_task_key(conv, "t1")
+    space = ConvNchwcTemplate.space
+
+    def wider(self, compute):  # type: ignore[no-untyped-def]
+        knobs = space(self, compute)
+        return None if knobs is None else [*knobs[:-1], Knob("unroll_kw", (0, 1, 2))]
+
+    monkeypatch.setattr(ConvNchwcTemplate, "space", wider)
+    assert kernel_task_key(conv, "t1") != before
+
+
+def test_configs_keep_the_inlining_of_an_anchorless_chain() -> None:
+    """A reshape + transpose + add chain is one kernel whose first steps are inlined into
+    the last; giving it a config keeps them inlined (the kernel measured is the one run)."""
+    net = Net(3)
+    x = net.input("x", [8, 48])
+    y = net.op("Reshape", [x, net.const("shape", np.array([8, 3, 16], np.int64))])
+    y = net.op("Transpose", [y], perm=[1, 2, 0])
+    y = net.op("Add", [y, net.weight("b", [3, 16, 8])])
+    module = te_module(net.model([y]))
+    (kernel,) = [k for k in kernels(module) if kernel_template(k) is not None]
+    def computes(kernel: func.FuncOp) -> list[te.ComputeOp]:
+        return [op for op in kernel.body.block.ops if isinstance(op, te.ComputeOp)]
+
+    inlined = [n for n, c in enumerate(computes(kernel)) if te.InlineAttr() in c.schedule]
+    assert inlined
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    config = dict(zip([k.name for k in template.space(anchor)], [k.choices[-1] for k in template.space(anchor)]))
+    set_kernel_config(kernel, config)
+    assert [n for n, c in enumerate(computes(kernel)) if te.InlineAttr() in c.schedule] == inlined
 
 
 def test_compile_applies_the_configs_it_is_given() -> None:

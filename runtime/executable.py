@@ -147,10 +147,10 @@ class Executable:
         return self._arena_size
 
     def _checked_inputs(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        expected = "; ".join(s.describe() for s in self.inputs)
         unknown = sorted(set(inputs) - set(self.input_names))
         missing = [n for n in self.input_names if n not in inputs]
         if unknown or missing:
+            expected = "; ".join(s.describe() for s in self.inputs)
             problem = []
             if missing:
                 problem.append(f"missing input(s) {', '.join(missing)}")

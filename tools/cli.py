@@ -610,6 +610,37 @@ def add_bench_command(subparsers: argparse._SubParsersAction) -> None:  # pyrigh
     p.set_defaults(run=run_bench)
 
 
+# ------------------------------------------------------------------------------ profile
+
+
+def run_profile(args: argparse.Namespace) -> None:
+    from minitvm.bench.profile import format_profile, profile
+
+    model = load_onnx(args.model)
+    exe = compile_model(model, dict(args.input_shape), args)
+    report = profile(model, exe, args.opt_level, args.records, args.repeat, args.warmup)
+    sys.stdout.write(format_profile(report, args.top))
+
+
+def add_profile_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "profile",
+        help="time each kernel of a compiled model alone: where the time goes",
+        description="Compile an ONNX model, then build and time each of its kernels alone "
+        "(seeded random inputs, weights included; equal kernels once) and the whole model; "
+        "print the kernels slowest first with their share, and the sum next to the model's "
+        "latency.",
+    )
+    add_compile_options(p)
+    p.add_argument("--repeat", type=positive_int, default=20, metavar="N",
+                   help="timed samples per kernel; the median counts (default 20)")  # fmt: skip
+    p.add_argument("--warmup", type=non_negative_int, default=2, metavar="W",
+                   help="untimed calls of each kernel first (default 2)")  # fmt: skip
+    p.add_argument("--top", type=positive_int, default=None, metavar="K",
+                   help="show only the K slowest kernels (default: all)")  # fmt: skip
+    p.set_defaults(run=run_profile)
+
+
 # ------------------------------------------------------------------------------ tune
 
 
@@ -727,6 +758,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [  # pyright: ign
     add_compile_command,
     add_run_command,
     add_bench_command,
+    add_profile_command,
     add_tune_command,
 ]
 

@@ -71,6 +71,14 @@ class Comparison:
     runs: list[Run]
     measured: int  # distinct measurements made
     from_default: bool = True  # every run started from the default config
+    #: Seconds of every distinct config measured (the default's included): how much of the
+    #: space is near the best, i.e. how likely a random draw is to land there.
+    seconds: tuple[float, ...] = ()
+
+    def share_within(self) -> tuple[int, int]:
+        """(configs within `within` of the best, configs) among those measured."""
+        bound = self.best_seconds * (1.0 + self.within)
+        return sum(s <= bound for s in self.seconds), len(self.seconds)
 
     @property
     def best_seconds(self) -> float:
@@ -171,7 +179,21 @@ def compare(
                 run.curve.append(best)
             runs.append(run)
             log(f"{sampler} seed {seed}: {len(run.curve)} trials, best {format_seconds(best)}")
-    return Comparison(task, len(task.configs()), baseline.seconds, trials, within, runs, made, from_default)
+    seconds = tuple(r.median_seconds for r in results.values() if r.ok and r.median_seconds is not None)
+    return Comparison(
+        task, len(task.configs()), baseline.seconds, trials, within, runs, made, from_default, seconds
+    )
+
+
+def _share_line(comparison: Comparison) -> list[str]:
+    near, measured = comparison.share_within()
+    if not measured:
+        return []
+    return [
+        f"{near} of the {measured} configs measured ({100 * near / measured:.0f}%) are within "
+        f"{100 * comparison.within:g}% of the best: about the chance that a random draw lands "
+        "there (TPE's first trials are random draws too)"
+    ]
 
 
 def format_comparison(comparison: Comparison) -> str:
@@ -183,6 +205,7 @@ def format_comparison(comparison: Comparison) -> str:
             f"{format_seconds(best)} ({comparison.default_seconds / best:.2f}x); "
             f"{comparison.measured} distinct configs measured"
         ),
+        *_share_line(comparison),
         (
             f"measured trials ({'default included' if comparison.from_default else 'from scratch, no default'}) "
             f"until within {100 * comparison.within:g}% "

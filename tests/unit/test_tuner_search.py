@@ -251,6 +251,12 @@ def test_compare_samplers_scores_trials_to_the_best(conv: Task) -> None:
         assert score is None or run.curve[score - 1] <= 1.05e-3
     table = format_comparison(comparison)
     assert "tpe" in table and "random" in table and "median" in table
+    # every distinct config measured (and the default) counts once in the share near the best
+    assert len(comparison.seconds) == comparison.measured + 1
+    near, measured = comparison.share_within()
+    assert measured == len(comparison.seconds)
+    assert near == sum(s <= 1.05e-3 for s in comparison.seconds) >= 1
+    assert f"{near} of the {measured} configs measured" in table
 
 
 def test_verification_keeps_the_default_when_the_best_trial_was_a_lucky_measurement() -> None:

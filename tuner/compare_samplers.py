@@ -179,9 +179,19 @@ def compare(
                 run.curve.append(best)
             runs.append(run)
             log(f"{sampler} seed {seed}: {len(run.curve)} trials, best {format_seconds(best)}")
-    seconds = tuple(r.median_seconds for r in results.values() if r.ok and r.median_seconds is not None)
+    seconds = tuple(
+        r.median_seconds for r in results.values() if r.ok and r.median_seconds is not None
+    )
     return Comparison(
-        task, len(task.configs()), baseline.seconds, trials, within, runs, made, from_default, seconds
+        task,
+        len(task.configs()),
+        baseline.seconds,
+        trials,
+        within,
+        runs,
+        made,
+        from_default,
+        seconds,
     )
 
 
@@ -189,11 +199,12 @@ def _share_line(comparison: Comparison) -> list[str]:
     near, measured = comparison.share_within()
     if not measured:
         return []
-    return [
+    line = (
         f"{near} of the {measured} configs measured ({100 * near / measured:.0f}%) are within "
         f"{100 * comparison.within:g}% of the best: about the chance that a random draw lands "
         "there (TPE's first trials are random draws too)"
-    ]
+    )
+    return [line]
 
 
 def format_comparison(comparison: Comparison) -> str:

@@ -149,6 +149,16 @@ positive_int = number_in(int, lambda v: v >= 1, "a positive integer")
 non_negative_int = number_in(int, lambda v: v >= 0, "an integer >= 0")
 
 
+def add_timing_options(
+    p: argparse.ArgumentParser, repeat: int, repeat_help: str, warmup: int, warmup_help: str
+) -> None:
+    """`--repeat N` and `--warmup W` (run, bench, profile): their defaults and meanings."""
+    p.add_argument("--repeat", type=positive_int, default=repeat, metavar="N",
+                   help=f"{repeat_help} (default {repeat})")  # fmt: skip
+    p.add_argument("--warmup", type=non_negative_int, default=warmup, metavar="W",
+                   help=f"{warmup_help} (default {warmup})")  # fmt: skip
+
+
 def add_compile_options(p: argparse.ArgumentParser) -> None:
     """The model and how to compile it: shared by `compile` and `run`."""
     p.add_argument("model", help="path to an .onnx file")
@@ -551,10 +561,7 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:  # pyright:
         help="an input's value from a .npy file; repeatable. An input with dynamic dimensions "
         "takes the file's shape unless --input-shape says otherwise",
     )  # fmt: skip
-    p.add_argument("--repeat", type=positive_int, default=10, metavar="N",
-                   help="timed runs; latency is their median (default 10)")  # fmt: skip
-    p.add_argument("--warmup", type=non_negative_int, default=1, metavar="W",
-                   help="untimed runs before them (default 1)")  # fmt: skip
+    add_timing_options(p, 10, "timed runs; latency is their median", 1, "untimed runs before them")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--compare-ort", action="store_true",
                    help="also run ONNX Runtime (CPU) and compare outputs and latency")  # fmt: skip
@@ -601,10 +608,10 @@ def add_bench_command(subparsers: argparse._SubParsersAction) -> None:  # pyrigh
     p.add_argument("cases", nargs="*", metavar="case", help="cases to run (default: all)")
     p.add_argument("--threads", type=thread_counts, default=[1, 2], metavar="1,2",
                    help="thread counts, each case runs at every one (default 1,2)")  # fmt: skip
-    p.add_argument("--repeat", type=positive_int, default=15, metavar="N",
-                   help="timed rounds, interleaved; the table gives medians (default 15)")  # fmt: skip
-    p.add_argument("--warmup", type=non_negative_int, default=2, metavar="W",
-                   help="untimed runs of each runner before them (default 2)")  # fmt: skip
+    add_timing_options(
+        p, 15, "timed rounds, interleaved; the table gives medians",
+        2, "untimed runs of each runner before them",
+    )  # fmt: skip
     p.add_argument("--records", metavar="URL",
                    help="compile with the tuned schedules of these tuning records")  # fmt: skip
     p.set_defaults(run=run_bench)
@@ -632,10 +639,9 @@ def add_profile_command(subparsers: argparse._SubParsersAction) -> None:  # pyri
         "latency.",
     )
     add_compile_options(p)
-    p.add_argument("--repeat", type=positive_int, default=20, metavar="N",
-                   help="timed samples per kernel; the median counts (default 20)")  # fmt: skip
-    p.add_argument("--warmup", type=non_negative_int, default=2, metavar="W",
-                   help="untimed calls of each kernel first (default 2)")  # fmt: skip
+    add_timing_options(
+        p, 20, "timed samples per kernel; the median counts", 2, "untimed calls of each kernel first"
+    )
     p.add_argument("--top", type=positive_int, default=None, metavar="K",
                    help="show only the K slowest kernels (default: all)")  # fmt: skip
     p.set_defaults(run=run_profile)

@@ -39,6 +39,7 @@ from minitvm.passes.graph.dce import DeadCodeEliminationPass
 from minitvm.passes.graph.fold_batchnorm import FoldBatchNormPass
 from minitvm.passes.graph.fold_weight_layout import FoldWeightLayoutPass
 from minitvm.passes.graph.fuse import FusePass
+from minitvm.passes.graph.pack_weights import PackWeightsPass
 from minitvm.passes.loop.plan_memory import PlanMemoryPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
@@ -116,6 +117,7 @@ def graph_pipeline(opt_level: int) -> list[ModulePass]:
         FoldWeightLayoutPass(),
         FoldBatchNormPass(),
         ConvLayoutPass(),
+        PackWeightsPass(),
         FusePass(),
         DeadCodeEliminationPass(),
     ]

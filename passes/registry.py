@@ -24,6 +24,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "graph-fold-constants": ("minitvm.passes.graph.fold_constants", "FoldConstantsPass"),
     "graph-fold-weight-layout": ("minitvm.passes.graph.fold_weight_layout", "FoldWeightLayoutPass"),
     "graph-fuse": ("minitvm.passes.graph.fuse", "FusePass"),
+    "graph-pack-weights": ("minitvm.passes.graph.pack_weights", "PackWeightsPass"),
     "loop-plan-memory": ("minitvm.passes.loop.plan_memory", "PlanMemoryPass"),
     "loop-unroll": ("minitvm.passes.loop.unroll", "UnrollPass"),
     "loop-vectorize": ("minitvm.passes.loop.vectorize", "VectorizePass"),

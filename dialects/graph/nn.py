@@ -178,6 +178,38 @@ class GemmOp(GraphOp):
         return [tensor_type((m, n), a.element_type)]
 
 
+@irdl_op_definition
+class MatMulPackedOp(GraphOp):
+    """graph.matmul with its rhs packed in column panels: lhs [..., M, K], rhs [N/nb, K, nb];
+    result [..., M, N]. It is graph.matmul(lhs, B) with B[k, n] = rhs[n // nb, k, n % nb]:
+    each panel of nb columns lies row after row in one contiguous block, so a GEMM kernel
+    reading a register block's columns along k streams through memory instead of striding
+    by N (which on a 4 KiB row maps every row of B to the same L1 set). `graph-pack-weights`
+    makes it from constant weights (TVM's x86 `dense_pack`)."""
+
+    name = "graph.matmul_packed"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        a, b = _float_tensors(cls.name, ("lhs", "rhs"), operand_types)
+        sa, sb = shape_of(a), shape_of(b)
+        if len(sa) < 2 or len(sb) != 3:
+            raise ShapeError(
+                f"{cls.name}: lhs must have rank >= 2 and rhs rank 3 ([N/nb, K, nb]), got "
+                f"{fmt_shape(sa)} and {fmt_shape(sb)}"
+            )
+        if sa[-1] != sb[1]:
+            raise ShapeError(
+                f"{cls.name}: lhs {fmt_shape(sa)} has {sa[-1]} columns but the packed rhs "
+                f"{fmt_shape(sb)} has {sb[1]} rows"
+            )
+        return [tensor_type((*sa[:-1], sb[0] * sb[2]), a.element_type)]
+
+
 def _conv_operands(
     op_name: str, operand_types: Sequence[Attribute], rank_hint: str = "",
     *, ranks: tuple[int, int] | None = None,
@@ -598,5 +630,5 @@ NN_OPS = [
 ]  # fmt: skip
 
 #: The blocked-layout ops: compute ops with reference semantics (in GRAPH_OPS), but no ONNX
-#: counterpart; `graph-conv-layout` makes them.
-LAYOUT_OPS = [LayoutTransformOp, ConvNchwcOp]
+#: counterpart; `graph-conv-layout` and `graph-pack-weights` make them.
+LAYOUT_OPS = [LayoutTransformOp, ConvNchwcOp, MatMulPackedOp]

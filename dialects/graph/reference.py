@@ -327,6 +327,13 @@ def unblock_weight(w: np.ndarray) -> np.ndarray:
     return w.transpose(0, 5, 1, 4, 2, 3).reshape(mo * mi, co * ci, kh, kw)
 
 
+def unpack_panels(w: np.ndarray) -> np.ndarray:
+    """graph.matmul_packed's rhs [N/nb, K, nb] as graph.matmul's [K, N]:
+    B[k, n] = w[n // nb, k, n % nb]."""
+    panels, k, nb = w.shape
+    return w.transpose(1, 0, 2).reshape(k, panels * nb)
+
+
 def _layout_transform(op: Operation, xs: Arrays) -> Arrays:
     src = nn.parse_layout(get_str(op.properties, "src_layout"))
     dst = nn.parse_layout(get_str(op.properties, "dst_layout"))
@@ -620,6 +627,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     nn.GlobalMaxPoolOp: _global_pool(np.max),
     nn.LayoutTransformOp: _layout_transform,
     nn.ConvNchwcOp: _conv_nchwc,
+    nn.MatMulPackedOp: lambda op, xs: [np.matmul(xs[0], unpack_panels(xs[1]))],
     # tensor
     tn.ReshapeOp: lambda op, xs: [xs[0].reshape(_out_shape(op))],
     tn.ExpandOp: lambda op, xs: [np.broadcast_to(xs[0], _out_shape(op))],

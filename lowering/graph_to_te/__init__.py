@@ -54,7 +54,9 @@ from minitvm.lowering.graph_to_te.schedule_templates import apply_default_schedu
 from minitvm.passes.graph.fuse import ANCHOR_OPS
 
 #: Ops whose main compute gets its schedule template's default (see schedule_templates.py).
-TEMPLATED_OPS: tuple[type[Operation], ...] = (graph.MatMulOp, graph.GemmOp, graph.ConvNchwcOp)
+TEMPLATED_OPS: tuple[type[Operation], ...] = (
+    graph.MatMulOp, graph.MatMulPackedOp, graph.GemmOp, graph.ConvNchwcOp,
+)  # fmt: skip
 
 
 def _kernel(

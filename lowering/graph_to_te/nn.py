@@ -179,6 +179,24 @@ def _matmul(kb: KernelBuilder, op: graph.MatMulOp, a: Tensor, b: Tensor) -> list
     return [product]
 
 
+@lowering(graph.MatMulPackedOp)
+def _matmul_packed(
+    kb: KernelBuilder, op: graph.MatMulPackedOp, a: Tensor, w: Tensor
+) -> list[Tensor]:
+    """sum over k of a[..., m, k] * w[n // nb, k, n % nb]: graph.matmul on the unpacked rhs.
+    Once the GEMM schedule splits n by nb, te_to_loop resolves the division and remainder at
+    compile time, and the panel's nb lanes are one contiguous vector."""
+    out = _result_shape(op)
+    panel = w.shape[2]
+
+    def body(*args: Expr) -> Expr:
+        *index, k = args
+        n = index[-1]
+        return a[[*index[:-1], k]] * w[n // panel, k, n % panel]
+
+    return [kb.compute(out, a.element_type, body, reduce=("sum", [a.shape[-1]]))]
+
+
 @lowering(graph.GemmOp)
 def _gemm(
     kb: KernelBuilder, op: graph.GemmOp, a: Tensor, b: Tensor, c: Tensor | None = None

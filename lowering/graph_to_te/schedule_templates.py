@@ -16,7 +16,10 @@ cache:
     unroll i.i, unroll j.i.o, vectorize j.i.i
 
 After loop-unroll and loop-vectorize the k loop holds 16 vector FMAs on broadcast A and
-vector B, and LLVM keeps the 16 accumulators in registers.
+vector B, and LLVM keeps the 16 accumulators in registers. The same schedule serves
+`graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one vector,
+see `passes/graph/pack_weights.py`): once j is split by 16, te_to_loop resolves the division
+at compile time and each vector of the block is one contiguous panel row.
 
 Blocked convolutions (`y[n, mo, oh, ow, mi] = sum over co, kh, kw, ci of
 x[n, co, oh*s + kh, ow*s + kw, ci] * w[mo, co, kh, kw, ci, mi]`, NCHW[x]c, see
@@ -50,8 +53,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ArrayAttr
-from xdsl.ir import Attribute
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
+from xdsl.ir import Attribute, SSAValue
 
 from minitvm.dialects import te
 from minitvm.dialects.te_nest import default_nest, index_dependencies
@@ -114,6 +118,33 @@ class ScheduleTemplate(ABC):
                 )
 
 
+def _reads_panels(compute: te.ComputeOp) -> bool:
+    """Whether `compute` is `graph.matmul_packed`'s product: its B read as
+    `w[j // LANES, r0, j % LANES]` (j the last spatial axis), B packed in one-vector panels."""
+    j, r0 = compute.spatial_args[-1], compute.reduce_args[0] if compute.reduce_args else None
+    for read in compute.body.walk():
+        if not isinstance(read, te.ReadOp) or len(read.indices) != 3:
+            continue
+        panel, row, lane = read.indices
+        divide = panel.owner
+        if (
+            isinstance(divide, arith.FloorDivSIOp)
+            and divide.lhs == j
+            and _constant_int(divide.rhs) == LANES == read.tensor.type.get_shape()[2]
+            and row == r0
+            and index_dependencies(lane) == {j}
+        ):
+            return True
+    return False
+
+
+def _constant_int(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
 class GemmTemplate(ScheduleTemplate):
     """Register-blocked GEMM: `rows` x `cols` block of C, k blocked by `k_block` (0: not)."""
 
@@ -125,7 +156,8 @@ class GemmTemplate(ScheduleTemplate):
             return None
         rank = len(shape)
         i, j = f"i{rank - 2}", f"i{rank - 1}"
-        if [lp.name for lp in default_nest(compute).loops][-2:] != ["r0", j]:
+        streams_j = [lp.name for lp in default_nest(compute).loops][-2:] == ["r0", j]
+        if not streams_j and not _reads_panels(compute):
             return None  # B is not walked contiguously along j: not this kernel's shape
         return i, j, shape[-2], shape[-1], extents[0]
 
@@ -137,7 +169,8 @@ class GemmTemplate(ScheduleTemplate):
         knobs = [
             Knob("rows", _divisors(rows, (1, 2, 3, 4, 6, 8))),
             Knob("cols", _divisors(cols, (16, 32, 48, 64, 96, 128))),
-            Knob("lanes", (8, 16)),
+            # A packed B's panel is one 16-lane vector: 8 lanes would split it.
+            Knob("lanes", (LANES,) if _reads_panels(compute) else (8, 16)),
             Knob("k_block", (0, *(d for d in (32, 64, 128, 256, 512) if d < depth and depth % d == 0))),
             Knob("tile_order", ("cols_first", "rows_first")),
         ]
@@ -147,7 +180,10 @@ class GemmTemplate(ScheduleTemplate):
         space = self.space(compute)
         assert space is not None
         choices = {k.name: k.choices for k in space}
-        rows = next((r for r in (4, 2) if r in choices["rows"]), None)
+        # On packed panels the plain loop order would run each output as a strided dot
+        # product, so even one row (a matrix-vector product) gets a register block.
+        fallback = (1,) if _reads_panels(compute) else ()
+        rows = next((r for r in (4, 2, *fallback) if r in choices["rows"]), None)
         cols = next((c for c in (64, 32, 16) if c in choices["cols"]), None)
         if rows is None or cols is None:
             return None  # no block that pays off divides the shape: keep the plain order

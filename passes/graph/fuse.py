@@ -49,7 +49,8 @@ from minitvm.dialects.graph.fused import fused_op
 
 #: Ops that do the heavy work of a kernel, into which elementwise consumers fold.
 ANCHOR_OPS: tuple[type[Operation], ...] = (
-    graph.ConvOp, graph.ConvNchwcOp, graph.ConvTransposeOp, graph.MatMulOp, graph.GemmOp,
+    graph.ConvOp, graph.ConvNchwcOp, graph.ConvTransposeOp, graph.MatMulOp, graph.MatMulPackedOp,
+    graph.GemmOp,
     graph.MaxPoolOp, graph.AvgPoolOp, graph.GlobalAvgPoolOp, graph.GlobalMaxPoolOp,
     graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceMaxOp,
     graph.SoftmaxOp, graph.LogSoftmaxOp, graph.LayerNormOp, graph.LRNOp,

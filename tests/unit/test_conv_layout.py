@@ -10,14 +10,12 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
+from graph_pipeline import count, optimized
 from test_fusion import ATOL, RTOL, Net, run_ort
-from xdsl.dialects.builtin import ModuleOp
 
 import minitvm
-from minitvm.compiler import graph_pipeline, random_inputs
+from minitvm.compiler import random_inputs
 from minitvm.dialects import graph as g
-from minitvm.frontend import from_onnx
-from minitvm.ir import make_context
 from minitvm.passes.graph.conv_layout import blocked_weights
 
 
@@ -132,18 +130,6 @@ CASES = {
     "dilated_asymmetric": dilated_asymmetric,
     "pools_between_convs": pools_between_convs,
 }
-
-
-def optimized(model: onnx.ModelProto) -> ModuleOp:
-    module = from_onnx(model)
-    ctx = make_context()
-    for graph_pass in graph_pipeline(3):
-        graph_pass.apply(ctx, module)
-    return module
-
-
-def count(module: ModuleOp, kind: type) -> int:
-    return sum(isinstance(op, kind) for op in module.walk())
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -167,7 +167,9 @@ def test_every_op_round_trips_custom_and_generic():
         wb = b.insert(g.ConstantOp.from_array(np.ones((1, 2, 3, 3, 2, 4), np.float32))).result
         cb = b.insert(g.ConvNchwcOp.make(xb, wb, None, strides=[2, 2], pads=[1, 1, 1, 1])).result
         cn = b.insert(g.LayoutTransformOp.make(cb, src_layout="NCHW4c", dst_layout="NCHW")).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn]
+        wp = b.insert(g.ConstantOp.from_array(np.ones((2, 4, 16), np.float32))).result
+        pk = b.insert(g.MatMulPackedOp.make(flat, wp)).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

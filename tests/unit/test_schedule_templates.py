@@ -141,7 +141,7 @@ def test_conv_space_and_default() -> None:
 @pytest.mark.parametrize(
     ("template", "model", "config", "message"),
     [
-        (GemmTemplate, lambda: matmul_model(8, 64, 128), {"rows": 8, "cols": 128, "lanes": 8, "k_block": 0, "tile_order": "cols_first"}, "accumulator"),
+        (GemmTemplate, lambda: matmul_model(8, 64, 128), {"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"}, "accumulator"),
         (GemmTemplate, lambda: matmul_model(8, 64, 128), {"rows": 3, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first"}, "rows = 3"),
         (ConvNchwcTemplate, lambda: conv_model(size=20), {"ow_block": 20, "oc_block": 2, "reduction_order": "c_kh_kw", "unroll_kw": 0}, "accumulator"),
     ],

@@ -93,7 +93,7 @@ def test_gemm_register_limit_is_invalid() -> None:
         if t.template == "gemm"
     )
     with pytest.raises(InvalidConfig, match="accumulator"):
-        task.check({"rows": 8, "cols": 128, "lanes": 8, "k_block": 0, "tile_order": "cols_first"})
+        task.check({"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"})
 
 
 def test_split_trials_by_weight() -> None:

@@ -43,6 +43,7 @@ from minitvm.passes.graph.pack_weights import PackWeightsPass
 from minitvm.passes.loop.plan_memory import PlanMemoryPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
+from minitvm.passes.loop.vectorize_transpose import VectorizeTransposePass
 from minitvm.runtime import Executable, TensorSpec, random_arrays
 
 
@@ -254,7 +255,7 @@ def build(
         raise MinitvmError(f"num_threads must be >= 1, got {threads}")
     report.timed("te -> loop", lambda: ConvertTeToLoopPass().apply(ctx, module))
     # The schedule's unroll and vectorize hints become code (before any other loop pass).
-    for hint_pass in (UnrollPass(), VectorizePass()):
+    for hint_pass in (VectorizeTransposePass(), UnrollPass(), VectorizePass()):
         report.timed("loop unroll/vectorize", lambda p=hint_pass: p.apply(ctx, module))
     for loop_pass in loop_pipeline(opt_level):
         report.timed("loop passes", lambda p=loop_pass: p.apply(ctx, module))

@@ -15,7 +15,8 @@ Bounds are static (shapes are static); a split that does not divide its loop add
 (`loop.if`). Vector code uses `loop.vload`/`loop.vstore` on the innermost, contiguous
 dimension and `arith`/`math` on `vector<N x f32>` values; lane-wise compares, selects and
 casts (`loop.vcmpf`, `loop.vcmpi`, `loop.vselect`, `loop.vcast`) stand in for the arith ops
-that verify scalar masks only, and `loop.vreduce` folds a vector's lanes into a scalar.
+that verify scalar masks only, `loop.vreduce` folds a vector's lanes into a scalar and
+`loop.vshuffle` picks lanes of two vectors (a register transpose is made of them).
 Scalars and index arithmetic use xDSL's `arith` and `math`. `loop.alloc` is scratch memory
 whose placement the memory planner and `loop_to_llvm` decide; `loop.constant` is a weight
 buffer baked into the executable.
@@ -30,9 +31,11 @@ from typing import ClassVar
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     I1,
+    I32,
     I64,
     AnyFloat,
     AnyFloatConstr,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -41,6 +44,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     VectorType,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
@@ -554,6 +558,53 @@ class VectorCastOp(IRDLOperation):
 
 
 @irdl_op_definition
+class VectorShuffleOp(IRDLOperation):
+    """`%r = loop.vshuffle %a, %b [0, 16, 1, 17] : vector<16xf32> -> vector<4xf32>`: lane i of
+    the result is lane mask[i] of a's lanes followed by b's (LLVM's shufflevector). Its result
+    may have another lane count than its operands: a mask of 8 lanes takes half a vector, one
+    of 32 joins two."""
+
+    name = "loop.vshuffle"
+
+    T: ClassVar = VarConstraint("T", VectorType.constr(AnyAttr()))
+
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    mask = prop_def(DenseArrayBase[I32])
+    result = result_def(VectorType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$lhs `,` $rhs $mask attr-dict `:` type($lhs) `->` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, mask: Sequence[int]):
+        source = lhs.type
+        assert isinstance(source, VectorType)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[VectorType(source.element_type, [len(mask)])],
+            properties={"mask": DenseArrayBase.from_list(i32, list(mask))},
+        )
+
+    def verify_(self) -> None:
+        source = _check_vector(self.name, "operands", self.lhs.type)
+        result = _check_vector(self.name, "result", self.result.type)
+        mask = self.mask.get_values()
+        if not mask:
+            raise VerifyException("loop.vshuffle: the mask is empty (a result needs lanes)")
+        if result.element_type != source.element_type or result.get_shape()[0] != len(mask):
+            raise VerifyException(
+                f"loop.vshuffle: a mask of {len(mask)} lanes of {source} makes "
+                f"vector<{len(mask)}x{source.element_type}>, not {result}"
+            )
+        lanes = 2 * source.get_shape()[0]
+        bad = [m for m in mask if not 0 <= m < lanes]
+        if bad:
+            raise VerifyException(
+                f"loop.vshuffle: mask lane {bad[0]} is out of range (two operands of "
+                f"{source} have {lanes} lanes)"
+            )
+
+
+@irdl_op_definition
 class VectorReduceOp(IRDLOperation):
     """`%s = loop.vreduce "addf" %init, %v : vector<16xf32> -> f32`: folds the lanes into
     `init` in lane order, ((init . v[0]) . v[1]) . ..., with the arith op `kind` as `.`."""
@@ -643,7 +694,7 @@ class CopyOp(IRDLOperation):
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
     AllocOp, ConstantOp, CopyOp,
-    VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp,
+    VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip
 
 Loop = Dialect("loop", LOOP_OPS, [])

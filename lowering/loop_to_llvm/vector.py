@@ -9,6 +9,8 @@ op or intrinsic on vectors:
     loop.vcast "sitofp" %v : vector<8xi32> -> vector<8xf32>      ->  llvm.sitofp %v
     loop.vreduce "addf" %s, %v : vector<16xf32> -> f32           ->  llvm.vector.reduce.fadd(%s, %v)
     loop.vreduce "maximumf" %s, %v : ...    ->  llvm.maximum(%s, llvm.vector.reduce.fmaximum(%v))
+    loop.vshuffle %a, %b [0, 16, ...] : vector<16xf32> -> vector<16xf32>
+                                            ->  llvm.shufflevector %a, %b [0, 16, ...]
 
 `addf`/`mulf` use LLVM's ordered reductions (start value first, then lane 0, 1, ...: exactly the
 scalar loop's order); the other kinds are associative and commutative, so a reduction of the
@@ -45,6 +47,17 @@ def _vcmpi(em: Emitter, op: loop.VectorCmpiOp, args: list[SSAValue]) -> SSAValue
 @lowering(loop.VectorSelectOp)
 def _vselect(em: Emitter, op: loop.VectorSelectOp, args: list[SSAValue]) -> SSAValue:
     return em.value(SelectOp(*args))
+
+
+@lowering(loop.VectorShuffleOp)
+def _vshuffle(em: Emitter, op: loop.VectorShuffleOp, args: list[SSAValue]) -> SSAValue:
+    return em.value(
+        llvm.ShuffleVectorOp.build(
+            operands=args,
+            properties={"mask": op.mask},
+            result_types=[llvm_type(op.result.type)],
+        )
+    )
 
 
 _CASTS: dict[str, Callable[[SSAValue, object], Operation]] = {

@@ -4,7 +4,9 @@ moves every element where numpy's transpose puts it, and what the untuned defaul
 The template (`schedule_templates.TransposeTemplate`) tiles computes that read one source
 along another output axis `s` than their innermost axis `d`: ResNet's NCHW <-> NCHW16c layout
 transforms and BERT's head transpose. Elementwise, GEMM and conv kernels keep their own
-templates.
+templates. With `registers` 1 a tile is copied through vector registers: the template marks
+its d loop `vectorize` and loop-vectorize-transpose makes it vector loads, loop.vshuffles
+and vector stores (the pass itself: test_vectorize_transpose.py).
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from minitvm.compiler import build, lower_to_te
 from minitvm.dialects import graph as g
-from minitvm.dialects import te
+from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
+from minitvm.ir import make_context
 from minitvm.lowering.graph_to_te.kernel_schedule import kernel_template, kernels, set_kernel_config
 from minitvm.lowering.graph_to_te.schedule_templates import (
     TEMPLATES,
@@ -32,6 +35,8 @@ from minitvm.lowering.graph_to_te.schedule_templates import (
     InvalidConfig,
     TransposeTemplate,
 )
+from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
+from minitvm.passes.loop.vectorize_transpose import VectorizeTransposePass
 from minitvm.runtime import TensorSpec
 from minitvm.tuner.tasks import tasks_of_module
 
@@ -184,11 +189,49 @@ CASES = {
     "to_nchw": ((1, 2, 10, 12, 16), to_layout("NCHW16c", "NCHW"), unblock),
     "perm_021": ((3, 20, 24), transpose((0, 2, 1)), lambda x: x.transpose(0, 2, 1)),
     "perm_201": ((6, 10, 24), transpose((2, 0, 1)), lambda x: x.transpose(2, 0, 1)),
+    # s = 48 and d = 32: every tile size is a register tile, 16 x 16 included
+    "perm_021_wide": ((2, 32, 48), transpose((0, 2, 1)), lambda x: x.transpose(0, 2, 1)),
 }
+
+#: How many configs of each case's space copy tiles through registers (tile_s x tile_d
+#: pairs of 4, 8, 16 with d innermost): perm_201's d (10) is tiled only whole.
+REGISTER_CONFIGS = {"to_nchw16c": 3, "to_nchw": 3, "perm_021": 2, "perm_201": 0, "perm_021_wide": 9}
+
+REGISTER_TILE_ERROR = "^transpose: a register tile needs inner = d and tiles of 4, 8, 16, got "
+
+#: (case, tile_s) of register tiles that loop-vectorize-transpose leaves scalar: NCHW16c ->
+#: NCHW tiles of 4 or 8 channels read the source at c % 16 (a floordivsi), which its stride
+#: analysis does not follow (see test_register_tiles_of_fewer_channels_than_a_block).
+DECLINED = {("to_nchw", 4), ("to_nchw", 8)}
+
+
+def register_tile_allowed(config: dict) -> bool:
+    """The constraint on `registers` 1, restated: d innermost, both tiles 4, 8 or 16."""
+    return config["inner"] == "d" and {config["tile_s"], config["tile_d"]} <= {4, 8, 16}
+
+
+def loop_kernel(module: ModuleOp) -> func.FuncOp:
+    """A copy of a te module's one kernel as `build` has it before loop-unroll: after
+    convert-te-to-loop and loop-vectorize-transpose."""
+    copy = module.clone()
+    ctx = make_context()
+    for loop_pass in (ConvertTeToLoopPass(), VectorizeTransposePass()):
+        loop_pass.apply(ctx, copy)
+    (kernel,) = [
+        op for op in copy.ops if isinstance(op, func.FuncOp) and op.sym_name.data != "main"
+    ]
+    return kernel
+
+
+def count(kernel: func.FuncOp, kind: type[Operation]) -> int:
+    return sum(isinstance(op, kind) for op in kernel.walk())
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_every_config_of_the_space_moves_every_element_right(case: str) -> None:
+    """Every config the template accepts builds and computes the transpose; the register-tile
+    configs it rejects are exactly those breaking the constraint, and the ones it accepts are
+    copied through loop.vshuffles (but those in DECLINED), the others not."""
     shape, make, reference = CASES[case]
     x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
     want = reference(x)
@@ -196,14 +239,65 @@ def test_every_config_of_the_space_moves_every_element_right(case: str) -> None:
     space = TRANSPOSE.space(anchor)
     assert space is not None
     configs = [dict(zip([k.name for k in space], v)) for v in product(*(k.choices for k in space))]
-    assert len(configs) >= 4
+    assert len(configs) >= 8
+    in_registers = 0
     for config in configs:
         module = lowered(shape, make)
+        if config["registers"] and not register_tile_allowed(config):
+            with pytest.raises(InvalidConfig, match=REGISTER_TILE_ERROR):
+                set_kernel_config(only_kernel(module), config)
+            continue
         set_kernel_config(only_kernel(module), config)
+        shuffles = count(loop_kernel(module), loop.VectorShuffleOp)
+        taken = config["registers"] and (case, config["tile_s"]) not in DECLINED
+        assert (shuffles > 0) == bool(taken), config
+        in_registers += config["registers"]
         ins = [TensorSpec("x", shape, np.dtype(np.float32))]
         outs = [TensorSpec("y", want.shape, np.dtype(np.float32))]
         got = build(module, ins, outs, num_threads=1).run({"x": x})[0]
         np.testing.assert_array_equal(got, want, err_msg=str(config))
+    assert in_registers == REGISTER_CONFIGS[case]
+
+
+def test_a_register_tile_is_vector_loads_shuffles_and_vector_stores() -> None:
+    # [1, 2, 10, 12, 16] -> [1, 32, 10, 12]: s = c (16 a tile), d = w (4 a tile)
+    module = lowered(*CASES["to_nchw"][:2])
+    set_kernel_config(
+        only_kernel(module), {"tile_s": 16, "tile_d": 4, "inner": "d", "registers": 1}
+    )
+    kernel = loop_kernel(module)
+    # 4 loads of 16 channels; each split in four, four 4 x 4 squares (2 rounds of 4 shuffles)
+    assert count(kernel, loop.VectorShuffleOp) == 4 * 4 + 4 * 8
+    assert count(kernel, loop.VectorLoadOp) == 4 and count(kernel, loop.VectorStoreOp) == 16
+    assert count(kernel, loop.LoadOp) == count(kernel, loop.StoreOp) == 0
+    assert {str(op.result.type) for op in kernel.walk() if isinstance(op, loop.VectorLoadOp)} == {
+        "vector<16xf32>"
+    }
+    assert {str(op.value.type) for op in kernel.walk() if isinstance(op, loop.VectorStoreOp)} == {
+        "vector<4xf32>"
+    }
+    # the same tile without registers: one scalar copy, unrolled later by loop-unroll
+    module = lowered(*CASES["to_nchw"][:2])
+    set_kernel_config(
+        only_kernel(module), {"tile_s": 16, "tile_d": 4, "inner": "d", "registers": 0}
+    )
+    kernel = loop_kernel(module)
+    assert count(kernel, loop.VectorShuffleOp) == count(kernel, loop.VectorLoadOp) == 0
+    assert count(kernel, loop.LoadOp) == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the template offers NCHW16c -> NCHW register tiles of 4 and 8 channels, but "
+    "loop-vectorize-transpose cannot see that c % 16 moves by 1 with c.i: the tile stays "
+    "the unrolled scalar copy (registers 0's code)",
+)
+@pytest.mark.parametrize("tile_s", [4, 8])
+def test_register_tiles_of_fewer_channels_than_a_block(tile_s: int) -> None:
+    module = lowered(*CASES["to_nchw"][:2])
+    config = {"tile_s": tile_s, "tile_d": 4, "inner": "d", "registers": 1}
+    set_kernel_config(only_kernel(module), config)
+    assert count(loop_kernel(module), loop.VectorShuffleOp) > 0
 
 
 def test_configs_split_only_the_axes_they_tile() -> None:
@@ -212,25 +306,42 @@ def test_configs_split_only_the_axes_they_tile() -> None:
         "tile_s": (4, 8, 16),
         "tile_d": (4, 12),
         "inner": ("d", "s"),
+        "registers": (1, 0),
     }
-    assert TRANSPOSE.schedule(anchor, {"tile_s": 8, "tile_d": 4, "inner": "s"}) == [
+    config = {"tile_s": 8, "tile_d": 4, "inner": "s", "registers": 0}
+    assert TRANSPOSE.schedule(anchor, config) == [
         te.split("i1", 8), te.split("i3", 4),
         te.reorder("i0", "i1.o", "i2", "i3.o", "i3.i", "i1.i"),
         te.unroll("i3.i"),
     ]  # fmt: skip
     # a tile of the whole of d: no split
-    assert TRANSPOSE.schedule(anchor, {"tile_s": 16, "tile_d": 12, "inner": "d"}) == [
+    config = {"tile_s": 16, "tile_d": 12, "inner": "d", "registers": 0}
+    assert TRANSPOSE.schedule(anchor, config) == [
         te.split("i1", 16), te.reorder("i0", "i1.o", "i2", "i1.i", "i3"), te.unroll("i1.i"),
+    ]  # fmt: skip
+    # in registers: d (innermost) vectorized, s unrolled for where the pass declines
+    config = {"tile_s": 8, "tile_d": 4, "inner": "d", "registers": 1}
+    assert TRANSPOSE.schedule(anchor, config) == [
+        te.split("i1", 8), te.split("i3", 4),
+        te.reorder("i0", "i1.o", "i2", "i3.o", "i1.i", "i3.i"),
+        te.unroll("i1.i"), te.vectorize("i3.i"),
     ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"tile_s": 3, "tile_d": 4, "inner": "d"}, "tile_s = 3"),
-        ({"tile_s": 8, "tile_d": 8, "inner": "d"}, "tile_d = 8"),  # 8 does not divide 12
-        ({"tile_s": 8, "tile_d": 4, "inner": "x"}, "inner = 'x'"),
-        ({"tile_s": 8, "tile_d": 4}, "inner = None"),
+        ({"tile_s": 3, "tile_d": 4, "inner": "d", "registers": 0}, "tile_s = 3"),
+        # 8 does not divide 12
+        ({"tile_s": 8, "tile_d": 8, "inner": "d", "registers": 0}, "tile_d = 8"),
+        ({"tile_s": 8, "tile_d": 4, "inner": "x", "registers": 0}, "inner = 'x'"),
+        ({"tile_s": 8, "tile_d": 4, "registers": 0}, "inner = None"),
+        ({"tile_s": 8, "tile_d": 4, "inner": "d", "registers": 2}, "registers = 2"),
+        ({"tile_s": 8, "tile_d": 4, "inner": "d"}, "registers = None"),
+        # a register tile: d innermost (the vector stores run along it) ...
+        ({"tile_s": 8, "tile_d": 4, "inner": "s", "registers": 1}, REGISTER_TILE_ERROR),
+        # ... and tiles of vector lengths (12, all of d, is in the space but no vector length)
+        ({"tile_s": 8, "tile_d": 12, "inner": "d", "registers": 1}, REGISTER_TILE_ERROR),
     ],
 )
 def test_invalid_configs_are_rejected_before_anything_changes(config, message: str) -> None:
@@ -257,16 +368,17 @@ def test_it_rejects_computes_it_does_not_apply_to() -> None:
     [
         (
             "layout_transform_3",  # NCHW16c -> NCHW: 16 channels x 8 pixels
-            {"tile_s": 16, "tile_d": 8, "inner": "d"},
+            {"tile_s": 16, "tile_d": 8, "inner": "d", "registers": 1},
             [
                 te.split("i1", 16), te.split("i3", 8),
-                te.reorder("i0", "i1.o", "i2", "i3.o", "i1.i", "i3.i"), te.unroll("i1.i"),
+                te.reorder("i0", "i1.o", "i2", "i3.o", "i1.i", "i3.i"),
+                te.unroll("i1.i"), te.vectorize("i3.i"),
             ],
         ),
         (
             "layout_transform_0",  # NCHW -> NCHW16c: 8 pixels x 16 channels
-            {"tile_s": 8, "tile_d": 16, "inner": "d"},
-            [te.split("i3", 8), te.unroll("i3.i")],
+            {"tile_s": 8, "tile_d": 16, "inner": "d", "registers": 1},
+            [te.split("i3", 8), te.unroll("i3.i"), te.vectorize("i4")],
         ),
     ],
 )  # fmt: skip
@@ -280,15 +392,39 @@ def test_resnet_layout_transforms_get_the_default_untuned(
 
 def test_berts_head_transpose_gets_the_default_untuned(bert: ModuleOp) -> None:
     anchor = anchor_of(kernel_named(bert, "fused_reshape_3"))
-    assert TRANSPOSE.default_config(anchor) == {"tile_s": 16, "tile_d": 16, "inner": "d"}
+    assert TRANSPOSE.default_config(anchor) == {
+        "tile_s": 16, "tile_d": 16, "inner": "d", "registers": 1,
+    }  # fmt: skip
     assert list(anchor.schedule) == [
         te.split("i2", 16), te.split("i3", 16),
-        te.reorder("i0", "i1", "i2.o", "i3.o", "i2.i", "i3.i"), te.unroll("i2.i"),
+        te.reorder("i0", "i1", "i2.o", "i3.o", "i2.i", "i3.i"),
+        te.unroll("i2.i"), te.vectorize("i3.i"),
     ]  # fmt: skip
     # the reshape it reads is still inlined: one pass over the data
     ops = kernel_named(bert, "fused_reshape_3").body.block.ops
     (reshape,) = [c for c in ops if isinstance(c, te.ComputeOp) and c is not anchor]
     assert list(reshape.schedule) == [te.inline()]
+
+
+@pytest.mark.parametrize(
+    ("case", "tiles", "registers"),
+    [
+        ("perm_021", (8, 4), 1),
+        ("perm_021_wide", (16, 16), 1),
+        ("to_nchw16c", (12, 16), 0),  # s = w = 12: the largest tile is all of it
+        ("to_nchw", (16, 12), 0),
+        ("perm_201", (8, 10), 0),
+    ],
+)
+def test_the_default_copies_through_registers_when_its_tiles_allow(
+    case: str, tiles: tuple[int, int], registers: int
+) -> None:
+    anchor = anchor_of(only_kernel(lowered(*CASES[case][:2])))
+    assert TRANSPOSE.default_config(anchor) == {
+        "tile_s": tiles[0], "tile_d": tiles[1], "inner": "d", "registers": registers,
+    }  # fmt: skip
+    last = anchor.schedule[-1]
+    assert isinstance(last, te.VectorizeAttr if registers else te.UnrollAttr)
 
 
 def test_the_parallel_default_takes_the_outermost_tile_loop(resnet: ModuleOp) -> None:
@@ -310,9 +446,12 @@ def test_tuning_tasks_of_resnet_have_the_transpose_space(resnet: ModuleOp) -> No
     tasks = {t.kernel_names[0]: t for t in tasks_of_module(resnet, num_threads=1)}
     task = tasks["layout_transform_3"]
     assert task.template == "transpose"
-    assert task.default_config == {"tile_s": 16, "tile_d": 8, "inner": "d"}
+    assert task.default_config == {"tile_s": 16, "tile_d": 8, "inner": "d", "registers": 1}
     assert {k.name: k.choices for k in task.knobs} == {
-        "tile_s": (4, 8, 16), "tile_d": (4, 8), "inner": ("d", "s"),
+        "tile_s": (4, 8, 16), "tile_d": (4, 8), "inner": ("d", "s"), "registers": (1, 0),
     }  # fmt: skip
-    assert len(task.configs()) == 3 * 2 * 2  # every config of the space is valid
+    # every config without registers is valid; with them, the 3 x 2 tiles with d innermost
+    configs = task.configs()
+    assert len(configs) == 3 * 2 * 2 + 3 * 2
+    assert all(c["inner"] == "d" for c in configs if c["registers"])
     assert tasks["fused_conv_nchwc_1"].template == "conv_nchwc"

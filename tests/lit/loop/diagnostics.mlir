@@ -242,6 +242,111 @@ func.func @broadcast(%x: f32) -> vector<16xf64> {
 
 // -----
 
+// loop.vshuffle takes 1-d vectors (a multi-dimensional vector has no single lane order).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vshuffle: operands must be a 1-d vector, got vector<4x4xf32>{{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vshuffle: operands must be a 1-d vector, got vector<4x4xf32>{{$}}
+func.func @vshuffle_operands_2d(%a: vector<4x4xf32>) -> vector<4xf32> {
+  %r = loop.vshuffle %a, %a [0, 1, 2, 3] : vector<4x4xf32> -> vector<4xf32>
+  func.return %r : vector<4xf32>
+}
+
+// -----
+
+// ... and makes one.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vshuffle: result must be a 1-d vector, got vector<2x2xf32>{{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vshuffle: result must be a 1-d vector, got vector<2x2xf32>{{$}}
+func.func @vshuffle_result_2d(%a: vector<4xf32>) -> vector<2x2xf32> {
+  %r = loop.vshuffle %a, %a [0, 1, 2, 3] : vector<4xf32> -> vector<2x2xf32>
+  func.return %r : vector<2x2xf32>
+}
+
+// -----
+
+// An empty mask makes no vector (LLVM has no zero-lane vectors).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vshuffle: the mask is empty (a result needs lanes){{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vshuffle: the mask is empty (a result needs lanes){{$}}
+func.func @vshuffle_empty_mask(%a: vector<4xf32>) -> vector<0xf32> {
+  %r = loop.vshuffle %a, %a [] : vector<4xf32> -> vector<0xf32>
+  func.return %r : vector<0xf32>
+}
+
+// -----
+
+// The result has one lane per mask entry ...
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vshuffle: a mask of 4 lanes of vector<16xf32> makes vector<4xf32>, not vector<8xf32>{{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vshuffle: a mask of 4 lanes of vector<16xf32> makes vector<4xf32>, not vector<8xf32>{{$}}
+func.func @vshuffle_result_lanes(%a: vector<16xf32>, %b: vector<16xf32>) -> vector<8xf32> {
+  %r = loop.vshuffle %a, %b [0, 16, 1, 17] : vector<16xf32> -> vector<8xf32>
+  func.return %r : vector<8xf32>
+}
+
+// -----
+
+// ... of the operands' element type.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vshuffle: a mask of 4 lanes of vector<4xf32> makes vector<4xf32>, not vector<4xi32>{{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vshuffle: a mask of 4 lanes of vector<4xf32> makes vector<4xf32>, not vector<4xi32>{{$}}
+func.func @vshuffle_result_element(%a: vector<4xf32>) -> vector<4xi32> {
+  %r = loop.vshuffle %a, %a [0, 4, 1, 5] : vector<4xf32> -> vector<4xi32>
+  func.return %r : vector<4xi32>
+}
+
+// -----
+
+// A mask lane indexes a's lanes followed by b's: 32 is one past two vector<16xf32>.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vshuffle: mask lane 32 is out of range (two operands of vector<16xf32> have 32 lanes){{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vshuffle: mask lane 32 is out of range (two operands of vector<16xf32> have 32 lanes){{$}}
+func.func @vshuffle_mask_high(%a: vector<16xf32>, %b: vector<16xf32>) -> vector<4xf32> {
+  %r = loop.vshuffle %a, %b [0, 31, 32, 1] : vector<16xf32> -> vector<4xf32>
+  func.return %r : vector<4xf32>
+}
+
+// -----
+
+// No negative lanes (LLVM's poison lane -1 included).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.vshuffle: mask lane -1 is out of range (two operands of vector<4xf32> have 8 lanes){{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: loop.vshuffle: mask lane -1 is out of range (two operands of vector<4xf32> have 8 lanes){{$}}
+func.func @vshuffle_mask_negative(%a: vector<4xf32>) -> vector<2xf32> {
+  %r = loop.vshuffle %a, %a [-1, 0] : vector<4xf32> -> vector<2xf32>
+  func.return %r : vector<2xf32>
+}
+
+// -----
+
+// Both operands have one type (xDSL's constraint variable says so, in its words).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}operand 'rhs' at position 1 does not verify:{{$}}
+// CHECK-NEXT: {{^}}attribute vector<4xf32> expected from variable 'T', but got vector<8xf32>{{$}}
+// CHECK:      = "loop.vshuffle"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: operand 'rhs' at position 1 does not verify:{{$}}
+func.func @vshuffle_operand_types(%a: vector<4xf32>, %b: vector<8xf32>) -> vector<2xf32> {
+  %r = "loop.vshuffle"(%a, %b) <{mask = array<i32: 0, 1>}> : (vector<4xf32>, vector<8xf32>) -> vector<2xf32>
+  func.return %r : vector<2xf32>
+}
+
+// -----
+
 // loop.copy copies between buffers of one type: not of another shape...
 // CHECK:      {{^}}// {{-----}}
 // CHECK-NEXT: {{^}}loop.copy: source memref<4xf32> and target memref<2x2xf32> differ{{$}}

@@ -18,8 +18,9 @@ plain, 1.20 ms (112 GFLOP/s, 96% of this core's peak) packed.
 A `graph.gemm` with a constant B (already untransposed by `graph-fold-weight-layout`) and no
 transposed A becomes `graph.matmul_packed` followed by a `graph.add` of its bias, which fusion
 folds back into the kernel; alpha is folded into the packed weights, beta into a constant
-bias. Matrices of one panel (N = 16) are already packed; N not a multiple of 16 is left as
-is. This runs after batch-norm folding, which folds into graph.matmul and graph.gemm only.
+bias. A weight several GEMMs read (at the same alpha) is packed once. Matrices of one panel
+(N = 16) are already packed; N not a multiple of 16 is left as is. This runs after
+batch-norm folding, which folds into graph.matmul and graph.gemm only.
 MLIR counterpart: none upstream (IREE's data tiling packs weights the same way); TVM's x86
 `dense_pack`.
 """
@@ -40,6 +41,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from minitvm.dialects.graph import AddOp, ConstantOp, GemmOp, MatMulOp, MatMulPackedOp
 from minitvm.dialects.graph.base import get_float, get_int
@@ -74,30 +76,47 @@ def _constant(array: np.ndarray, hint: str) -> ConstantOp:
     return op
 
 
-def _packed_product(
-    lhs: SSAValue, weights: ConstantOp, rewriter: PatternRewriter, scale: float = 1.0
-) -> MatMulPackedOp:
-    """`lhs @ (scale * weights)` on the weights packed, its constant inserted before the op."""
-    w = weights.numpy()
-    if scale != 1.0:
-        w = w * w.dtype.type(scale)
-    packed = _constant(pack_panels(w), f"{weights.result.name_hint or 'w'}_packed")
-    rewriter.insert(packed)
-    return MatMulPackedOp.make(lhs, packed.result)
+class _Packed:
+    """The packed constants made so far, one per (weights, scale): a weight several GEMMs
+    share is packed once. Each goes right after its weights' constant, which dominates every
+    GEMM that reads them."""
+
+    def __init__(self) -> None:
+        self.made: dict[tuple[ConstantOp, float], ConstantOp] = {}
+
+    def product(
+        self, lhs: SSAValue, weights: ConstantOp, rewriter: PatternRewriter, scale: float = 1.0
+    ) -> MatMulPackedOp:
+        """`lhs @ (scale * weights)` on the weights packed."""
+        packed = self.made.get((weights, scale))
+        if packed is None:
+            w = weights.numpy()
+            if scale != 1.0:
+                w = w * w.dtype.type(scale)
+            packed = _constant(pack_panels(w), f"{weights.result.name_hint or 'w'}_packed")
+            rewriter.insert(packed, InsertPoint.after(weights))
+            self.made[(weights, scale)] = packed
+        return MatMulPackedOp.make(lhs, packed.result)
 
 
 class MatMulPackPattern(RewritePattern):
     """matmul(x, constant w) -> matmul_packed(x, packed w)."""
 
+    def __init__(self, packed: _Packed):
+        self.packed = packed
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MatMulOp, rewriter: PatternRewriter) -> None:
         weights = _packable(op.lhs, op.rhs)
         if weights is not None:
-            rewriter.replace(op, _packed_product(op.lhs, weights, rewriter))
+            rewriter.replace(op, self.packed.product(op.lhs, weights, rewriter))
 
 
 class GemmPackPattern(RewritePattern):
     """gemm(x, constant w, c) -> matmul_packed(x, packed alpha * w), + beta * c."""
+
+    def __init__(self, packed: _Packed):
+        self.packed = packed
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GemmOp, rewriter: PatternRewriter) -> None:
@@ -117,7 +136,7 @@ class GemmPackPattern(RewritePattern):
             scaled = _constant(c * c.dtype.type(beta), f"{bias.name_hint or 'c'}_scaled")
             rewriter.insert(scaled)
             bias = scaled.result
-        product = _packed_product(op.lhs, weights, rewriter, alpha)
+        product = self.packed.product(op.lhs, weights, rewriter, alpha)
         if bias is None:
             rewriter.replace(op, product)
             return
@@ -130,6 +149,7 @@ class PackWeightsPass(ModulePass):
     name = "graph-pack-weights"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        packed = _Packed()
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([MatMulPackPattern(), GemmPackPattern()])
+            GreedyRewritePatternApplier([MatMulPackPattern(packed), GemmPackPattern(packed)])
         ).rewrite_module(op)

@@ -72,8 +72,8 @@ func.func @gemm_bias(%x: tensor<3x8xf32>, %c: tensor<32xf32>) -> tensor<3x32xf32
 // constant bias c[n] = n.
 // CHECK-LABEL: func.func @gemm_scaled(
 // CHECK-SAME:    %[[X:\w+]]: tensor<3x2xf32>)
-// CHECK-NEXT:    %[[C:\w+]] = graph.constant dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 1.500000e+00, 2.000000e+00, 2.500000e+00, 3.000000e+00, 3.500000e+00, 4.000000e+00, 4.500000e+00, 5.000000e+00, 5.500000e+00, 6.000000e+00, 6.500000e+00, 7.000000e+00, 7.500000e+00, 8.000000e+00, 8.500000e+00, 9.000000e+00, 9.500000e+00, 1.000000e+01, 1.050000e+01, 1.100000e+01, 1.150000e+01, 1.200000e+01, 1.250000e+01, 1.300000e+01, 1.350000e+01, 1.400000e+01, 1.450000e+01, 1.500000e+01, 1.550000e+01]> : tensor<32xf32>
 // CHECK-NEXT:    %[[WP:\w+]] = graph.constant dense<{{\[\[\[}}0.000000e+00, 2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00, 1.000000e+01, 1.200000e+01, 1.400000e+01, 1.600000e+01, 1.800000e+01, 2.000000e+01, 2.200000e+01, 2.400000e+01, 2.600000e+01, 2.800000e+01, 3.000000e+01], [6.400000e+01, 6.600000e+01, 6.800000e+01, 7.000000e+01, 7.200000e+01, 7.400000e+01, 7.600000e+01, 7.800000e+01, 8.000000e+01, 8.200000e+01, 8.400000e+01, 8.600000e+01, 8.800000e+01, 9.000000e+01, 9.200000e+01, 9.400000e+01]], {{\[\[}}3.200000e+01, 3.400000e+01, 3.600000e+01, 3.800000e+01, 4.000000e+01, 4.200000e+01, 4.400000e+01, 4.600000e+01, 4.800000e+01, 5.000000e+01, 5.200000e+01, 5.400000e+01, 5.600000e+01, 5.800000e+01, 6.000000e+01, 6.200000e+01], [9.600000e+01, 9.800000e+01, 1.000000e+02, 1.020000e+02, 1.040000e+02, 1.060000e+02, 1.080000e+02, 1.100000e+02, 1.120000e+02, 1.140000e+02, 1.160000e+02, 1.180000e+02, 1.200000e+02, 1.220000e+02, 1.240000e+02, 1.260000e+02]]]> : tensor<2x2x16xf32>
+// CHECK-NEXT:    %[[C:\w+]] = graph.constant dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 1.500000e+00, 2.000000e+00, 2.500000e+00, 3.000000e+00, 3.500000e+00, 4.000000e+00, 4.500000e+00, 5.000000e+00, 5.500000e+00, 6.000000e+00, 6.500000e+00, 7.000000e+00, 7.500000e+00, 8.000000e+00, 8.500000e+00, 9.000000e+00, 9.500000e+00, 1.000000e+01, 1.050000e+01, 1.100000e+01, 1.150000e+01, 1.200000e+01, 1.250000e+01, 1.300000e+01, 1.350000e+01, 1.400000e+01, 1.450000e+01, 1.500000e+01, 1.550000e+01]> : tensor<32xf32>
 // CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<3x2xf32>, tensor<2x2x16xf32>) -> tensor<3x32xf32>
 // CHECK-NEXT:    %[[Y:\w+]] = graph.add %[[P]], %[[C]] : (tensor<3x32xf32>, tensor<32xf32>) -> tensor<3x32xf32>
 // CHECK-NEXT:    func.return %[[Y]]
@@ -121,4 +121,22 @@ func.func @gemm_stays(%x: tensor<3x8xf32>, %xt: tensor<8x3xf32>, %c: tensor<32xf
   %1 = graph.gemm %xt, %w, %c {trans_a = 1 : i64} : (tensor<8x3xf32>, tensor<8x32xf32>, tensor<32xf32>) -> tensor<3x32xf32>
   %2 = graph.gemm %x, %wt, %c {trans_b = 1 : i64} : (tensor<3x8xf32>, tensor<32x8xf32>, tensor<32xf32>) -> tensor<3x32xf32>
   func.return %0, %1, %2 : tensor<3x32xf32>, tensor<3x32xf32>, tensor<3x32xf32>
+}
+
+// A weight two GEMMs share is packed once (right after it); alpha-scaled weights are a
+// constant of their own.
+// CHECK-LABEL: func.func @shared(
+// CHECK-SAME:    %[[X:\w+]]: tensor<4x8xf32>, %[[Y:\w+]]: tensor<4x8xf32>)
+// CHECK-NEXT:    %[[W2:\w+]] = graph.constant #graph.splat<1.000000e+00 : f32> : tensor<2x8x16xf32>
+// CHECK-NEXT:    %[[W:\w+]] = graph.constant #graph.splat<5.000000e-01 : f32> : tensor<2x8x16xf32>
+// CHECK-NEXT:    %[[A:\w+]] = graph.matmul_packed %[[X]], %[[W]] :
+// CHECK-NEXT:    %[[B:\w+]] = graph.matmul_packed %[[Y]], %[[W]] :
+// CHECK-NEXT:    %[[C:\w+]] = graph.matmul_packed %[[Y]], %[[W2]] :
+// CHECK-NEXT:    func.return %[[A]], %[[B]], %[[C]]
+func.func @shared(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x32xf32>
+  %a = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x32xf32>) -> tensor<4x32xf32>
+  %b = graph.matmul %y, %w : (tensor<4x8xf32>, tensor<8x32xf32>) -> tensor<4x32xf32>
+  %c = graph.gemm %y, %w {alpha = 2.0 : f32} : (tensor<4x8xf32>, tensor<8x32xf32>) -> tensor<4x32xf32>
+  func.return %a, %b, %c : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>
 }

@@ -371,8 +371,8 @@ class TransposeTemplate(ScheduleTemplate):
                     f"transpose: a register tile needs inner = d and tiles of "
                     f"{', '.join(map(str, REGISTER_TILES))}, got {dict(config)}"
                 )
-            # loop-vectorize-transpose takes the pair; where its index analysis cannot (a
-            # source index like (4 * i1.o + i1.i) % 16), the tile stays the unrolled copy.
+            # loop-vectorize-transpose takes the pair; where its index analysis cannot (an
+            # index it does not see move by 1), the tile stays the unrolled copy.
             schedule.append(te.unroll(inner[0]))
             schedule.append(te.vectorize(inner[-1]))
         else:

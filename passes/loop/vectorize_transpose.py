@@ -38,6 +38,7 @@ MLIR counterpart: `vector.transpose` lowered by `LowerVectorTranspose` (shuffle 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -68,13 +69,54 @@ def _constant_int(value: SSAValue) -> int | None:
     return None
 
 
+def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int] | None:
+    """`value` as sum(coefficient * atom) + constant over block arguments, or None."""
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        return {value: 1}, 0
+    if (constant := _constant_int(value)) is not None:
+        return {}, constant
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        lhs, rhs = _linear(owner.lhs), _linear(owner.rhs)
+        if lhs is None or rhs is None:
+            return None
+        if isinstance(owner, arith.MuliOp):
+            (factor, (terms, constant)) = (rhs[1], lhs) if not rhs[0] else (lhs[1], rhs)
+            if lhs[0] and rhs[0]:
+                return None
+            return {v: c * factor for v, c in terms.items()}, constant * factor
+        sign = 1 if isinstance(owner, arith.AddiOp) else -1
+        terms = dict(lhs[0])
+        for v, c in rhs[0].items():
+            terms[v] = terms.get(v, 0) + sign * c
+        return terms, lhs[1] + sign * rhs[1]
+    return None
+
+
 class _Strides:
     """How far index values move per step of one loop variable (None: not linearly)."""
 
-    def __init__(self, variable: SSAValue, others: Sequence[SSAValue]):
-        self.variable = variable
+    def __init__(self, variable: SSAValue, others: Sequence[SSAValue], extent: int):
+        self.variable, self.extent = variable, extent
         self.memo: dict[SSAValue, int | None] = {v: 0 for v in others}
         self.memo[variable] = 1
+
+    def _quotient(self, dividend: SSAValue, divisor: int) -> int | None:
+        """The stride of `dividend // divisor`: 0 when the variable's whole range stays
+        within one multiple of the divisor. With dividend = a * v + r, r a multiple of m
+        (the gcd of its coefficients, its constant and the divisor) and 0 <= a * v < m for
+        every v in [0, extent), the quotient is r // divisor throughout: a 4-channel tile
+        of NCHW16c, c = 4 * c.o + c.i, reads block c // 16 and lane c % 16 = 4 * (c.o % 4)
+        + c.i."""
+        form = _linear(dividend)
+        if form is None:
+            return None
+        terms, constant = form
+        a = terms.get(self.variable, 0)
+        if a == 0:
+            return 0
+        m = math.gcd(divisor, constant, *(c for v, c in terms.items() if v != self.variable))
+        return 0 if 0 < a and a * (self.extent - 1) < m else None
 
     def of(self, value: SSAValue) -> int | None:
         if value in self.memo:
@@ -87,6 +129,8 @@ class _Strides:
             lhs, rhs = self.of(owner.lhs), self.of(owner.rhs)
             sign = 1 if isinstance(owner, arith.AddiOp) else -1
             stride = None if lhs is None or rhs is None else lhs + sign * rhs
+        elif isinstance(owner, arith.FloorDivSIOp) and (divisor := _constant_int(owner.rhs)):
+            stride = self._quotient(owner.lhs, divisor) if divisor > 0 else None
         elif isinstance(owner, arith.MuliOp):
             lhs, rhs = self.of(owner.lhs), self.of(owner.rhs)
             factors = (_constant_int(owner.rhs), lhs), (_constant_int(owner.lhs), rhs)
@@ -144,7 +188,8 @@ def match_tile(outer: loop.ForOp) -> _Tile | None:
     if any(not is_side_effect_free(op) for op in ops if op not in (load, store)):
         return None
     s, d = outer.induction_var, inner.induction_var
-    along_s, along_d = _Strides(s, [d]), _Strides(d, [s])
+    along_s = _Strides(s, [d], outer.trip_count)
+    along_d = _Strides(d, [s], inner.trip_count)
     *load_rest, load_last = load.indices
     *store_rest, store_last = store.indices
     if (along_s.of(load_last), along_d.of(load_last)) != (1, 0):

@@ -192,6 +192,49 @@ def test_match_tile_finds_the_tile_and_its_accesses() -> None:
     )
 
 
+def blocked_tile_kernel(s: int, period: int, tiles: int) -> str:
+    """NCHW{period}c -> NCHW in miniature, tiles of s channels: B[c, d] = A[c // period, d,
+    c % period] for c = t * s + c.i, with the remainder written as te_to_loop writes it."""
+    channels = s * tiles
+    a_type = f"memref<{channels // period}x8x{period}xf32>"
+    return f"""
+    func.func @k(%A: {a_type}, %B: memref<{channels}x8xf32>) {{
+      loop.for %t = 0 to {tiles} step 1 {{
+        loop.for %s = 0 to {s} step 1 {{
+          loop.for %d = 0 to 8 step 1 {{
+            %c = arith.constant {s} : index
+            %p = arith.constant {period} : index
+            %base = arith.muli %t, %c : index
+            %ch = arith.addi %base, %s : index
+            %block = arith.floordivsi %ch, %p : index
+            %whole = arith.muli %block, %p : index
+            %lane = arith.subi %ch, %whole : index
+            %v = loop.load %A[%block, %d, %lane] : {a_type} -> f32
+            loop.store %v, %B[%ch, %d] : f32, memref<{channels}x8xf32>
+          }} {{vectorize}}
+        }}
+      }}
+      func.return
+    }}
+    """
+
+
+@pytest.mark.parametrize(("s", "period", "taken"), [(4, 16, True), (8, 16, True), (8, 12, False)])
+def test_tiles_within_one_block_of_a_blocked_layout(s: int, period: int, taken: bool) -> None:
+    """c // period and c % period move with c.i like c itself only while a tile stays in one
+    block: 4 or 8 channels of 16 do, 8 of 12 do not (a tile can straddle two blocks)."""
+    tiles = 3 * period // s if period % s == 0 else 3
+    module = parse_module(blocked_tile_kernel(s, period, tiles))
+    assert (match_tile(ops_of(module, loop.ForOp)[1]) is not None) == taken
+    if taken:
+        channels = s * tiles
+        shape = (channels // period, 8, period)
+        a = np.random.default_rng(s).standard_normal(shape).astype(np.float32)
+        b = np.zeros((channels, 8), np.float32)
+        run_tile(blocked_tile_kernel(s, period, tiles), a, b)
+        np.testing.assert_array_equal(b, a.transpose(0, 2, 1).reshape(channels, 8))
+
+
 # --------------------------------------------------------------------------------------------
 # Whole models: ONNX transposes, BERT's head transpose, a conv's layout transforms
 # --------------------------------------------------------------------------------------------

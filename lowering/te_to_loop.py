@@ -46,6 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import graph, loop, te
+from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
@@ -112,17 +113,10 @@ class _Linear:
         return total + self.constant if self.constant else total
 
 
-def _constant_index(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _linear(value: SSAValue, ranges: dict[SSAValue, tuple[int, int]]) -> _Linear:
     """`value` as a linear form; what is not a sum or constant multiple becomes an atom (a
     division by a constant gets its range in `ranges` when its dividend's is known)."""
-    if (number := _constant_index(value)) is not None:
+    if (number := constant_int(value)) is not None:
         return _Linear({}, number)
     owner = value.owner
     if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
@@ -134,7 +128,7 @@ def _linear(value: SSAValue, ranges: dict[SSAValue, tuple[int, int]]) -> _Linear
         if not rhs.terms or not lhs.terms:
             return lhs.scaled(rhs.constant) if not rhs.terms else rhs.scaled(lhs.constant)
     elif isinstance(owner, _DIVISIONS | _REMAINDERS) and value not in ranges:
-        d = _constant_index(owner.rhs)
+        d = constant_int(owner.rhs)
         dividend = _linear(owner.lhs, ranges).bounds(ranges)
         if d is not None and d > 0 and dividend is not None and dividend[0] >= 0:
             lo, hi = dividend
@@ -150,7 +144,7 @@ def _divide(
     constant d and lhs = d * q + r with every term of q a multiple of d and 0 <= r < d over
     the atoms' ranges (then q and r are the quotient and remainder, for every division
     kind: lhs >= 0). None when that cannot be shown."""
-    d = _constant_index(rhs)
+    d = constant_int(rhs)
     if d is None or d <= 0:
         return None
     form = _linear(lhs, ranges)

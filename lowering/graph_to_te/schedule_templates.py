@@ -54,10 +54,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import ArrayAttr
+from xdsl.ir import Attribute
 
 from minitvm.dialects import te
+from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.te_nest import default_nest, index_dependencies
 from minitvm.errors import MinitvmError
 
@@ -130,19 +131,12 @@ def _reads_panels(compute: te.ComputeOp) -> bool:
         if (
             isinstance(divide, arith.FloorDivSIOp)
             and divide.lhs == j
-            and _constant_int(divide.rhs) == LANES == read.tensor.type.get_shape()[2]
+            and constant_int(divide.rhs) == LANES == read.tensor.type.get_shape()[2]
             and row == r0
             and index_dependencies(lane) == {j}
         ):
             return True
     return False
-
-
-def _constant_int(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 class GemmTemplate(ScheduleTemplate):
@@ -465,7 +459,7 @@ def _period(compute: te.ComputeOp, innermost) -> int | None:
         c
         for op in compute.body.walk()
         if isinstance(op, arith.FloorDivSIOp) and op.lhs == axis
-        and (c := _constant_int(op.rhs)) is not None and 1 < c < innermost.extent
+        and (c := constant_int(op.rhs)) is not None and 1 < c < innermost.extent
         and innermost.extent % c == 0
     ]  # fmt: skip
     return min(periods, default=None)

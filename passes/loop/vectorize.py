@@ -104,6 +104,7 @@ from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import loop
+from minitvm.dialects.arith_values import constant_int
 
 VECTORIZE = "vectorize"
 
@@ -188,13 +189,6 @@ def identity(kind: str, type_: Attribute) -> Attribute:
     if width == 1 and kind in ("maxsi", "minsi"):  # i1 is signed: true (-1) < false (0)
         value = {"maxsi": -1, "minsi": 0}[kind]
     return IntegerAttr(value, type_)
-
-
-def _constant_int(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def same_value(a: SSAValue, b: SSAValue) -> bool:
@@ -415,7 +409,7 @@ class LoopVectorizer:
         elif isinstance(op, arith.SubiOp):
             stride = a - b
         else:
-            factor = _constant_int(rhs if a else lhs)
+            factor = constant_int(rhs if a else lhs)
             if (a and b) or factor is None:
                 raise NotVectorizable("an index scaled by a non-constant")
             stride = (a or b) * factor

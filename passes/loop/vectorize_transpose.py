@@ -57,16 +57,10 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import is_side_effect_free
 
 from minitvm.dialects import loop
+from minitvm.dialects.arith_values import constant_int
 from minitvm.passes.loop.vectorize import LANE_COUNTS, VECTORIZE
 
 PARALLEL = "parallel"
-
-
-def _constant_int(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int] | None:
@@ -74,7 +68,7 @@ def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int] | None:
     owner = value.owner
     if not isinstance(owner, Operation):
         return {value: 1}, 0
-    if (constant := _constant_int(value)) is not None:
+    if (constant := constant_int(value)) is not None:
         return {}, constant
     if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
         lhs, rhs = _linear(owner.lhs), _linear(owner.rhs)
@@ -129,11 +123,11 @@ class _Strides:
             lhs, rhs = self.of(owner.lhs), self.of(owner.rhs)
             sign = 1 if isinstance(owner, arith.AddiOp) else -1
             stride = None if lhs is None or rhs is None else lhs + sign * rhs
-        elif isinstance(owner, arith.FloorDivSIOp) and (divisor := _constant_int(owner.rhs)):
+        elif isinstance(owner, arith.FloorDivSIOp) and (divisor := constant_int(owner.rhs)):
             stride = self._quotient(owner.lhs, divisor) if divisor > 0 else None
         elif isinstance(owner, arith.MuliOp):
             lhs, rhs = self.of(owner.lhs), self.of(owner.rhs)
-            factors = (_constant_int(owner.rhs), lhs), (_constant_int(owner.lhs), rhs)
+            factors = (constant_int(owner.rhs), lhs), (constant_int(owner.lhs), rhs)
             stride = next((c * s for c, s in factors if c is not None and s is not None), None)
             if lhs == 0 and rhs == 0:
                 stride = 0

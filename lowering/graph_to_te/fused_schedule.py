@@ -43,7 +43,7 @@ from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import te
-from minitvm.dialects.te_nest import default_nest, scheduled_nest
+from minitvm.dialects.te_nest import LoopNest, default_nest, scheduled_nest
 from minitvm.lowering.graph_to_te.schedule_templates import LANES
 from minitvm.passes.te.inline import inline_computes
 
@@ -126,28 +126,44 @@ def _reads_stay_in_iteration(
 
 
 def _attach_depth(
-    consumer: te.ComputeOp, shared: Sequence[tuple[int, int]], inside: Sequence[te.ComputeOp]
+    consumer: te.ComputeOp, shared: Sequence[tuple[int, int, bool]], inside: Sequence[te.ComputeOp]
 ) -> int:
-    """How many of the anchor's outer loops (dim, extent) `consumer` can share (0: none)."""
+    """How many of the anchor's outer axes (dim, extent, whether it ends its loop)
+    `consumer` can share (0: none). Axes fused into one loop are shared all or none."""
     depth = 0
-    for k, (dim, extent) in enumerate(shared):
+    for k, (dim, extent, ends_loop) in enumerate(shared):
         if dim != k or dim >= len(consumer.shape) or consumer.shape[dim] != extent:
             break
         if not _reads_stay_in_iteration(consumer, inside, k):
             break
-        depth = k + 1
+        if ends_loop:
+            depth = k + 1
     return depth
 
 
-def _outer_spatial_loops(anchor: te.ComputeOp) -> list[tuple[int, int]]:
-    """(dim, extent) of the anchor's unsplit loops outside its first reduction or split loop
-    (after its own schedule, e.g. a GEMM's register blocking)."""
-    loops = []
-    for lp in scheduled_nest(anchor).loops:
-        if lp.reduction or "." in lp.name:
+def _outer_spatial_loops(anchor: te.ComputeOp) -> list[tuple[int, int, bool]]:
+    """(dim, extent, whether it ends its loop) of the axes that the anchor's loops outside
+    its first reduction or split loop run (after its own schedule, e.g. a GEMM's register
+    blocking); a fused loop's axes in order (a conv fuses its channel blocks and rows to
+    give the threads more, smaller chunks)."""
+    nest = scheduled_nest(anchor)
+    axes: list[tuple[int, int, bool]] = []
+    for lp in nest.loops:
+        parts = None if lp.reduction else _fused_axes(nest, lp.name, lp.extent)
+        if parts is None:
             break
-        loops.append((int(lp.name[1:]), lp.extent))
-    return loops
+        axes += [(int(name[1:]), extent, n == len(parts) - 1) for n, (name, extent) in enumerate(parts)]
+    return axes
+
+
+def _fused_axes(nest: LoopNest, name: str, extent: int) -> list[tuple[str, int]] | None:
+    """The unsplit axes loop `name` runs, outermost first, with their extents; None if it
+    runs a split axis."""
+    if name not in nest.fusions:
+        return None if "." in name else [(name, extent)]
+    outer, inner, inner_extent = nest.fusions[name]
+    parts = _fused_axes(nest, outer, extent // inner_extent), _fused_axes(nest, inner, inner_extent)
+    return None if parts[0] is None or parts[1] is None else [*parts[0], *parts[1]]
 
 
 def _attachments(computes: Sequence[te.ComputeOp], anchor: te.ComputeOp) -> tuple[list[int], str]:

@@ -28,10 +28,13 @@ output pixels x the 16 output channels of a block, accumulated in registers over
 reduction:
 
     split i3 by ow_block, reorder (i0, i1, i2, i3.o, r0, r1, r2, r3, i3.i, i4),
-    unroll i3.i, vectorize i4
+    fuse (i1, i2), unroll i3.i, vectorize i4
 
 so each step of the innermost reduction loop is one weight vector load, `ow_block`
-broadcasts of input scalars and `ow_block` vector FMAs.
+broadcasts of input scalars and `ow_block` vector FMAs. The channel blocks and rows run as
+one (parallel) loop, whose chunks are a few rows, not whole channel blocks: a ResNet
+block's 3x3 convs have only 4 blocks, which 3 threads (or 2, one of them slowed down by
+another process) would share unevenly.
 
 Transposes and layout transforms (the source read contiguously along another output axis
 `s` than the innermost one, `d`) are tiled so that a tile's source lines and output lines
@@ -251,6 +254,8 @@ class ConvNchwcTemplate(ScheduleTemplate):
             channels, inner = ["i1.o"], ["i1.i", "i3.i", "i4"]
         reduction = ["r0", "r1", "r2", "r3"] if config["reduction_order"] == "c_kh_kw" else ["r1", "r2", "r0", "r3"]
         schedule.append(te.reorder("i0", *channels, "i2", "i3.o", *reduction, *inner))
+        # One loop over (channel block, row) for the threads (see the module docstring).
+        schedule.append(te.fuse(channels[0], "i2"))
         if config["unroll_kw"]:
             schedule.append(te.unroll("r2"))
         schedule += [te.unroll(name) for name in inner[:-1]]

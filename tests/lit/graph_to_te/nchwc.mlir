@@ -73,8 +73,9 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>) -> tensor<1x4x5x5x8xf32> {
 // conv_nchwc with pads 1, strides 2, dilations (1, 2) and a bias: (1) the input zero-padded on
 // dims 2 and 3 only (5x5 -> 7x7; n, the channel block and ci pass through), (2) the window
 // sum: padded[n, co, oh * 2 + kh, ow * 2 + kw * 2, ci] * w[mo, co, kh, kw, ci, mi] over
-// (co, kh, kw, ci) in [C/cb, KH, KW, cb] (the schedule the lowering attaches is not checked
-// here), (3) the bias at mo * 16 + mi.
+// (co, kh, kw, ci) in [C/cb, KH, KW, cb], scheduled by the conv_nchwc template's default (a
+// row of ow_block = 2 pixels in registers; channel blocks and rows fused into the parallel
+// loop), (3) the bias at mo * 16 + mi, attached at the (fused) row.
 // CHECK-LABEL: func.func @conv_nchwc_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<1x2x5x5x16xf32>, %[[WT:\w+]]: tensor<2x2x3x3x16x16xf32>, %[[BIAS:\w+]]: tensor<32xf32>) -> tensor<1x2x3x2x16xf32> attributes {te.kernel} {
 // CHECK-NEXT:    %[[PAD:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[H:\w+]], %[[V:\w+]], %[[CI:\w+]]) in [1, 2, 7, 7, 16] : tensor<1x2x7x7x16xf32> {
@@ -102,7 +103,7 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>) -> tensor<1x4x5x5x8xf32> {
 // CHECK-NEXT:      %[[PV:\w+]] = arith.select %[[IN]], %[[XV]], %[[Z]] : f32
 // CHECK-NEXT:      te.yield %[[PV]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[ACC:\w+]] = te.compute "anchor" (%[[N:i0\w*]], %[[MO:i1\w*]], %[[OH:i2\w*]], %[[OW:i3\w*]], %[[MI:i4\w*]]) in [1, 2, 3, 2, 16] sum (%[[CO:r0\w*]], %[[KH:r1\w*]], %[[KW:r2\w*]], %[[CI:r3\w*]]) in [2, 3, 3, 16]{{.*}} : tensor<1x2x3x2x16xf32> {
+// CHECK-NEXT:    %[[ACC:\w+]] = te.compute "anchor" (%[[N:i0\w*]], %[[MO:i1\w*]], %[[OH:i2\w*]], %[[OW:i3\w*]], %[[MI:i4\w*]]) in [1, 2, 3, 2, 16] sum (%[[CO:r0\w*]], %[[KH:r1\w*]], %[[KW:r2\w*]], %[[CI:r3\w*]]) in [2, 3, 3, 16] {schedule = [#te.split<"i3", 2>, #te.reorder<["i0", "i1", "i2", "i3.o", "r0", "r1", "r2", "r3", "i3.i", "i4"]>, #te.fuse<"i1", "i2">, #te.unroll<"i3.i">, #te.vectorize<"i4">]} : tensor<1x2x3x2x16xf32> {
 // CHECK-NEXT:      %[[SH:\w+]] = arith.constant 2 : index
 // CHECK-NEXT:      %[[PH0:\w+]] = arith.muli %[[OH]], %[[SH]] : index
 // CHECK-NEXT:      %[[PH:\w+]] = arith.addi %[[PH0]], %[[KH]] : index

@@ -16,14 +16,16 @@
 
 // LOOP-LABEL: func.func @add(
 // LOOP-SAME:    %[[X:.*]]: memref<2x3x16xf32>, %[[Y:.*]]: memref<2x3x16xf32>)
+// The fused loop's parts are recovered once per iteration, at the top of its body, not at
+// each use in the loops inside it.
 // LOOP-NEXT:    loop.for %[[F:.*]] = 0 to 6 step 1 {
+// LOOP-NEXT:      %[[THREE:.*]] = arith.constant 3 : index
+// LOOP-NEXT:      %[[I:.*]] = arith.divui %[[F]], %[[THREE]] : index
+// LOOP-NEXT:      %[[THREE2:.*]] = arith.constant 3 : index
+// LOOP-NEXT:      %[[J:.*]] = arith.remui %[[F]], %[[THREE2]] : index
 // LOOP-NEXT:      loop.for %[[K:.*]] = 0 to 16 step 1 {
-// LOOP-NEXT:        %[[THREE:.*]] = arith.constant 3 : index
-// LOOP-NEXT:        %[[I:.*]] = arith.divui %[[F]], %[[THREE]] : index
-// LOOP-NEXT:        %[[THREE2:.*]] = arith.constant 3 : index
-// LOOP-NEXT:        %[[J:.*]] = arith.remui %[[F]], %[[THREE2]] : index
 // LOOP-NEXT:        %{{.*}} = loop.load %[[X]][%[[I]], %[[J]], %[[K]]] : memref<2x3x16xf32> -> f32
-// LOOP:             loop.store %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}, %[[K]]] : f32, memref<2x3x16xf32>
+// LOOP:             loop.store %{{.*}}, %[[Y]][%[[I]], %[[J]], %[[K]]] : f32, memref<2x3x16xf32>
 // LOOP-NEXT:      }
 // LOOP-NEXT:    } {parallel}
 
@@ -54,19 +56,19 @@
 // LLVM:         llvm.urem %i0_i1_fused
 // LLVM:       llvm.func @add__par0_chunk(
 
-// An epilogue attached at a fused axis (i1) runs inside the fused loop and recovers its own
-// indices from it the same way.
+// An epilogue attached at a fused axis (i1) runs inside the fused loop and reads the
+// indices the fused loop recovered.
 // ATTACHED-LABEL: func.func @add_exp(
 // ATTACHED-SAME:    %[[X:.*]]: memref<2x3x16xf32>, %[[Z:.*]]: memref<2x3x16xf32>)
 // ATTACHED-NEXT:    loop.for %[[F:.*]] = 0 to 6 step 1 {
+// ATTACHED-NEXT:      %[[THREE:.*]] = arith.constant 3 : index
+// ATTACHED-NEXT:      %[[I:.*]] = arith.divui %[[F]], %[[THREE]] : index
+// ATTACHED-NEXT:      %[[THREE2:.*]] = arith.constant 3 : index
+// ATTACHED-NEXT:      %[[J:.*]] = arith.remui %[[F]], %[[THREE2]] : index
 // ATTACHED-NEXT:      loop.for %{{.*}} = 0 to 16 step 1 {
 // ATTACHED:             arith.addf
 // ATTACHED:           }
 // ATTACHED-NEXT:      loop.for %[[K:.*]] = 0 to 16 step 1 {
-// ATTACHED-NEXT:        %[[THREE:.*]] = arith.constant 3 : index
-// ATTACHED-NEXT:        %[[I:.*]] = arith.divui %[[F]], %[[THREE]] : index
-// ATTACHED-NEXT:        %[[THREE2:.*]] = arith.constant 3 : index
-// ATTACHED-NEXT:        %[[J:.*]] = arith.remui %[[F]], %[[THREE2]] : index
 // ATTACHED-NEXT:        %[[V:.*]] = loop.load %[[Z]][%[[I]], %[[J]], %[[K]]] : memref<2x3x16xf32> -> f32
 // ATTACHED-NEXT:        math.exp %[[V]] : f32
 // ATTACHED:           }

@@ -152,7 +152,8 @@ def _outer_spatial_loops(anchor: te.ComputeOp) -> list[tuple[int, int, bool]]:
         parts = None if lp.reduction else _fused_axes(nest, lp.name, lp.extent)
         if parts is None:
             break
-        axes += [(int(name[1:]), extent, n == len(parts) - 1) for n, (name, extent) in enumerate(parts)]
+        last = len(parts) - 1
+        axes += [(int(name[1:]), extent, n == last) for n, (name, extent) in enumerate(parts)]
     return axes
 
 

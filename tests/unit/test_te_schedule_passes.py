@@ -356,6 +356,26 @@ def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+def test_an_epilogue_shares_the_axes_of_a_fused_loop_all_or_none():
+    """The conv's (channel block, row) loop: the relu may run in it (depth 3: i0 and both
+    fused axes) but never at the channel block alone, which is no loop of its own."""
+    from minitvm.lowering.graph_to_te.fused_schedule import _attach_depth, _outer_spatial_loops
+
+    net = Net(7)
+    x = net.input("x", [1, 16, 14, 14])
+    y = net.op("Conv", [x, net.weight("w", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])
+    module = from_onnx(net.model([net.op("Relu", [y])]))
+    lower_to_te(module, num_threads=2)
+    (kernel,) = [k for k in kernels(module) if k.sym_name.data.startswith("fused_conv_nchwc")]
+    anchor = next(c for c in computes(kernel) if c.label == "anchor")
+    relu = computes(kernel)[-1]
+    shared = _outer_spatial_loops(anchor)
+    assert shared == [(0, 1, True), (1, 2, False), (2, 14, True)]
+    assert _attach_depth(relu, shared, [anchor]) == 3
+    # rows the relu does not have: it cannot share the fused loop, so not i1 either
+    assert _attach_depth(relu, [*shared[:2], (2, 15, True)], [anchor]) == 1
+
+
 def test_fuse_splits_and_guards_compose():
     """A non-dividing split of a fused loop: its guard bounds the fused index, from which
     both parts are recovered."""

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 import numpy as np
+import onnx
 import pytest
 from test_fusion import Net, run_ort
 from test_schedules import CASES, insert, module_of, run, specs
@@ -334,10 +335,9 @@ def test_fusing_a_fused_conv_keeps_results_on_two_threads(axes: str):
     assert loops[[lp.name for lp in loops].index(fused)].hints == {"parallel"}
 
 
-def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
-    """The use case of fuse, in the conv template's default: a batch-1 NCHW16c conv + relu
-    with 2 channel blocks gives its threads 28 (block, row) iterations, not 2 blocks, and the
-    relu still runs row by row inside that loop; the results stay those of ONNX Runtime."""
+def blocked_conv_relu() -> tuple[onnx.ModelProto, func.FuncOp, te.ComputeOp]:
+    """A batch-1 3x3 conv 16 -> 32 channels (2 NCHW16c blocks) at 14x14 + relu: the model,
+    its fused conv kernel lowered to te for 2 threads, and that kernel's anchor."""
     net = Net(7)
     x = net.input("x", [1, 16, 14, 14])
     y = net.op("Conv", [x, net.weight("w", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])
@@ -345,7 +345,14 @@ def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
     module = from_onnx(model)
     lower_to_te(module, num_threads=2)
     (kernel,) = [k for k in kernels(module) if k.sym_name.data.startswith("fused_conv_nchwc")]
-    anchor = next(c for c in computes(kernel) if c.label == "anchor")
+    return model, kernel, next(c for c in computes(kernel) if c.label == "anchor")
+
+
+def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
+    """The use case of fuse, in the conv template's default: a batch-1 NCHW16c conv + relu
+    with 2 channel blocks gives its threads 28 (block, row) iterations, not 2 blocks, and the
+    relu still runs row by row inside that loop; the results stay those of ONNX Runtime."""
+    model, kernel, anchor = blocked_conv_relu()
     loops = scheduled_nest(anchor).loops
     assert [(lp.name, lp.extent) for lp in loops[:2]] == [("i0", 1), ("i1.i2.fused", 28)]
     assert loops[1].hints == {"parallel"}
@@ -361,13 +368,7 @@ def test_an_epilogue_shares_the_axes_of_a_fused_loop_all_or_none():
     fused axes) but never at the channel block alone, which is no loop of its own."""
     from minitvm.lowering.graph_to_te.fused_schedule import _attach_depth, _outer_spatial_loops
 
-    net = Net(7)
-    x = net.input("x", [1, 16, 14, 14])
-    y = net.op("Conv", [x, net.weight("w", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])
-    module = from_onnx(net.model([net.op("Relu", [y])]))
-    lower_to_te(module, num_threads=2)
-    (kernel,) = [k for k in kernels(module) if k.sym_name.data.startswith("fused_conv_nchwc")]
-    anchor = next(c for c in computes(kernel) if c.label == "anchor")
+    _, kernel, anchor = blocked_conv_relu()
     relu = computes(kernel)[-1]
     shared = _outer_spatial_loops(anchor)
     assert shared == [(0, 1, True), (1, 2, False), (2, 14, True)]

@@ -234,8 +234,10 @@ class ConvNchwcTemplate(ScheduleTemplate):
         ]
 
     def default_config(self, compute: te.ComputeOp) -> dict[str, int | str]:
-        width = compute.shape[3]
-        ow_block = max(b for b in range(1, min(width, 14) + 1) if width % b == 0)
+        width, vectors = compute.shape[3], compute.shape[4] // LANES
+        # 14 pixels of one vector each; fewer pixels when a block is several vectors wide
+        most = min(width, 14, MAX_ACCUMULATORS // vectors)
+        ow_block = max(b for b in range(1, most + 1) if width % b == 0)
         return {"ow_block": ow_block, "oc_block": 1, "reduction_order": "c_kh_kw", "unroll_kw": 0}
 
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:

@@ -102,13 +102,18 @@ def count_ops(module: ModuleOp) -> int:
     return sum(1 for _ in module.walk()) - 1
 
 
-def graph_pipeline(opt_level: int) -> list[ModulePass]:
+#: The channel block of the NCHW[x]c layout convolutions run in: one 16-float vector. Blocks
+#: of 32 and 64 run the ResNet block's conv no faster (`bench/conv_layouts.py`).
+CONV_BLOCK = 16
+
+
+def graph_pipeline(opt_level: int, conv_block: int = CONV_BLOCK) -> list[ModulePass]:
     """Graph-level passes before lowering (the frontend has already folded constants).
 
-    Level 1 cleans up; level 2 and up also fold batch norms into weights and fuse ops into
-    kernels. Fusion comes after canonicalization (which removes the reshape pairs and `x * 1`
-    that would otherwise end up inside groups) and before DCE (which sweeps the constants that
-    BN folding replaced)."""
+    Level 1 cleans up; level 2 and up also fold batch norms into weights, run convolutions in
+    the NCHW{conv_block}c layout and fuse ops into kernels. Fusion comes after
+    canonicalization (which removes the reshape pairs and `x * 1` that would otherwise end up
+    inside groups) and before DCE (which sweeps the constants that BN folding replaced)."""
     if opt_level < 1:
         return []
     if opt_level < 2:
@@ -117,7 +122,7 @@ def graph_pipeline(opt_level: int) -> list[ModulePass]:
         CanonicalizePass(),
         FoldWeightLayoutPass(),
         FoldBatchNormPass(),
-        ConvLayoutPass(),
+        ConvLayoutPass(block=conv_block),
         PackWeightsPass(),
         FusePass(),
         DeadCodeEliminationPass(),
@@ -218,14 +223,16 @@ def lower_to_te(
     *,
     schedules: Mapping[str, Config] | None = None,
     num_threads: int | None = None,
+    conv_block: int = CONV_BLOCK,
 ) -> None:
     """Graph passes, then one te kernel per graph op: the level where schedules live.
 
     Kernels get their default schedules, except those whose task key (for `num_threads`
-    threads on this CPU) `schedules` holds a config for."""
+    threads on this CPU) `schedules` holds a config for. `conv_block` is the channel block
+    of the convolutions' NCHW[x]c layout (an experiment's knob: `bench/conv_layouts.py`)."""
     report = report or CompileReport()
     ctx = ctx or make_context()
-    for graph_pass in graph_pipeline(opt_level):
+    for graph_pass in graph_pipeline(opt_level, conv_block):
         report.timed("graph passes", lambda p=graph_pass: p.apply(ctx, module))
     report.op_counts["graph (optimized)"] = count_ops(module)
     report.timed("graph -> te", lambda: ConvertGraphToTePass().apply(ctx, module))

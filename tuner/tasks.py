@@ -27,7 +27,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Region
 
-from minitvm.compiler import load_model, lower_to_te
+from minitvm.compiler import CONV_BLOCK, load_model, lower_to_te
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.frontend import from_onnx
 from minitvm.ir import parse_module, print_module
@@ -202,9 +202,11 @@ def extract_tasks(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     num_threads: int = 1,
     opt_level: int = 3,
+    conv_block: int = CONV_BLOCK,
 ) -> list[Task]:
     """The tuning tasks of an ONNX model (path or ModelProto) compiled for `num_threads`
-    threads on this CPU: one per distinct kernel with a schedule template."""
+    threads on this CPU: one per distinct kernel with a schedule template. `conv_block`:
+    see `minitvm.compiler.lower_to_te`."""
     module = from_onnx(load_model(model), input_shapes)
-    lower_to_te(module, opt_level, num_threads=num_threads)
+    lower_to_te(module, opt_level, num_threads=num_threads, conv_block=conv_block)
     return tasks_of_module(module, num_threads, opt_level)

@@ -15,7 +15,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import minitvm
-from minitvm.compiler import build, lower_to_te, random_inputs
+from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
 from minitvm.dialects import te
 from minitvm.frontend import from_onnx
 from minitvm.lowering.graph_to_te.kernel_schedule import (
@@ -43,10 +43,11 @@ def matmul_model(m: int, k: int, n: int) -> onnx.ModelProto:
     return net.model([net.op("Relu", [net.op("Add", [y, net.weight("b", [n])])])])
 
 
-def conv_model(channels: int = 32, size: int = 10, twice: bool = False) -> onnx.ModelProto:
+def conv_model(channels: int = 32, size: int = 10, twice: bool = False, out_channels: int = 32) -> onnx.ModelProto:
     net = Net(2)
     x = net.input("x", [1, channels, size, size])
-    y = net.op("Relu", [net.op("Conv", [x, net.weight("w", [32, channels, 3, 3], 0.1)], pads=[1, 1, 1, 1])])
+    w = net.weight("w", [out_channels, channels, 3, 3], 0.1)
+    y = net.op("Relu", [net.op("Conv", [x, w], pads=[1, 1, 1, 1])])
     if twice:  # a second conv of the same shape: the same tuning task
         y = net.op("Conv", [y, net.weight("w2", [32, 32, 3, 3], 0.1)], pads=[1, 1, 1, 1])
     return net.model([y])
@@ -64,9 +65,9 @@ def add_relu_model() -> onnx.ModelProto:
     return net.model([net.op("Relu", [net.op("Add", [x, net.weight("b", [64])])])])
 
 
-def te_module(model: onnx.ModelProto) -> ModuleOp:
+def te_module(model: onnx.ModelProto, conv_block: int = CONV_BLOCK) -> ModuleOp:
     module = from_onnx(model)
-    lower_to_te(module, num_threads=1)
+    lower_to_te(module, num_threads=1, conv_block=conv_block)
     return module
 
 
@@ -136,6 +137,20 @@ def test_conv_space_and_default() -> None:
     assert space["ow_block"] == (1, 2, 7, 14)
     assert space["oc_block"] == (1, 2)
     assert template.default_config(anchor)["ow_block"] == 14
+
+
+@pytest.mark.parametrize(("block", "ow_block"), [(32, 14), (64, 7)])
+def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) -> None:
+    """In NCHW64c (`lower_to_te(conv_block=64)`) a pixel's output channels are 4 vectors: the
+    default row block shrinks to 7 pixels (28 accumulators) instead of failing at 14; with 2
+    vectors (NCHW32c) 14 pixels still fit."""
+    model = conv_model(channels=64, size=14, out_channels=64)
+    x = np.random.default_rng(1).standard_normal((1, 64, 14, 14)).astype(np.float32)
+    module = te_module(model, conv_block=block)
+    anchor, template = kernel_template(templated_kernel(module, "conv_nchwc"))  # type: ignore[misc]
+    assert anchor.shape[4] == block
+    assert template.default_config(anchor)["ow_block"] == ow_block
+    np.testing.assert_allclose(run(module, [x]), run(te_module(model), [x]), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize(

@@ -393,10 +393,13 @@ class LayoutTransformOp(GraphOp):
 
 @irdl_op_definition
 class ConvNchwcOp(GraphOp):
-    """2-D convolution (one group) in the blocked layout: input [N, C/cb, H, W, cb], weight
-    [M/mb, C/cb, KH, KW, cb, mb], optional bias [M]; result [N, M/mb, OH, OW, mb]. It is
-    graph.conv on the unblocked tensors, weight W[m, c, kh, kw] = w[m // mb, c // cb, kh, kw,
-    c % cb, m % mb]; strides, pads (h_begin, w_begin, h_end, w_end) and dilations as there."""
+    """2-D convolution in the blocked layout: input [N, C/cb, H, W, cb], weight [M/mb, C/cb,
+    KH, KW, cb, mb], optional bias [M]; result [N, M/mb, OH, OW, mb]. It is graph.conv on the
+    unblocked tensors, weight W[m, c, kh, kw] = w[m // mb, c // cb, kh, kw, c % cb, m % mb];
+    strides, pads (h_begin, w_begin, h_end, w_end) and dilations as there.
+
+    `group` is 1, or C for a depthwise conv (MobileNet's): output channel m reads input
+    channel m alone, so M = C, mb = cb and the weight is [M/mb, 1, KH, KW, 1, mb]."""
 
     name = "graph.conv_nchwc"
     input = operand_def(TensorType)
@@ -406,6 +409,7 @@ class ConvNchwcOp(GraphOp):
     strides = opt_prop_def(DenseArrayBase)
     pads = opt_prop_def(DenseArrayBase)
     dilations = opt_prop_def(DenseArrayBase)
+    group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _FORMAT
 
     @classmethod
@@ -414,7 +418,17 @@ class ConvNchwcOp(GraphOp):
             cls.name, operand_types,
             " ([N, C/cb, H, W, cb] and [M/mb, C/cb, KH, KW, cb, mb])", ranks=(5, 6),
         )  # fmt: skip
-        if (sw[1], sw[4]) != (sx[1], sx[4]):
+        group = get_int(props, "group", 1)
+        channels = sx[1] * sx[4]
+        if group != 1:
+            depthwise = (sw[0] * sw[5], sw[1], sw[4], sw[5]) == (channels, 1, 1, sx[4])
+            if group != channels or not depthwise:
+                raise ShapeError(
+                    f"{cls.name}: group {group} must be 1 or, for a depthwise conv, the "
+                    f"{channels} input channels, with weight [C/b, 1, KH, KW, 1, b] for input "
+                    f"block b = {sx[4]} (got weight {fmt_shape(sw)})"
+                )
+        elif (sw[1], sw[4]) != (sx[1], sx[4]):
             same = sw[1] * sw[4] == sx[1] * sx[4]
             raise ShapeError(
                 f"{cls.name}: input has C/cb x cb = {sx[1]} x {sx[4]} = {sx[1] * sx[4]} channels "

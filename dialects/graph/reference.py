@@ -344,8 +344,9 @@ def _conv_nchwc(op: Operation, xs: Arrays) -> Arrays:
     """graph.conv on the unblocked input and weight, the result blocked by mb."""
     x, w, *b = xs
     out = _out_shape(op)
+    group = get_int(op.properties, "group", 1)
     y = _convolve(relayout(x, x.shape[4], None), unblock_weight(w), b[0] if b else None,
-                  *_spatial_props(op, 2), 1, out[2:4])  # fmt: skip
+                  *_spatial_props(op, 2), group, out[2:4])  # fmt: skip
     return [relayout(y, None, out[4])]
 
 

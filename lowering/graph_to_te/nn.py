@@ -297,16 +297,23 @@ def _conv_nchwc(
     ow * sw + kw * dw, ci] * w[mo, co, kh, kw, ci, mi], then + bias[mo * mb + mi].
 
     The loops keep their names for the conv schedule: i0..i4 = (n, mo, oh, ow, mi) and
-    r0..r3 = (co, kh, kw, ci), all four reductions even where an extent is 1."""
+    r0..r3 = (co, kh, kw, ci), all four reductions even where an extent is 1.
+
+    A depthwise conv (`group` = C) reads input channel (mo, mi) for output channel (mo, mi):
+    padded[n, mo, h, w, mi] * w[mo, 0, kh, kw, 0, mi], its co and ci of extent 1. So the
+    conv schedule's vector along mi loads the input as a vector instead of broadcasting it."""
     _, c_outer, kernel_h, kernel_w, c_inner, m_block = w.shape
     strides, pads, dilations = _spatial_props(op, 2)
     padded = _pad_spatial(kb, x, pads[:2], pads[2:], dims=(2, 3))
+    depthwise = get_int(op.properties, "group", 1) != 1
 
     def body(
         n: Expr, mo: Expr, oh: Expr, ow: Expr, mi: Expr, co: Expr, kh: Expr, kw: Expr, ci: Expr
     ) -> Expr:
         h = _affine(0, (oh, strides[0]), (kh, dilations[0]))
         v = _affine(0, (ow, strides[1]), (kw, dilations[1]))
+        if depthwise:
+            return padded[n, mo, h, v, mi] * w[mo, 0, kh, kw, 0, mi]
         return padded[n, co, h, v, ci] * w[mo, co, kh, kw, ci, mi]
 
     extents = [c_outer, kernel_h, kernel_w, c_inner]

@@ -6,10 +6,11 @@ contiguous: the conv kernel keeps a row of output pixels x 16 channels in vector
 and feeds them with one weight vector and one broadcast input scalar per multiply-add (the
 layout TVM's x86 conv2d uses). This pass
 
-  1. rewrites each `graph.conv` (2-D, one group, constant weights, output channels a multiple
-     of `block`) as `graph.conv_nchwc` between two `graph.layout_transform`s, its weights
-     re-laid out as `[M/16, C/cb, KH, KW, cb, 16]` at compile time (cb = `block` when it
-     divides the input channels, else all of them, e.g. 3 for an RGB image):
+  1. rewrites each `graph.conv` (2-D, constant weights, output channels a multiple of
+     `block`; one group, or depthwise: one per channel) as `graph.conv_nchwc` between two
+     `graph.layout_transform`s, its weights re-laid out as `[M/16, C/cb, KH, KW, cb, 16]` at
+     compile time (cb = `block` when it divides the input channels, else all of them, e.g. 3
+     for an RGB image; a depthwise conv's weights `[C/16, 1, KH, KW, 1, 16]`):
 
        %y = graph.conv %x, %w, %b        %xb = graph.layout_transform %x {NCHW -> NCHW16c}
                                    ->    %yb = graph.conv_nchwc %xb, %wb, %b
@@ -111,21 +112,26 @@ class ConvToBlockedPattern(RewritePattern):
     def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
         x_shape, w_shape = _shape(op.input), _shape(op.weight)
         weight = op.weight.owner
-        if len(x_shape) != 4 or get_int(op.properties, "group", 1) != 1:
+        group = get_int(op.properties, "group", 1)
+        if len(x_shape) != 4 or not isinstance(weight, ConstantOp) or w_shape[0] % self.block:
             return
-        if not isinstance(weight, ConstantOp) or w_shape[0] % self.block:
+        # depthwise (one input channel per output channel): blocked like the input
+        depthwise = group == x_shape[1] == w_shape[0] and w_shape[1] == 1
+        if group != 1 and not depthwise:
             return
-        cb = input_block(x_shape[1], self.block)
+        cb = self.block if depthwise else input_block(x_shape[1], self.block)
         if cb is None:
             return
         mb = self.block
         w_blocked = _constant(
-            blocked_weights(weight.numpy(), cb, mb), f"{weight.result.name_hint or 'w'}_nchwc"
+            blocked_weights(weight.numpy(), 1 if depthwise else cb, mb),
+            f"{weight.result.name_hint or 'w'}_nchwc",
         )
         x_blocked = LayoutTransformOp.make(op.input, src_layout=NCHW, dst_layout=blocked_layout(cb))
+        kept = ("strides", "pads", "dilations", "group") if depthwise else ("strides", "pads", "dilations")
         conv = ConvNchwcOp.make(
             x_blocked.result, w_blocked.result, op.bias,
-            **{k: v for k, v in op.properties.items() if k in ("strides", "pads", "dilations")},
+            **{k: v for k, v in op.properties.items() if k in kept},
         )  # fmt: skip
         y = LayoutTransformOp.make(conv.result, src_layout=blocked_layout(mb), dst_layout=NCHW)
         rewriter.insert([w_blocked, x_blocked, conv])

@@ -123,7 +123,29 @@ def pools_between_convs(seed: int) -> onnx.ModelProto:
     return net.model([net.op("Conv", [y, net.weight("w2", [16, 32, 1, 1], 0.2)])])
 
 
+def mobilenet_blocks(seed: int) -> onnx.ModelProto:
+    """Two MobileNetV2 inverted residuals: 1x1 expand, BN, ReLU6, depthwise 3x3 (group = the
+    channels), BN, ReLU6, 1x1 project, BN; the first with a residual add, the second strided
+    with a dilated, unevenly padded depthwise conv and odd sizes."""
+    net = Net(seed)
+    x = net.input("x", [1, 16, 13, 11])
+    lo, hi = net.const("lo", np.float32(0)), net.const("hi", np.float32(6))
+
+    def relu6(value: str) -> str:
+        return net.op("Clip", [value, lo, hi])
+
+    def block(x: str, name: str, channels: int, out: int, **depthwise: object) -> str:
+        y = relu6(net.batch_norm(net.op("Conv", [x, net.weight(f"{name}e", [channels, 16, 1, 1], 0.3)]), channels))
+        w = net.weight(f"{name}d", [channels, 1, 3, 3], 0.3)
+        y = relu6(net.batch_norm(net.op("Conv", [y, w], group=channels, **depthwise), channels))
+        return net.batch_norm(net.op("Conv", [y, net.weight(f"{name}p", [out, channels, 1, 1], 0.2)]), out)
+
+    x = net.op("Add", [block(x, "a", 64, 16, pads=[1, 1, 1, 1]), x])
+    return net.model([block(x, "b", 96, 32, strides=[2, 2], pads=[2, 1, 1, 2], dilations=[2, 1])])
+
+
 CASES = {
+    "mobilenet_blocks": mobilenet_blocks,
     "residual_stage": residual_stage,
     "dense_block": dense_block,
     "rgb_stem": rgb_stem,
@@ -158,6 +180,8 @@ def test_blocked_convs_match_plain_convs_and_onnxruntime(case: str) -> None:
         # the pools run blocked: in and out only
         ("pools_between_convs", 2, 2),
         ("dilated_asymmetric", 1, 2),
+        # the depthwise convs run blocked too: in and out only
+        ("mobilenet_blocks", 6, 2),
     ],
 )
 def test_transforms_are_left_only_at_the_edges(case: str, convs: int, transforms: int) -> None:

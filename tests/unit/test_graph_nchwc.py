@@ -71,14 +71,21 @@ class ConvCase:
     pads: tuple[int, int, int, int] = (0, 0, 0, 0)
     dilations: tuple[int, int] = (1, 1)
     bias: bool = True
+    group: int = 1  # 1, or c: depthwise
 
     def props(self) -> dict[str, object]:
-        return {"strides": list(self.strides), "pads": list(self.pads),
-                "dilations": list(self.dilations)}  # fmt: skip
+        props: dict[str, object] = {"strides": list(self.strides), "pads": list(self.pads),
+                                    "dilations": list(self.dilations)}  # fmt: skip
+        return props if self.group == 1 else {**props, "group": self.group}
+
+    @property
+    def weight_cb(self) -> int:
+        """The weight's input-channel block: a depthwise weight has one input channel."""
+        return self.cb if self.group == 1 else 1
 
     def data(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         x = rand(self.n, self.c, *self.size)
-        w = rand(self.m, self.c, *self.kernel)
+        w = rand(self.m, self.c // self.group, *self.kernel)
         return x, w, (rand(self.m) if self.bias else None)
 
 
@@ -95,13 +102,16 @@ CONV_CASES = [
     ConvCase("3x1_asymmetric_pads", 1, 6, (6, 7), 32, (3, 1), cb=3, strides=(1, 2),
              pads=(1, 0, 0, 1)),
     ConvCase("rgb_cb3_mb8", 1, 3, (5, 5), 8, (3, 3), cb=3, mb=8, pads=(1, 1, 1, 1)),
+    ConvCase("depthwise_3x3_p1", 1, 32, (8, 7), 32, (3, 3), cb=16, pads=(1, 1, 1, 1), group=32),
+    ConvCase("depthwise_s2_dilation_asymmetric_nobias", 2, 16, (9, 7), 16, (3, 3), cb=16,
+             strides=(2, 1), pads=(2, 1, 1, 0), dilations=(2, 1), bias=False, group=16),
 ]  # fmt: skip
 
 
 def nchwc_module(case: ConvCase) -> tuple[ModuleOp, list[np.ndarray]]:
     """@main(x [N, C, H, W], w blocked, bias?): NCHW -> NCHW{cb}c, conv_nchwc, -> NCHW."""
     x, w, b = case.data()
-    inputs = [x, block_weight(w, case.cb, case.mb), *([b] if b is not None else [])]
+    inputs = [x, block_weight(w, case.weight_cb, case.mb), *([b] if b is not None else [])]
 
     def body(xv: SSAValue, wv: SSAValue, *bv: SSAValue) -> list[Operation]:
         to_blocked = g.LayoutTransformOp.make(xv, src_layout="NCHW", dst_layout=g.blocked_layout(case.cb))
@@ -130,7 +140,7 @@ def conv_oracle(case: ConvCase, inputs: list[np.ndarray]) -> np.ndarray:
 def test_reference_conv_nchwc_is_conv_on_unblocked_data(case: ConvCase):
     x, w, b = case.data()
     bias = [b] if b is not None else []
-    blocked = [reference.relayout(x, None, case.cb), block_weight(w, case.cb, case.mb), *bias]
+    blocked = [reference.relayout(x, None, case.cb), block_weight(w, case.weight_cb, case.mb), *bias]
     conv_nchwc = module_of(blocked, lambda xv, wv, *bv: [
         g.ConvNchwcOp.make(xv, wv, bv[0] if bv else None, **case.props())])
     conv = module_of([x, w, *bias], lambda xv, wv, *bv: [
@@ -250,8 +260,8 @@ def compile_and_run(module: ModuleOp, inputs: list[np.ndarray]) -> np.ndarray:
     return exe.run({s.name: x for s, x in zip(specs, inputs)})[0]
 
 
-@pytest.mark.parametrize("case", [CONV_CASES[0], CONV_CASES[2], CONV_CASES[3], CONV_CASES[6]],
-                         ids=lambda c: c.id)  # fmt: skip
+@pytest.mark.parametrize("case", [CONV_CASES[0], CONV_CASES[2], CONV_CASES[3], CONV_CASES[6],
+                                  CONV_CASES[8], CONV_CASES[9]], ids=lambda c: c.id)  # fmt: skip
 def test_compiled_conv_nchwc_matches_conv(case: ConvCase):
     module, inputs = nchwc_module(case)
     want = conv_oracle(case, inputs)

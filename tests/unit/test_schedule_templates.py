@@ -53,6 +53,13 @@ def conv_model(channels: int = 32, size: int = 10, twice: bool = False, out_chan
     return net.model([y])
 
 
+def depthwise_model(channels: int = 32, size: int = 10) -> onnx.ModelProto:
+    net = Net(5)
+    x = net.input("x", [1, channels, size, size])
+    w = net.weight("w", [channels, 1, 3, 3], 0.3)
+    return net.model([net.op("Relu", [net.op("Conv", [x, w], pads=[1, 1, 1, 1], group=channels)])])
+
+
 def reduce_model() -> onnx.ModelProto:
     net = Net(3)
     x = net.input("x", [6, 96])
@@ -91,10 +98,11 @@ def sample(space, rng: random.Random) -> dict:
     [
         (lambda: matmul_model(8, 64, 96), GemmTemplate, (8, 64)),
         (lambda: conv_model(), ConvNchwcTemplate, (1, 32, 10, 10)),
+        (lambda: depthwise_model(), ConvNchwcTemplate, (1, 32, 10, 10)),
         (reduce_model, ReductionTemplate, (6, 96)),
         (add_relu_model, InjectiveTemplate, (4, 64)),
     ],
-    ids=["gemm", "conv_nchwc", "reduction", "injective"],
+    ids=["gemm", "conv_nchwc", "depthwise_conv_nchwc", "reduction", "injective"],
 )
 def test_every_valid_config_computes_the_default_result(model, template, shape) -> None:
     proto = model()

@@ -84,16 +84,40 @@ func.func @pools(%x: tensor<1x16x9x9xf32>) -> tensor<1x16x6x5xf32> {
   func.return %3 : tensor<1x16x6x5xf32>
 }
 
-// Not rewritten: grouped convs, output channels not a multiple of 16, run-time weights.
+// A MobileNet block: a strided depthwise 3x3 (group = the 32 channels) with bias, ReLU6,
+// then a pointwise 1x1 conv. The depthwise conv is blocked like its input, its weights
+// [32, 1, 3, 3] re-laid out as [2, 1, 3, 3, 1, 16]; only the block's edges transform.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x32x8x8xf32>)
+// CHECK:         %[[XB:\w+]] = graph.layout_transform %[[X]] {src_layout = "NCHW", dst_layout = "NCHW16c"} : tensor<1x32x8x8xf32> -> tensor<1x2x8x8x16xf32>
+// CHECK-NEXT:    %[[D:\w+]] = graph.conv_nchwc %[[XB]], %{{\w+}}, %{{\w+}} {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, group = 32 : i64} : (tensor<1x2x8x8x16xf32>, tensor<2x1x3x3x1x16xf32>, tensor<32xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK-NEXT:    %[[C:\w+]] = graph.clip %[[D]] {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<1x2x4x4x16xf32>
+// CHECK:         %[[P:\w+]] = graph.conv_nchwc %[[C]], %{{\w+}} : (tensor<1x2x4x4x16xf32>, tensor<1x2x1x1x16x16xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.layout_transform %[[P]] {src_layout = "NCHW16c", dst_layout = "NCHW"}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @depthwise(%x: tensor<1x32x8x8xf32>) -> tensor<1x16x4x4xf32> {
+  %dw = graph.constant dense<0.5> : tensor<32x1x3x3xf32>
+  %b = graph.constant dense<0.1> : tensor<32xf32>
+  %pw = graph.constant dense<0.25> : tensor<16x32x1x1xf32>
+  %0 = graph.conv %x, %dw, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, group = 32 : i64} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>) -> tensor<1x32x4x4xf32>
+  %1 = graph.clip %0 {min = 0.0 : f32, max = 6.0 : f32} : tensor<1x32x4x4xf32>
+  %2 = graph.conv %1, %pw : (tensor<1x32x4x4xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x4x4xf32>
+  func.return %2 : tensor<1x16x4x4xf32>
+}
+
+// Not rewritten: grouped convs (two groups; a depthwise conv with two outputs per channel),
+// output channels not a multiple of 16, run-time weights.
 // CHECK-LABEL: func.func @stays(
 // CHECK-NOT:     graph.layout_transform
 // CHECK-NOT:     graph.conv_nchwc
 // CHECK:         func.return
-func.func @stays(%x: tensor<1x16x4x4xf32>, %v: tensor<16x16x1x1xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>) {
+func.func @stays(%x: tensor<1x16x4x4xf32>, %v: tensor<16x16x1x1xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>) {
   %g = graph.constant dense<0.5> : tensor<16x8x1x1xf32>
   %w = graph.constant dense<0.5> : tensor<8x16x1x1xf32>
+  %m = graph.constant dense<0.5> : tensor<32x1x3x3xf32>
   %0 = graph.conv %x, %g {group = 2 : i64} : (tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
   %1 = graph.conv %x, %w : (tensor<1x16x4x4xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x4x4xf32>
   %2 = graph.conv %x, %v : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x4x4xf32>
-  func.return %0, %1, %2 : tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>
+  %3 = graph.conv %x, %m {pads = array<i64: 1, 1, 1, 1>, group = 16 : i64} : (tensor<1x16x4x4xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x4x4xf32>
+  func.return %0, %1, %2, %3 : tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>
 }

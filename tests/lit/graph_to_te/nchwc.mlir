@@ -2,7 +2,8 @@
 // injective compute that goes through the flat channel c: to NCHW{b}c it reads channel
 // co * b + ci, from NCHW{a}c it reads [c // a, ..., c % a]. graph.conv_nchwc is graph.conv's
 // three computes on blocked tensors: padding on H and W only, ONE reduction whose loops the
-// conv schedule names (i0..i4 = n, mo, oh, ow, mi; r0..r3 = co, kh, kw, ci, in that order),
+// conv schedule names (i0..i4 = n, mo, oh, ow, mi; r0..r3 = co, kh, kw, ci, in that order;
+// a depthwise conv keeps co and ci, of extent 1),
 // and the bias read at the flat channel mo * mb + mi.
 // RUN: minitvm-opt %s --split-input-file -p convert-graph-to-te | filecheck %s
 
@@ -150,4 +151,29 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>, %w: tensor<2x2x3x3x16x16xf32>, %b: t
 func.func @main(%x: tensor<1x4x3x3x3xf32>, %w: tensor<1x4x1x1x3x16xf32>) -> tensor<1x1x3x3x16xf32> {
   %0 = graph.conv_nchwc %x, %w : (tensor<1x4x3x3x3xf32>, tensor<1x4x1x1x3x16xf32>) -> tensor<1x1x3x3x16xf32>
   func.return %0 : tensor<1x1x3x3x16xf32>
+}
+
+// -----
+
+// A depthwise conv_nchwc (group = the 32 channels): output channel (mo, mi) reads input
+// channel (mo, mi) alone, so the window read is x[n, mo, oh + kh, ow + kw, mi] (a vector
+// along mi under the conv schedule, where a plain conv broadcasts x[.., ci]) and the weight
+// w[mo, 0, kh, kw, 0, mi]. co and ci keep their loops, of extent 1, so the conv template's
+// default schedule applies unchanged.
+// CHECK-LABEL: func.func @conv_nchwc_0(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x2x4x4x16xf32>, %[[WT:\w+]]: tensor<2x1x3x3x1x16xf32>) -> tensor<1x2x2x2x16xf32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[ACC:\w+]] = te.compute (%[[N:i0\w*]], %[[MO:i1\w*]], %[[OH:i2\w*]], %[[OW:i3\w*]], %[[MI:i4\w*]]) in [1, 2, 2, 2, 16] sum (%[[CO:r0\w*]], %[[KH:r1\w*]], %[[KW:r2\w*]], %[[CI:r3\w*]]) in [1, 3, 3, 1] {schedule = [#te.split<"i3", 2>, #te.reorder<["i0", "i1", "i2", "i3.o", "r0", "r1", "r2", "r3", "i3.i", "i4"]>, #te.fuse<"i1", "i2">, #te.unroll<"i3.i">, #te.vectorize<"i4">]} : tensor<1x2x2x2x16xf32> {
+// CHECK-NEXT:      %[[PH:\w+]] = arith.addi %[[OH]], %[[KH]] : index
+// CHECK-NEXT:      %[[PW:\w+]] = arith.addi %[[OW]], %[[KW]] : index
+// CHECK-NEXT:      %[[XV:\w+]] = te.read %[[X]][%[[N]], %[[MO]], %[[PH]], %[[PW]], %[[MI]]] : tensor<1x2x4x4x16xf32>
+// CHECK-NEXT:      %[[Z0:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[Z1:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[WV:\w+]] = te.read %[[WT]][%[[MO]], %[[Z0]], %[[KH]], %[[KW]], %[[Z1]], %[[MI]]] : tensor<2x1x3x3x1x16xf32>
+// CHECK-NEXT:      %[[T:\w+]] = arith.mulf %[[XV]], %[[WV]] : f32
+// CHECK-NEXT:      te.yield %[[T]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[ACC]] : tensor<1x2x2x2x16xf32>
+func.func @main(%x: tensor<1x2x4x4x16xf32>, %w: tensor<2x1x3x3x1x16xf32>) -> tensor<1x2x2x2x16xf32> {
+  %0 = graph.conv_nchwc %x, %w {group = 32 : i64} : (tensor<1x2x4x4x16xf32>, tensor<2x1x3x3x1x16xf32>) -> tensor<1x2x2x2x16xf32>
+  func.return %0 : tensor<1x2x2x2x16xf32>
 }

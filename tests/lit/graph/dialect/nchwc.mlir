@@ -32,26 +32,29 @@ func.func @layout_transform(%x: tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32> {
 
 // graph.conv_nchwc: optional bias [M]; strides, pads (h_begin, w_begin, h_end, w_end) and
 // dilations as graph.conv's (absent = 1, 0, 1; written ones are kept); an input block of 3
-// (an RGB image) with an output block of 16.
+// (an RGB image) with an output block of 16; a depthwise conv (group = the 64 channels).
 // CHECK-LABEL: func.func @conv_nchwc(
-// CHECK-SAME:      %[[X:\w+]]: tensor<1x4x8x8x16xf32>, %[[W:\w+]]: tensor<2x4x3x3x16x16xf32>, %[[B:\w+]]: tensor<32xf32>, %[[RGB:\w+]]: tensor<1x1x15x15x3xf32>, %[[WR:\w+]]: tensor<1x1x7x7x3x16xf32>) {
+// CHECK-SAME:      %[[X:\w+]]: tensor<1x4x8x8x16xf32>, %[[W:\w+]]: tensor<2x4x3x3x16x16xf32>, %[[B:\w+]]: tensor<32xf32>, %[[RGB:\w+]]: tensor<1x1x15x15x3xf32>, %[[WR:\w+]]: tensor<1x1x7x7x3x16xf32>, %[[WD:\w+]]: tensor<4x1x3x3x1x16xf32>) {
 // CHECK-NEXT:    %{{\w+}} = graph.conv_nchwc %[[X]], %[[W]] : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>) -> tensor<1x2x6x6x16xf32>
 // CHECK-NEXT:    %{{\w+}} = graph.conv_nchwc %[[X]], %[[W]], %[[B]] {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>, tensor<32xf32>) -> tensor<1x2x4x4x16xf32>
 // CHECK-NEXT:    %{{\w+}} = graph.conv_nchwc %[[X]], %[[W]] {dilations = array<i64: 2, 2>, pads = array<i64: 2, 0, 1, 2>} : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>) -> tensor<1x2x7x6x16xf32>
 // CHECK-NEXT:    %{{\w+}} = graph.conv_nchwc %[[RGB]], %[[WR]] {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x1x15x15x3xf32>, tensor<1x1x7x7x3x16xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK-NEXT:    %{{\w+}} = graph.conv_nchwc %[[X]], %[[WD]] {pads = array<i64: 1, 1, 1, 1>, group = 64 : i64} : (tensor<1x4x8x8x16xf32>, tensor<4x1x3x3x1x16xf32>) -> tensor<1x4x8x8x16xf32>
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 // GENERIC-LABEL: "func.func"() <{sym_name = "conv_nchwc"
-// GENERIC-NEXT:  ^bb0(%[[X:\w+]]: tensor<1x4x8x8x16xf32>, %[[W:\w+]]: tensor<2x4x3x3x16x16xf32>, %[[B:\w+]]: tensor<32xf32>, %[[RGB:\w+]]: tensor<1x1x15x15x3xf32>, %[[WR:\w+]]: tensor<1x1x7x7x3x16xf32>):
+// GENERIC-NEXT:  ^bb0(%[[X:\w+]]: tensor<1x4x8x8x16xf32>, %[[W:\w+]]: tensor<2x4x3x3x16x16xf32>, %[[B:\w+]]: tensor<32xf32>, %[[RGB:\w+]]: tensor<1x1x15x15x3xf32>, %[[WR:\w+]]: tensor<1x1x7x7x3x16xf32>, %[[WD:\w+]]: tensor<4x1x3x3x1x16xf32>):
 // GENERIC-NEXT:    %{{\w+}} = "graph.conv_nchwc"(%[[X]], %[[W]]) : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>) -> tensor<1x2x6x6x16xf32>
 // GENERIC-NEXT:    %{{\w+}} = "graph.conv_nchwc"(%[[X]], %[[W]], %[[B]]) <{strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}> : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>, tensor<32xf32>) -> tensor<1x2x4x4x16xf32>
 // GENERIC-NEXT:    %{{\w+}} = "graph.conv_nchwc"(%[[X]], %[[W]]) <{dilations = array<i64: 2, 2>, pads = array<i64: 2, 0, 1, 2>}> : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>) -> tensor<1x2x7x6x16xf32>
 // GENERIC-NEXT:    %{{\w+}} = "graph.conv_nchwc"(%[[RGB]], %[[WR]]) <{strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>}> : (tensor<1x1x15x15x3xf32>, tensor<1x1x7x7x3x16xf32>) -> tensor<1x1x8x8x16xf32>
-func.func @conv_nchwc(%x: tensor<1x4x8x8x16xf32>, %w: tensor<2x4x3x3x16x16xf32>, %b: tensor<32xf32>, %rgb: tensor<1x1x15x15x3xf32>, %wr: tensor<1x1x7x7x3x16xf32>) {
+// GENERIC-NEXT:    %{{\w+}} = "graph.conv_nchwc"(%[[X]], %[[WD]]) <{pads = array<i64: 1, 1, 1, 1>, group = 64 : i64}> : (tensor<1x4x8x8x16xf32>, tensor<4x1x3x3x1x16xf32>) -> tensor<1x4x8x8x16xf32>
+func.func @conv_nchwc(%x: tensor<1x4x8x8x16xf32>, %w: tensor<2x4x3x3x16x16xf32>, %b: tensor<32xf32>, %rgb: tensor<1x1x15x15x3xf32>, %wr: tensor<1x1x7x7x3x16xf32>, %wd: tensor<4x1x3x3x1x16xf32>) {
   %0 = graph.conv_nchwc %x, %w : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>) -> tensor<1x2x6x6x16xf32>
   %1 = "graph.conv_nchwc"(%x, %w, %b) <{strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}> : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>, tensor<32xf32>) -> tensor<1x2x4x4x16xf32>
   %2 = graph.conv_nchwc %x, %w {dilations = array<i64: 2, 2>, pads = array<i64: 2, 0, 1, 2>} : (tensor<1x4x8x8x16xf32>, tensor<2x4x3x3x16x16xf32>) -> tensor<1x2x7x6x16xf32>
   %3 = "graph.conv_nchwc"(%rgb, %wr) <{strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>}> : (tensor<1x1x15x15x3xf32>, tensor<1x1x7x7x3x16xf32>) -> tensor<1x1x8x8x16xf32>
+  %4 = graph.conv_nchwc %x, %wd {pads = array<i64: 1, 1, 1, 1>, group = 64 : i64} : (tensor<1x4x8x8x16xf32>, tensor<4x1x3x3x1x16xf32>) -> tensor<1x4x8x8x16xf32>
   func.return
 }
 
@@ -169,6 +172,19 @@ func.func @conv_nchwc_channels(%x: tensor<1x4x8x8x16xf32>, %w: tensor<2x2x3x3x16
 // CHECK-NEXT: | Operation does not verify: graph.conv_nchwc: input has C/cb x cb = 4 x 16 = 64 channels but weight expects 8 x 8 = 64 (the same channels, blocked differently){{$}}
 func.func @conv_nchwc_blocks(%x: tensor<1x4x8x8x16xf32>, %w: tensor<2x8x3x3x8x16xf32>) {
   %0 = graph.conv_nchwc %x, %w : (tensor<1x4x8x8x16xf32>, tensor<2x8x3x3x8x16xf32>) -> tensor<1x2x6x6x16xf32>
+  func.return
+}
+
+// -----
+
+// conv_nchwc: a group other than 1 must be a depthwise conv's: one per input channel, weight [C/b, 1, KH, KW, 1, b].
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.conv_nchwc: group 64 must be 1 or, for a depthwise conv, the 64 input channels, with weight [C/b, 1, KH, KW, 1, b] for input block b = 16 (got weight 4x4x3x3x16x16){{$}}
+// CHECK:      = "graph.conv_nchwc"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.conv_nchwc: group 64 must be 1 or, for a depthwise conv, the 64 input channels, with weight [C/b, 1, KH, KW, 1, b] for input block b = 16 (got weight 4x4x3x3x16x16){{$}}
+func.func @conv_nchwc_group(%x: tensor<1x4x8x8x16xf32>, %w: tensor<4x4x3x3x16x16xf32>) {
+  %0 = graph.conv_nchwc %x, %w {group = 64 : i64} : (tensor<1x4x8x8x16xf32>, tensor<4x4x3x3x16x16xf32>) -> tensor<1x4x6x6x16xf32>
   func.return
 }
 

@@ -5,6 +5,7 @@
     matmul(m, k, n)                      C = A @ B of two runtime inputs (fp32), no weights
     resnet_basic_block(channels, size)   conv-BN-ReLU-conv-BN + identity, ReLU (torchvision's)
     resnet18(batch, image, classes)      torchvision's ResNet-18, Conv/BN/Relu unfused
+    mobilenet_v2(batch, image, classes)  torchvision's MobileNetV2: depthwise convs, ReLU6
     light_model_path(name)               a model from the onnx wheel's backend/test/data/light
     with_random_weights(model, seed)     the same graph with seeded random weights of sane scale
 
@@ -198,17 +199,27 @@ def matmul(m: int = 512, k: int = 512, n: int = 512) -> onnx.ModelProto:
 
 
 def _conv_bn(
-    g: _Graph, x: str, conv: str, bn: str, c_in: int, c_out: int, kernel: int, stride: int
+    g: _Graph,
+    x: str,
+    conv: str,
+    bn: str,
+    c_in: int,
+    c_out: int,
+    kernel: int,
+    stride: int,
+    group: int = 1,
 ) -> str:
     """Conv (no bias, "same" padding) then BatchNormalization, as PyTorch exports
     `nn.Conv2d(bias=False)` + `nn.BatchNorm2d` in eval mode: two nodes, left for the compiler
     to fold. Conv weight ~ N(0, 2/fan_in) (He); BN scale and running variance ~ U(0.5, 1.5),
     bias and running mean ~ N(0, 0.1)."""
-    fan_in = c_in * kernel * kernel
-    weight = g.normal(f"{conv}.weight", (c_out, c_in, kernel, kernel), math.sqrt(2.0 / fan_in))
+    fan_in = c_in // group * kernel * kernel
+    weight = g.normal(
+        f"{conv}.weight", (c_out, c_in // group, kernel, kernel), math.sqrt(2.0 / fan_in)
+    )
     y = g.node(
         "Conv", [x, weight], conv,
-        dilations=[1, 1], group=1, kernel_shape=[kernel, kernel],
+        dilations=[1, 1], group=group, kernel_shape=[kernel, kernel],
         pads=[kernel // 2] * 4, strides=[stride, stride],
     )  # fmt: skip
     params = [
@@ -283,16 +294,78 @@ def resnet18(
         if init.name.endswith(("bn2.weight", "downsample.1.weight")):
             scale = numpy_helper.to_array(init) / np.float32(math.sqrt(8))
             init.CopyFrom(numpy_helper.from_array(scale, init.name))
-    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "avgpool")], "flatten", axis=1)
-    weight = g.normal("fc.weight", (classes, 512), math.sqrt(1.0 / 512))
-    bias = g.normal("fc.bias", (classes,), 0.1)
+    return _classified(g, x, "avgpool", "fc", 512, batch, image, classes, "resnet18")
+
+
+def _classified(
+    g: _Graph,
+    x: str,
+    pool: str,
+    fc: str,
+    features: int,
+    batch: int,
+    image: int,
+    classes: int,
+    name: str,
+) -> onnx.ModelProto:
+    """The image classifier ending in `x` ([batch, features, h, w]): global average pool,
+    Flatten, Gemm(transB=1) to `logits` (fc weight N(0, 1/features), bias N(0, 0.1)), as a
+    model of input `x` [batch, 3, image, image] at opset 13."""
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], pool)], "flatten", axis=1)
+    weight = g.normal(f"{fc}.weight", (classes, features), math.sqrt(1.0 / features))
+    bias = g.normal(f"{fc}.bias", (classes,), 0.1)
     g.node("Gemm", [x, weight, bias], "logits", alpha=1.0, beta=1.0, transB=1)
     return g.model(
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, image, image])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])],
         13,
-        "resnet18",
-    )
+        name,
+    )  # fmt: skip
+
+
+#: torchvision's MobileNetV2 stages: (expansion t, output channels c, blocks n, stride s).
+MOBILENET_V2_STAGES = (
+    (1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+    (6, 320, 1, 1),
+)  # fmt: skip
+
+
+def mobilenet_v2(
+    batch: int = 1, image: int = 224, classes: int = 1000, seed: int = 0
+) -> onnx.ModelProto:
+    """torchvision's MobileNetV2 (width 1.0) as PyTorch exports it at opset 13 (eval mode, BN
+    unfolded, ReLU6 as Clip(0, 6)): input `x` [batch, 3, image, image], output `logits`.
+
+    3x3/2 conv to 32 channels; the inverted residual blocks of `MOBILENET_V2_STAGES` (1x1
+    expand by t unless t = 1, 3x3 depthwise conv with the stage's stride on the first block,
+    1x1 project without activation, the input added where the shape is kept); 1x1 conv to
+    1280; global average pool, Flatten, Gemm. Weights as in `_conv_bn` (ReLU6 and the
+    blocks without a residual keep the activations O(1)); the fc layer as ResNet-18's."""
+    g = _Graph(seed)
+    low, high = g.const("relu6.min", np.float32(0.0)), g.const("relu6.max", np.float32(6.0))
+
+    def conv_bn_relu6(
+        x: str, name: str, c_in: int, c_out: int, kernel: int, stride: int, group: int = 1
+    ) -> str:
+        y = _conv_bn(g, x, f"{name}.0", f"{name}.1", c_in, c_out, kernel, stride, group)
+        return g.node("Clip", [y, low, high], f"{name}.2")
+
+    x = conv_bn_relu6("x", "features.0", 3, 32, 3, 2)
+    c_in, index = 32, 1
+    for t, c_out, blocks, first_stride in MOBILENET_V2_STAGES:
+        for block in range(blocks):
+            name, hidden = f"features.{index}.conv", c_in * t
+            stride = first_stride if block == 0 else 1
+            y = x if t == 1 else conv_bn_relu6(x, f"{name}.0", c_in, hidden, 1, 1)
+            depthwise = f"{name}.{0 if t == 1 else 1}"  # torchvision's module numbering
+            y = conv_bn_relu6(y, depthwise, hidden, hidden, 3, stride, group=hidden)
+            project = 1 if t == 1 else 2
+            y = _conv_bn(g, y, f"{name}.{project}", f"{name}.{project + 1}", hidden, c_out, 1, 1)
+            residual = stride == 1 and c_in == c_out
+            x = g.node("Add", [x, y], f"features.{index}.add") if residual else y
+            c_in, index = c_out, index + 1
+    x = conv_bn_relu6(x, f"features.{index}", c_in, 1280, 1, 1)
+    return _classified(g, x, "pool", "classifier.1", 1280, batch, image, classes, "mobilenet_v2")
 
 
 # ------------------------------------------------------------------------------ random weights

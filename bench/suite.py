@@ -60,6 +60,7 @@ from minitvm.bench.models import (
     light_model_path,
     matmul,
     mlp,
+    mobilenet_v2,
     resnet18,
     resnet_basic_block,
     with_random_weights,
@@ -108,6 +109,7 @@ CASES: dict[str, Case] = {
     "mlp": Case("MLP 784-1024-1024-10, batch 64", lambda: mlp(64, (784, 1024, 1024, 10))),
     "resnet_block": Case("ResNet basic block, 1x64x56x56", resnet_basic_block),
     "resnet18": Case("ResNet-18, 1x3x224x224", resnet18),
+    "mobilenet_v2": Case("MobileNetV2, 1x3x224x224", mobilenet_v2),
     "resnet50": Case(
         "light ResNet-50 (random weights), 1x3x224x224",
         lambda: with_random_weights(onnx.load(light_model_path("resnet50"))),

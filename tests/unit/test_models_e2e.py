@@ -5,7 +5,8 @@ ConstantOfShape(0.02), so outputs are nearly input-independent) and with
 `models.with_random_weights` (activations O(1) throughout; checked here: ONNX Runtime's
 outputs are finite and tell two inputs apart by more than the test's tolerance). Then the MLP,
 a BERT-base encoder layer (seq 128, hidden 768, 12 heads, FFN 3072), a ResNet basic block
-(1x64x56x56) and ResNet-18 (1x3x224x224), the models `minitvm bench` times.
+(1x64x56x56) and ResNet-18 (1x3x224x224), the models `minitvm bench` times, and MobileNetV2
+(1x3x224x224, depthwise convs).
 
 Every output must match ONNX Runtime's at rtol 1e-3, atol 1e-4 (atol scaled down for outputs
 below 1). The compiles are the cost (seconds to tens of seconds each, LLVM dominating); the
@@ -26,6 +27,7 @@ from models import (
     bert_encoder_layer,
     light_model_path,
     mlp,
+    mobilenet_v2,
     resnet18,
     resnet_basic_block,
     with_random_weights,
@@ -199,4 +201,20 @@ def test_resnet18() -> None:
         "Conv": 20, "BatchNormalization": 20, "Relu": 17, "Add": 8, "MaxPool": 1,
         "GlobalAveragePool": 1, "Flatten": 1, "Gemm": 1,
     }  # fmt: skip
+    assert_not_degenerate(assert_matches_ort(model))
+
+
+@pytest.mark.slow  # ~10 s on the 2-core machine
+def test_mobilenet_v2() -> None:
+    """17 depthwise convs (run blocked, as conv_nchwc with group = channels), ReLU6 as Clip,
+    residual adds, and 24-channel stages that stay in NCHW."""
+    model = mobilenet_v2(batch=1, image=224, classes=1000)
+    ops = Counter(n.op_type for n in model.graph.node)
+    assert ops == {
+        "Conv": 52, "BatchNormalization": 52, "Clip": 35, "Add": 10,
+        "GlobalAveragePool": 1, "Flatten": 1, "Gemm": 1,
+    }  # fmt: skip
+    groups = [onnx.helper.get_node_attr_value(n, "group") for n in model.graph.node if n.op_type == "Conv"]
+    depthwise = [g for g in groups if g > 1]
+    assert len(depthwise) == 17
     assert_not_degenerate(assert_matches_ort(model))

@@ -692,7 +692,8 @@ def run_tune(args: argparse.Namespace) -> None:
     rows = read_rows(args.records, keys={r.task.key for r in results}, sampler=args.sampler)
     sys.stdout.write(format_table(rows))
     use = f"minitvm compile {args.model} --records {args.records} --num-threads {args.num_threads}"
-    print(f"\nrecords: {args.records} (tuned for {args.num_threads} threads; use them: {use})")
+    threads = f"{args.num_threads} thread{'s' if args.num_threads != 1 else ''}"
+    print(f"\nrecords: {args.records} (tuned for {threads}; use them: {use})")
 
 
 def report_records(records: str, plot: str | None) -> None:

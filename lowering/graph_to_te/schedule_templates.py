@@ -214,8 +214,20 @@ class GemmTemplate(ScheduleTemplate):
         return schedule
 
 
+def vector_block(lanes: int) -> bool:
+    """A channel block the conv template vectorizes: whole 16-lane vectors, or one 8-lane
+    vector (NCHW8c, for channel counts 16 does not divide)."""
+    return lanes % LANES == 0 or lanes == LANES // 2
+
+
+def _vectors(lanes: int) -> int:
+    """Vector registers per pixel of a channel block (an 8-lane block takes one)."""
+    return max(1, lanes // LANES)
+
+
 class ConvNchwcTemplate(ScheduleTemplate):
-    """Blocked conv: `ow_block` output pixels x one channel block in registers."""
+    """Blocked conv: `ow_block` output pixels x one channel block in registers (blocks of
+    16-lane vectors, or one 8-lane vector)."""
 
     name = "conv_nchwc"
 
@@ -223,7 +235,7 @@ class ConvNchwcTemplate(ScheduleTemplate):
         shape, extents = compute.shape, compute.extents
         if len(shape) != 5 or len(extents) != 4 or not _is_sum(compute):
             return None
-        if shape[4] % LANES or default_nest(compute).loops[-1].name != "i4":
+        if not vector_block(shape[4]) or default_nest(compute).loops[-1].name != "i4":
             return None
         width, blocks = shape[3], shape[1]
         return [
@@ -234,7 +246,7 @@ class ConvNchwcTemplate(ScheduleTemplate):
         ]
 
     def default_config(self, compute: te.ComputeOp) -> dict[str, int | str]:
-        width, vectors = compute.shape[3], compute.shape[4] // LANES
+        width, vectors = compute.shape[3], _vectors(compute.shape[4])
         # 14 pixels of one vector each; fewer pixels when a block is several vectors wide
         most = min(width, 14, MAX_ACCUMULATORS // vectors)
         ow_block = max(b for b in range(1, most + 1) if width % b == 0)
@@ -243,7 +255,7 @@ class ConvNchwcTemplate(ScheduleTemplate):
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
         self.check(compute, config)
         ow_block, oc_block = int(config["ow_block"]), int(config["oc_block"])
-        vectors = compute.shape[4] // LANES
+        vectors = _vectors(compute.shape[4])
         if ow_block * oc_block * vectors > MAX_ACCUMULATORS:
             raise InvalidConfig(
                 f"conv_nchwc: {ow_block} pixels x {oc_block * vectors} vectors need more than "

@@ -6,11 +6,12 @@ contiguous: the conv kernel keeps a row of output pixels x 16 channels in vector
 and feeds them with one weight vector and one broadcast input scalar per multiply-add (the
 layout TVM's x86 conv2d uses). This pass
 
-  1. rewrites each `graph.conv` (2-D, constant weights, output channels a multiple of
-     `block`; one group, or depthwise: one per channel) as `graph.conv_nchwc` between two
-     `graph.layout_transform`s, its weights re-laid out as `[M/16, C/cb, KH, KW, cb, 16]` at
-     compile time (cb = `block` when it divides the input channels, else all of them, e.g. 3
-     for an RGB image; a depthwise conv's weights `[C/16, 1, KH, KW, 1, 16]`):
+  1. rewrites each `graph.conv` (2-D, constant weights; one group, or depthwise: one per
+     channel) as `graph.conv_nchwc` between two `graph.layout_transform`s, its weights
+     re-laid out as `[M/16, C/cb, KH, KW, cb, 16]` at compile time (a depthwise conv's as
+     `[C/16, 1, KH, KW, 1, 16]`). Channels are blocked by `block` (16) where it divides
+     them, else by half of it (NCHW8c: MobileNetV2's 24 channels), else the conv stays in
+     NCHW; an input with few channels is one block (cb = 3 for an RGB image):
 
        %y = graph.conv %x, %w, %b        %xb = graph.layout_transform %x {NCHW -> NCHW16c}
                                    ->    %yb = graph.conv_nchwc %xb, %wb, %b
@@ -77,11 +78,21 @@ def _constant(array: np.ndarray, hint: str) -> ConstantOp:
     return op
 
 
+def channel_block(channels: int, block: int) -> int | None:
+    """The block a conv's channels are laid out in: `block` when it divides them, else half
+    of it (one 8-float vector: MobileNetV2's 24-channel stages), else None."""
+    for candidate in (block, block // 2):
+        if candidate >= 1 and channels % candidate == 0:
+            return candidate
+    return None
+
+
 def input_block(channels: int, block: int) -> int | None:
-    """The channel block of a conv's input: `block` when it divides, else all channels
-    when there are few (an RGB image), else None (the conv stays in NCHW)."""
-    if channels % block == 0:
-        return block
+    """The channel block of a conv's input: `channel_block`, else all channels when there
+    are few (an RGB image), else None (the conv stays in NCHW)."""
+    found = channel_block(channels, block)
+    if found is not None:
+        return found
     if channels <= _WHOLE_CHANNEL_LIMIT:
         return channels
     return None
@@ -113,16 +124,16 @@ class ConvToBlockedPattern(RewritePattern):
         x_shape, w_shape = _shape(op.input), _shape(op.weight)
         weight = op.weight.owner
         group = get_int(op.properties, "group", 1)
-        if len(x_shape) != 4 or not isinstance(weight, ConstantOp) or w_shape[0] % self.block:
+        mb = channel_block(w_shape[0], self.block)
+        if len(x_shape) != 4 or not isinstance(weight, ConstantOp) or mb is None:
             return
         # depthwise (one input channel per output channel): blocked like the input
         depthwise = group == x_shape[1] == w_shape[0] and w_shape[1] == 1
         if group != 1 and not depthwise:
             return
-        cb = self.block if depthwise else input_block(x_shape[1], self.block)
+        cb = mb if depthwise else input_block(x_shape[1], self.block)
         if cb is None:
             return
-        mb = self.block
         w_blocked = _constant(
             blocked_weights(weight.numpy(), 1 if depthwise else cb, mb),
             f"{weight.result.name_hint or 'w'}_nchwc",

@@ -207,7 +207,7 @@ def test_resnet18() -> None:
 @pytest.mark.slow  # ~10 s on the 2-core machine
 def test_mobilenet_v2() -> None:
     """17 depthwise convs (run blocked, as conv_nchwc with group = channels), ReLU6 as Clip,
-    residual adds, and 24-channel stages that stay in NCHW."""
+    residual adds, and 24-channel stages (NCHW8c)."""
     model = mobilenet_v2(batch=1, image=224, classes=1000)
     ops = Counter(n.op_type for n in model.graph.node)
     assert ops == {

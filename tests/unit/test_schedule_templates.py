@@ -99,10 +99,11 @@ def sample(space, rng: random.Random) -> dict:
         (lambda: matmul_model(8, 64, 96), GemmTemplate, (8, 64)),
         (lambda: conv_model(), ConvNchwcTemplate, (1, 32, 10, 10)),
         (lambda: depthwise_model(), ConvNchwcTemplate, (1, 32, 10, 10)),
+        (lambda: conv_model(out_channels=24), ConvNchwcTemplate, (1, 32, 10, 10)),
         (reduce_model, ReductionTemplate, (6, 96)),
         (add_relu_model, InjectiveTemplate, (4, 64)),
     ],
-    ids=["gemm", "conv_nchwc", "depthwise_conv_nchwc", "reduction", "injective"],
+    ids=["gemm", "conv_nchwc", "depthwise_conv_nchwc", "conv_nchw8c", "reduction", "injective"],
 )
 def test_every_valid_config_computes_the_default_result(model, template, shape) -> None:
     proto = model()

@@ -105,19 +105,39 @@ func.func @depthwise(%x: tensor<1x32x8x8xf32>) -> tensor<1x16x4x4xf32> {
   func.return %2 : tensor<1x16x4x4xf32>
 }
 
+// Channel counts that 16 does not divide but 8 does (MobileNetV2's 24) run in NCHW8c, one
+// 8-float vector per pixel: the 16 -> 24 conv's output and the 24 -> 16 conv's input, so
+// nothing is re-blocked between them.
+// CHECK-LABEL: func.func @half_block(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x16x4x4xf32>)
+// CHECK:         %[[XB:\w+]] = graph.layout_transform %[[X]] {src_layout = "NCHW", dst_layout = "NCHW16c"}
+// CHECK-NEXT:    %[[A:\w+]] = graph.conv_nchwc %[[XB]], %{{\w+}} : (tensor<1x1x4x4x16xf32>, tensor<3x1x1x1x16x8xf32>) -> tensor<1x3x4x4x8xf32>
+// CHECK-NEXT:    %[[R:\w+]] = graph.relu %[[A]] : tensor<1x3x4x4x8xf32>
+// CHECK:         %[[B:\w+]] = graph.conv_nchwc %[[R]], %{{\w+}} : (tensor<1x3x4x4x8xf32>, tensor<1x3x1x1x8x16xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.layout_transform %[[B]] {src_layout = "NCHW16c", dst_layout = "NCHW"}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @half_block(%x: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %w1 = graph.constant dense<0.5> : tensor<24x16x1x1xf32>
+  %w2 = graph.constant dense<0.5> : tensor<16x24x1x1xf32>
+  %0 = graph.conv %x, %w1 : (tensor<1x16x4x4xf32>, tensor<24x16x1x1xf32>) -> tensor<1x24x4x4xf32>
+  %1 = graph.relu %0 : tensor<1x24x4x4xf32>
+  %2 = graph.conv %1, %w2 : (tensor<1x24x4x4xf32>, tensor<16x24x1x1xf32>) -> tensor<1x16x4x4xf32>
+  func.return %2 : tensor<1x16x4x4xf32>
+}
+
 // Not rewritten: grouped convs (two groups; a depthwise conv with two outputs per channel),
-// output channels not a multiple of 16, run-time weights.
+// output channels not a multiple of 8, run-time weights.
 // CHECK-LABEL: func.func @stays(
 // CHECK-NOT:     graph.layout_transform
 // CHECK-NOT:     graph.conv_nchwc
 // CHECK:         func.return
-func.func @stays(%x: tensor<1x16x4x4xf32>, %v: tensor<16x16x1x1xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>) {
+func.func @stays(%x: tensor<1x16x4x4xf32>, %v: tensor<16x16x1x1xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x12x4x4xf32>, tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>) {
   %g = graph.constant dense<0.5> : tensor<16x8x1x1xf32>
-  %w = graph.constant dense<0.5> : tensor<8x16x1x1xf32>
+  %w = graph.constant dense<0.5> : tensor<12x16x1x1xf32>
   %m = graph.constant dense<0.5> : tensor<32x1x3x3xf32>
   %0 = graph.conv %x, %g {group = 2 : i64} : (tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
-  %1 = graph.conv %x, %w : (tensor<1x16x4x4xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %1 = graph.conv %x, %w : (tensor<1x16x4x4xf32>, tensor<12x16x1x1xf32>) -> tensor<1x12x4x4xf32>
   %2 = graph.conv %x, %v : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x4x4xf32>
   %3 = graph.conv %x, %m {pads = array<i64: 1, 1, 1, 1>, group = 16 : i64} : (tensor<1x16x4x4xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x4x4xf32>
-  func.return %0, %1, %2, %3 : tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>
+  func.return %0, %1, %2, %3 : tensor<1x16x4x4xf32>, tensor<1x12x4x4xf32>, tensor<1x16x4x4xf32>, tensor<1x32x4x4xf32>
 }

@@ -123,7 +123,7 @@ func.func @main(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // CHECK-NEXT:      %[[E:\w+]] = math.exp %[[D]] : f32
 // CHECK-NEXT:      te.yield %[[E]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<2x8xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">, #te.vectorize<"i1">]} : tensor<2x8xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[J]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[Z0:\w+]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[M:\w+]] = te.read %[[MAX]][%[[I]], %[[Z0]]] : tensor<2x1xf32>
@@ -174,7 +174,7 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT:      %[[RS:\w+]] = arith.divf %[[ONE]], %[[SD]] : f32
 // CHECK-NEXT:      te.yield %[[RS]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<2x8xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">, #te.vectorize<"i1">]} : tensor<2x8xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[J]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[Z0:\w+]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[MU:\w+]] = te.read %[[MEAN]][%[[I]], %[[Z0]]] : tensor<2x1xf32>

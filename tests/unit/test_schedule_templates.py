@@ -30,6 +30,7 @@ from minitvm.lowering.graph_to_te.schedule_templates import (
     InjectiveTemplate,
     InvalidConfig,
     Knob,
+    PoolNchwcTemplate,
     ReductionTemplate,
 )
 from test_fusion import Net
@@ -58,6 +59,14 @@ def depthwise_model(channels: int = 32, size: int = 10) -> onnx.ModelProto:
     x = net.input("x", [1, channels, size, size])
     w = net.weight("w", [channels, 1, 3, 3], 0.3)
     return net.model([net.op("Relu", [net.op("Conv", [x, w], pads=[1, 1, 1, 1], group=channels)])])
+
+
+def blocked_pool_model(kind: str = "MaxPool") -> onnx.ModelProto:
+    """A 1x1 conv (so that the pool runs blocked, as a 3-D pool) then a 3x3/2 pool."""
+    net = Net(6)
+    x = net.input("x", [1, 16, 11, 12])
+    y = net.op("Conv", [x, net.weight("w", [32, 16, 1, 1], 0.3)])
+    return net.model([net.op(kind, [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])])
 
 
 def reduce_model() -> onnx.ModelProto:
@@ -100,10 +109,21 @@ def sample(space, rng: random.Random) -> dict:
         (lambda: conv_model(), ConvNchwcTemplate, (1, 32, 10, 10)),
         (lambda: depthwise_model(), ConvNchwcTemplate, (1, 32, 10, 10)),
         (lambda: conv_model(out_channels=24), ConvNchwcTemplate, (1, 32, 10, 10)),
+        (lambda: blocked_pool_model(), PoolNchwcTemplate, (1, 16, 11, 12)),
+        (lambda: blocked_pool_model("AveragePool"), PoolNchwcTemplate, (1, 16, 11, 12)),
         (reduce_model, ReductionTemplate, (6, 96)),
         (add_relu_model, InjectiveTemplate, (4, 64)),
     ],
-    ids=["gemm", "conv_nchwc", "depthwise_conv_nchwc", "conv_nchw8c", "reduction", "injective"],
+    ids=[
+        "gemm",
+        "conv_nchwc",
+        "depthwise_conv_nchwc",
+        "conv_nchw8c",
+        "max_pool_nchwc",
+        "avg_pool_nchwc",
+        "reduction",
+        "injective",
+    ],
 )
 def test_every_valid_config_computes_the_default_result(model, template, shape) -> None:
     proto = model()

@@ -3,8 +3,8 @@
 // co * b + ci, from NCHW{a}c it reads [c // a, ..., c % a]. graph.conv_nchwc is graph.conv's
 // three computes on blocked tensors: padding on H and W only, ONE reduction whose loops the
 // conv schedule names (i0..i4 = n, mo, oh, ow, mi; r0..r3 = co, kh, kw, ci, in that order;
-// a depthwise conv keeps co and ci, of extent 1),
-// and the bias read at the flat channel mo * mb + mi.
+// a depthwise conv keeps co and ci, of extent 1), and the bias read at the flat channel
+// mo * mb + mi. A pool on blocked data gets the pool_nchwc schedule.
 // RUN: minitvm-opt %s --split-input-file -p convert-graph-to-te | filecheck %s
 
 // NCHW -> NCHW16c: y[n, co, h, w, ci] = x[n, co * 16 + ci, h, w]. The transpose schedule
@@ -176,4 +176,22 @@ func.func @main(%x: tensor<1x4x3x3x3xf32>, %w: tensor<1x4x1x1x3x16xf32>) -> tens
 func.func @main(%x: tensor<1x2x4x4x16xf32>, %w: tensor<2x1x3x3x1x16xf32>) -> tensor<1x2x2x2x16xf32> {
   %0 = graph.conv_nchwc %x, %w {group = 32 : i64} : (tensor<1x2x4x4x16xf32>, tensor<2x1x3x3x1x16xf32>) -> tensor<1x2x2x2x16xf32>
   func.return %0 : tensor<1x2x2x2x16xf32>
+}
+
+// -----
+
+// A pool on blocked data (graph-conv-layout's 3-D pool, its third window dim one wide over
+// the block) gets the pool_nchwc template's default: the window reduced outside the block's
+// 16 lanes, which are one vector accumulator per output pixel (the plain nest would reduce
+// innermost, one lane at a time).
+// CHECK-LABEL: func.func @max_pool_0(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x2x9x9x16xf32>) -> tensor<1x2x4x4x16xf32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:i0\w*]], %[[C:i1\w*]], %[[OH:i2\w*]], %[[OW:i3\w*]], %[[B:i4\w*]]) in [1, 2, 4, 4, 16] max (%[[KH:r0\w*]], %[[KW:r1\w*]], %[[K0:r2\w*]]) in [3, 3, 1] {schedule = [#te.reorder<["i0", "i1", "i2", "i3", "r0", "r1", "r2", "i4"]>, #te.vectorize<"i4">]} : tensor<1x2x4x4x16xf32> {
+// CHECK:           %[[V:\w+]] = te.read %[[X]][%[[N]], %[[C]], %{{\w+}}, %{{\w+}}, %{{\w+}}] : tensor<1x2x9x9x16xf32>
+// CHECK-NEXT:      te.yield %[[V]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[Y]] : tensor<1x2x4x4x16xf32>
+func.func @main(%x: tensor<1x2x9x9x16xf32>) -> tensor<1x2x4x4x16xf32> {
+  %0 = graph.max_pool %x {kernel_shape = array<i64: 3, 3, 1>, strides = array<i64: 2, 2, 1>} : tensor<1x2x9x9x16xf32> -> tensor<1x2x4x4x16xf32>
+  func.return %0 : tensor<1x2x4x4x16xf32>
 }

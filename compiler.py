@@ -31,7 +31,7 @@ from minitvm.lowering.graph_to_te.kernel_schedule import apply_kernel_configs
 from minitvm.lowering.graph_to_te.schedule_templates import Config
 from minitvm.lowering.jit import JitModule, compile_llvm, target_key
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
-from minitvm.lowering.loop_to_llvm.parallel import FALLBACK_GLOBAL, NUM_THREADS_GLOBAL
+from minitvm.lowering.loop_to_llvm.parallel import NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.graph.canonicalize import CanonicalizePass
 from minitvm.passes.graph.conv_layout import ConvLayoutPass
@@ -270,7 +270,7 @@ def build(
     _, info = report.timed("loop -> llvm", lambda: lower_to_llvm(module))  # type: ignore[misc]
     report.op_counts["llvm"] = count_ops(module)
     jit: JitModule = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))  # type: ignore[assignment]
-    backend = jit.parallel_backend
+    parallel = jit.parallel_loops
     return Executable(
         jit.address("main"),
         jit,
@@ -284,11 +284,10 @@ def build(
             # Intermediates back to back (no reuse) vs the planned arena, in bytes.
             "arena_bytes_unplanned": sum(-(-max(size, 1) // 64) * 64 for _, size in info.allocs),
             "arena_bytes": info.arena_size,
-            "parallel_backend": backend,
+            "parallel_loops": parallel,
         },
-        parallel_backend=backend,
-        threads_address=jit.global_address(NUM_THREADS_GLOBAL) if backend else None,
-        fallback_address=jit.global_address(FALLBACK_GLOBAL) if backend else None,
+        threads_address=jit.global_address(NUM_THREADS_GLOBAL) if parallel else None,
+        pool_address=jit.global_address(THREAD_POOL_GLOBAL) if parallel else None,
     )
 
 

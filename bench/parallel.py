@@ -7,8 +7,7 @@ and any light model of the onnx wheel by name (`resnet50`, `densenet121`, ...; r
 weights). Each case is compiled once; `exe.num_threads` then switches between 1 and N
 threads, alternating every round (R rounds, each the median of K runs) so that both see the
 same machine load. Prints medians, every round's median, the ratio, the parallel backend,
-and the arena with and without memory planning. Set MINITVM_NO_LIBGOMP=1 for the runtime's
-thread pool instead of libgomp.
+and the arena with and without memory planning.
 """
 
 from __future__ import annotations
@@ -99,7 +98,7 @@ def main() -> None:
         stats = exe.stats
         print(
             f"{case}: 1 thread {one * 1e3:.2f} ms, {args.threads} threads {many * 1e3:.2f} ms, "
-            f"speed-up {one / many:.2f}x ({stats['parallel_backend']}; results identical: {same})"
+            f"speed-up {one / many:.2f}x (results identical: {same})"
         )
         print(f"  rounds (ms, 1/{args.threads} threads): {rounds}")
         print(

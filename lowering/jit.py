@@ -13,20 +13,14 @@ Optimization is LLVM's new pass manager at `opt_level` with loop and SLP vectori
 A `JitModule` owns its execution engine: the code lives as long as the JitModule.
 
 Modules with parallel loops call `__minitvm_parallel_for`; `compile_llvm` links in its
-implementation (loop_to_llvm/parallel.py): libgomp's `GOMP_parallel` when libgomp loads into
-the process, else a call into the runtime's thread pool (`parallel_backend()` tells which;
-set MINITVM_NO_LIBGOMP=1 to force the latter).
+implementation (loop_to_llvm/parallel.py), which hands the loop to the runtime's thread pool.
 """
 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
-import glob
 import hashlib
-import os
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -103,8 +97,8 @@ class JitModule:
     engine: llvm.ExecutionEngine
     module: llvm.ModuleRef
     times: CompileTimes = field(default_factory=CompileTimes)
-    #: How parallel loops run ("gomp" or "threads"); None when the module has none.
-    parallel_backend: str | None = None
+    #: Whether the module has parallel loops (and so the globals of `support_ir`).
+    parallel_loops: bool = False
 
     def address(self, name: str) -> int:
         address = self.engine.get_function_address(name)
@@ -151,7 +145,7 @@ def compile_llvm(module: ModuleOp, opt_level: int = 3) -> JitModule:
 
     start = time.perf_counter()
     parsed = llvm.parse_assembly(text)
-    backend = _link_parallel_runtime(parsed)
+    parallel_loops = _link_parallel_runtime(parsed)
     parsed.verify()
     times.parse = time.perf_counter() - start
 
@@ -164,77 +158,20 @@ def compile_llvm(module: ModuleOp, opt_level: int = 3) -> JitModule:
     engine = llvm.create_mcjit_compiler(parsed, tm)
     engine.finalize_object()
     times.codegen = time.perf_counter() - start
-    return JitModule(engine, parsed, times, backend)
+    return JitModule(engine, parsed, times, parallel_loops)
 
 
 # --------------------------------------------------------------------------------------------
-# Parallel loops: libgomp, or the runtime's threads
+# Parallel loops
 # --------------------------------------------------------------------------------------------
 
-#: Set (to anything but "" or "0") to run parallel loops on the runtime's threads even where
-#: libgomp loads: the fallback's own test, or a process where OpenMP threads get in the way.
-NO_LIBGOMP_ENV = "MINITVM_NO_LIBGOMP"
 
-
-def _libgomp_candidates() -> list[str]:
-    """The system's libgomp (gcc's runtime: Debian's libgomp1), then copies that wheels
-    bundle (`<pkg>.libs/libgomp-<hash>.so.1`, torch/lib)."""
-    found = ctypes.util.find_library("gomp")
-    names = [found] if found else []
-    names.append("libgomp.so.1")
-    for entry in sys.path:
-        for pattern in ("*.libs/libgomp*.so*", "torch/lib/libgomp*.so*"):
-            names.extend(sorted(glob.glob(os.path.join(entry, pattern))))
-    return names
-
-
-#: libgomp's spin count (busy-wait iterations before an idle thread sleeps) unless the user
-#: sets GOMP_SPINCOUNT or OMP_WAIT_POLICY. Waking a sleeping thread is slow on a virtual
-#: machine (its idle vCPU has to be scheduled again), and a model's parallel loops follow one
-#: another closely: measured on 2 cores, a ResNet basic block on 2 threads (median of 8 runs
-#: after 0.15 s idle) took 5.2 ms with no spinning (OMP_WAIT_POLICY=passive, slower than one
-#: thread), 2.5-4.0 ms with 10000 spins, a steady 2.5 ms with 100000 (about 5 ms of spinning
-#: after a run; ORT's threads spin about 50 ms). libgomp's own default, 300000, is ~10 ms, and
-#: spinning threads take the time other processes' threads need on a loaded machine (there,
-#: matmul 512 ran 0.63x on 2 threads vs 1 with 300000, 0.98x with 10000): on a shared
-#: machine, set OMP_WAIT_POLICY=passive or a smaller GOMP_SPINCOUNT.
-GOMP_SPINCOUNT = "100000"
-
-
-@functools.cache
-def load_libgomp() -> str | None:
-    """Load libgomp into the process for MCJIT to link against; the one loaded, or None.
-    (libgomp reads its settings when it is loaded: a copy some other library loaded
-    earlier keeps its own.)"""
-    saved = os.environ.get("GOMP_SPINCOUNT")
-    if saved is None and "OMP_WAIT_POLICY" not in os.environ:
-        os.environ["GOMP_SPINCOUNT"] = GOMP_SPINCOUNT
-    try:
-        for name in _libgomp_candidates():
-            try:
-                llvm.load_library_permanently(name)
-            except RuntimeError:
-                continue
-            return name
-        return None
-    finally:
-        if saved is None:
-            os.environ.pop("GOMP_SPINCOUNT", None)
-
-
-def parallel_backend() -> str:
-    """How parallel loops compiled now will run: "gomp" or "threads" (see parallel.py)."""
-    if os.environ.get(NO_LIBGOMP_ENV, "") not in ("", "0"):
-        return "threads"
-    return "gomp" if load_libgomp() else "threads"
-
-
-def _link_parallel_runtime(module: llvm.ModuleRef) -> str | None:
-    """Link `__minitvm_parallel_for` into `module` if it calls it; the backend linked."""
+def _link_parallel_runtime(module: llvm.ModuleRef) -> bool:
+    """Link `__minitvm_parallel_for` into `module` if it calls it; whether it does."""
     try:
         module.get_function(PARALLEL_FOR)
     except NameError:
-        return None
+        return False
     # Outlined functions are reached only through their chunk entry's address: internal
     # (the translation to LLVM IR drops linkage). The body is not inlined into that entry:
     # it would be optimized twice (a resnet50 compile took 60% longer in LLVM's passes) and
@@ -244,12 +181,11 @@ def _link_parallel_runtime(module: llvm.ModuleRef) -> str | None:
             function.linkage = llvm.Linkage.internal
             if not function.name.endswith("_chunk"):
                 function.add_function_attribute("noinline")
-    backend = parallel_backend()
-    support = llvm.parse_assembly(support_ir(backend))
+    support = llvm.parse_assembly(support_ir())
     support.triple = module.triple
     support.data_layout = module.data_layout
     module.link_in(support)
-    return backend
+    return True
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@ once per Executable, not per run.
 
 Code with parallel loops has an `int32_t` global holding the thread count, which each run sets
 from `num_threads` (so it may be changed between runs), and a function pointer global that
-the Executable points at the runtime's thread pool (thread_pool.py) when the code was built
-without libgomp, or when this process is a fork of one that ran libgomp's threads.
+the Executable points at the runtime's thread pool (thread_pool.py).
 """
 
 from __future__ import annotations
@@ -96,23 +95,20 @@ class Executable:
         arena_size: int,
         num_threads: int = 1,
         stats: Mapping[str, object] | None = None,
-        parallel_backend: str | None = None,
         threads_address: int | None = None,
-        fallback_address: int | None = None,
+        pool_address: int | None = None,
     ):
-        """For code with parallel loops: `parallel_backend` ("gomp" or "threads"), the
-        addresses of its `int32_t` thread count and of its `void *` thread-pool slot."""
+        """For code with parallel loops: the addresses of its `int32_t` thread count and of
+        its `void *` thread-pool slot."""
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self._entry = ENTRY_SIGNATURE(entry_address)
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         #: Threads parallel loops run on (read at each run).
         self.num_threads = num_threads
-        self.parallel_backend = parallel_backend
         self._threads = None if threads_address is None else ctypes.c_int32.from_address(threads_address)
-        self._pool_slot = None if fallback_address is None else ctypes.c_void_p.from_address(fallback_address)
-        if parallel_backend == "threads":
-            self._use_thread_pool()
+        if pool_address is not None:
+            ctypes.c_void_p.from_address(pool_address).value = thread_pool.parallel_for_address()
         self.stats = dict(stats or {})
         self._constants = [aligned_copy(c) for c in constants]
         self._consts = (ctypes.c_void_p * max(1, len(self._constants)))(
@@ -124,11 +120,6 @@ class Executable:
         self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data)
         self._io = (ctypes.c_void_p * max(1, len(self.inputs) + len(self.outputs)))()
         self._lock = threading.Lock()  # one arena: runs of one Executable take turns
-
-    def _use_thread_pool(self) -> None:
-        if self._pool_slot is None:
-            raise MinitvmError("this code has no slot for the runtime's thread pool")
-        self._pool_slot.value = ctypes.cast(thread_pool.PARALLEL_FOR, ctypes.c_void_p).value
 
     @property
     def input_names(self) -> list[str]:
@@ -175,10 +166,6 @@ class Executable:
         with self._lock:
             if self._threads is not None:
                 self._threads.value = self.num_threads
-                if self.parallel_backend == "gomp" and self.num_threads > 1:
-                    if not thread_pool.libgomp_usable():
-                        self._use_thread_pool()
-                    thread_pool.note_libgomp_use()
             for n, array in enumerate([*arrays, *outputs]):
                 self._io[n] = array.ctypes.data
             self._entry(self._io, self._consts, self._arena)

@@ -9,7 +9,7 @@ tuner must shrug that off. So every candidate is built and run in a worker proce
                      ◀─MeasureResult─          ◀──────  builder(job) -> run(inputs) -> outputs
 
 - The worker is started with multiprocessing's "spawn" method (never fork: the parent may
-  already hold llvmlite state, libgomp or pool threads) and kept alive across jobs; a fresh one
+  already hold llvmlite state and thread-pool threads) and kept alive across jobs; a fresh one
   takes 0.6-0.7 s to start on an idle 2-core machine (1.5 s on a busy one), mostly importing
   xDSL and the compiler, which it does before it takes a job so no job's timeout pays for it.
 - Each job has a wall-clock timeout covering build and runs. A worker that overruns it gets

@@ -28,21 +28,13 @@ travel in `ctx`, except constants (and indices known while lowering, such as tha
 enclosing one-iteration loop), which are re-created inside. The first function takes them as
 arguments so that buffers stay `noalias` there, as in the kernel they come from.
 
-`__minitvm_parallel_for(body, ctx, trip)` is not generated here: the JIT links in one of the
-two implementations in `support_ir` (the backend is chosen when the code is loaded):
-
-- `gomp`: `GOMP_parallel` of libgomp (OpenMP's runtime, loaded into the process); the team's
-  threads take chunks of `ceil(trip / (CHUNKS_PER_THREAD * threads))` iterations from an
-  atomic counter until none is left (OpenMP's `schedule(dynamic, grain)`);
-- `threads`: a call through the function pointer `__minitvm_parallel_fallback`, which the
-  runtime points at its own thread pool (runtime/thread_pool.py, same chunks), for machines
-  without libgomp.
-
-Both read the thread count from the global `__minitvm_num_threads` (the runtime sets it
+`__minitvm_parallel_for(body, ctx, trip)` is not generated here: the JIT links in `support_ir`,
+which reads the thread count from the global `__minitvm_num_threads` (the runtime sets it
 before each run; 1, the initial value, calls the body once over the whole range, on the
-caller's thread), and both use the thread pool whenever `__minitvm_parallel_fallback` is
-set: the runtime sets it in `gomp` code too in a process forked from one that ran libgomp's
-threads, which do not survive a fork (libgomp would wait for them forever).
+caller's thread), cuts the loop into chunks of `ceil(trip / (CHUNKS_PER_THREAD * threads))`
+iterations, and hands them to the runtime's thread pool (runtime/thread_pool.py) through the
+function pointer `__minitvm_thread_pool`, which the Executable sets. A module whose pointer
+is not set runs its loops serially.
 """
 
 from __future__ import annotations
@@ -66,15 +58,12 @@ PARALLEL_FOR = "__minitvm_parallel_for"
 #: `int32_t`: how many threads parallel loops use (the runtime sets it).
 NUM_THREADS_GLOBAL = "__minitvm_num_threads"
 #: `void (*)(void *body, void *ctx, int64_t trip, int32_t threads, int64_t grain)`: the
-#: runtime's thread pool, in the `threads` backend.
-FALLBACK_GLOBAL = "__minitvm_parallel_fallback"
+#: runtime's thread pool.
+THREAD_POOL_GLOBAL = "__minitvm_thread_pool"
 
 #: Parallel loops are cut into this many chunks per thread, which the threads take in turn:
 #: a thread slowed down (by another process on its core) then takes fewer of them.
 CHUNKS_PER_THREAD = 4
-
-#: The implementations of `__minitvm_parallel_for` `support_ir` knows.
-BACKENDS = ("gomp", "threads")
 
 _ptr = llvm.LLVMPointerType()
 _slt = icmp_predicate("slt")
@@ -253,103 +242,22 @@ class _ChunkLowering(FunctionLowering):
 
 
 # --------------------------------------------------------------------------------------------
-# The implementations of __minitvm_parallel_for, linked in by the JIT
+# The implementation of __minitvm_parallel_for, linked in by the JIT
 # --------------------------------------------------------------------------------------------
 
-_COMMON = f"""
+_SUPPORT = f"""
 @{NUM_THREADS_GLOBAL} = global i32 1, align 4
-@{FALLBACK_GLOBAL} = global ptr null, align 8
+@{THREAD_POOL_GLOBAL} = global ptr null, align 8
 
-; min(threads, trip): never more threads than iterations
-define internal i32 @__minitvm_team_size(i64 %trip) {{
+define void @{PARALLEL_FOR}(ptr %body, ptr %ctx, i64 %trip) {{
 entry:
+  ; min(threads, trip): never more threads than iterations
   %want = load i32, ptr @{NUM_THREADS_GLOBAL}, align 4
   %want64 = sext i32 %want to i64
   %fewer = icmp slt i64 %trip, %want64
-  %n = select i1 %fewer, i64 %trip, i64 %want64
-  %n32 = trunc i64 %n to i32
-  ret i32 %n32
-}}
-
-; iterations per chunk: ceil(trip / (CHUNKS_PER_THREAD * threads))
-define internal i64 @__minitvm_grain(i64 %trip, i32 %n) {{
-entry:
-  %n64 = sext i32 %n to i64
-  %chunks = mul nsw i64 %n64, {CHUNKS_PER_THREAD}
-  %up = add nsw i64 %trip, %chunks
-  %up1 = sub nsw i64 %up, 1
-  %grain = sdiv i64 %up1, %chunks
-  ret i64 %grain
-}}
-"""
-
-_GOMP = f"""
-declare void @GOMP_parallel(ptr, ptr, i32, i32)
-
-; task = {{ body, ctx, trip, grain, next }}: each thread of the team takes the next `grain`
-; iterations until none are left
-define internal void @__minitvm_gomp_worker(ptr %task) {{
-entry:
-  %body = load ptr, ptr %task, align 8
-  %ctx.slot = getelementptr inbounds i8, ptr %task, i64 8
-  %ctx = load ptr, ptr %ctx.slot, align 8
-  %trip.slot = getelementptr inbounds i8, ptr %task, i64 16
-  %trip = load i64, ptr %trip.slot, align 8
-  %grain.slot = getelementptr inbounds i8, ptr %task, i64 24
-  %grain = load i64, ptr %grain.slot, align 8
-  %next.slot = getelementptr inbounds i8, ptr %task, i64 32
-  br label %grab
-grab:
-  %lo = atomicrmw add ptr %next.slot, i64 %grain monotonic, align 8
-  %more = icmp slt i64 %lo, %trip
-  br i1 %more, label %run, label %done
-run:
-  %end = add nsw i64 %lo, %grain
-  %last = icmp slt i64 %trip, %end
-  %hi = select i1 %last, i64 %trip, i64 %end
-  call void %body(ptr %ctx, i64 %lo, i64 %hi)
-  br label %grab
-done:
-  ret void
-}}
-
-define void @{PARALLEL_FOR}(ptr %body, ptr %ctx, i64 %trip) {{
-entry:
-  %n = call i32 @__minitvm_team_size(i64 %trip)
-  %fork = icmp sgt i32 %n, 1
-  br i1 %fork, label %parallel, label %serial
-serial:
-  call void %body(ptr %ctx, i64 0, i64 %trip)
-  ret void
-parallel:
-  %grain = call i64 @__minitvm_grain(i64 %trip, i32 %n)
-  %pool = load ptr, ptr @{FALLBACK_GLOBAL}, align 8
-  %has_pool = icmp ne ptr %pool, null
-  br i1 %has_pool, label %threads, label %team
-threads:
-  call void %pool(ptr %body, ptr %ctx, i64 %trip, i32 %n, i64 %grain)
-  ret void
-team:
-  %task = alloca [5 x i64], align 8
-  store ptr %body, ptr %task, align 8
-  %ctx.slot = getelementptr inbounds i8, ptr %task, i64 8
-  store ptr %ctx, ptr %ctx.slot, align 8
-  %trip.slot = getelementptr inbounds i8, ptr %task, i64 16
-  store i64 %trip, ptr %trip.slot, align 8
-  %grain.slot = getelementptr inbounds i8, ptr %task, i64 24
-  store i64 %grain, ptr %grain.slot, align 8
-  %next.slot = getelementptr inbounds i8, ptr %task, i64 32
-  store i64 0, ptr %next.slot, align 8
-  call void @GOMP_parallel(ptr @__minitvm_gomp_worker, ptr %task, i32 %n, i32 0)
-  ret void
-}}
-"""
-
-_THREADS = f"""
-define void @{PARALLEL_FOR}(ptr %body, ptr %ctx, i64 %trip) {{
-entry:
-  %n = call i32 @__minitvm_team_size(i64 %trip)
-  %pool = load ptr, ptr @{FALLBACK_GLOBAL}, align 8
+  %n64 = select i1 %fewer, i64 %trip, i64 %want64
+  %n = trunc i64 %n64 to i32
+  %pool = load ptr, ptr @{THREAD_POOL_GLOBAL}, align 8
   %several = icmp sgt i32 %n, 1
   %has_pool = icmp ne ptr %pool, null
   %fork = and i1 %several, %has_pool
@@ -358,16 +266,17 @@ serial:
   call void %body(ptr %ctx, i64 0, i64 %trip)
   ret void
 team:
-  %grain = call i64 @__minitvm_grain(i64 %trip, i32 %n)
+  ; iterations per chunk: ceil(trip / (CHUNKS_PER_THREAD * threads))
+  %chunks = mul nsw i64 %n64, {CHUNKS_PER_THREAD}
+  %up = add nsw i64 %trip, %chunks
+  %up1 = sub nsw i64 %up, 1
+  %grain = sdiv i64 %up1, %chunks
   call void %pool(ptr %body, ptr %ctx, i64 %trip, i32 %n, i64 %grain)
   ret void
 }}
 """
 
 
-def support_ir(backend: str) -> str:
-    """LLVM IR defining `__minitvm_parallel_for` and `__minitvm_num_threads` for `backend`
-    (one of `BACKENDS`); `gomp` needs libgomp's symbols loaded in the process."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown parallel backend '{backend}'; known: {', '.join(BACKENDS)}")
-    return _COMMON + (_GOMP if backend == "gomp" else _THREADS)
+def support_ir() -> str:
+    """LLVM IR defining `__minitvm_parallel_for` and the globals the runtime sets."""
+    return _SUPPORT

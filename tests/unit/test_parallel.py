@@ -1,25 +1,32 @@
-"""Parallel loops: outlined chunk functions give the same results on 1, 2 and 3 threads, with
-libgomp and with the runtime's thread pool, for trip counts the thread count does not divide,
-stepped loops, captured indices/scalars/vectors and per-thread scratch buffers; and the
-default schedule marks the loops that have the work for it."""
+"""Parallel loops: outlined chunk functions give the same results on any thread count, for
+trip counts the thread count does not divide, stepped loops, captured indices/scalars/vectors
+and per-thread scratch buffers; the runtime's thread pool runs every chunk once, on several
+threads, from several callers at once and in a forked child; and the default schedule marks
+the loops that have the work for it."""
 
 from __future__ import annotations
 
-import minitvm
+import ctypes
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import minitvm
 from minitvm.compiler import lower_to_te
 from minitvm.dialects import loop
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
 from minitvm.ir import make_context, parse_module
-from minitvm.lowering.jit import NO_LIBGOMP_ENV, compile_llvm, load_libgomp
+from minitvm.lowering.jit import compile_llvm
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
-from minitvm.lowering.loop_to_llvm.parallel import FALLBACK_GLOBAL, NUM_THREADS_GLOBAL
+from minitvm.lowering.loop_to_llvm.parallel import NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.runtime import Executable, TensorSpec, thread_pool
-from onnx import TensorProto, helper, numpy_helper
 
 KERNELS = """
 // Rows of a 7x33 matrix (7: no thread count divides it), with a constant and a scalar
@@ -128,7 +135,7 @@ def executable(text: str, shapes: list[tuple[int, ...]], threads: int) -> Execut
     """Hand-written loop IR -> Executable, wired as compiler.build does it."""
     module, info = lower_to_llvm(parse_module(text))
     jit = compile_llvm(module)
-    assert jit.parallel_backend is not None  # the module has parallel loops
+    assert jit.parallel_loops
     f32 = np.dtype(np.float32)
     specs = [TensorSpec(f"t{n}", s, f32) for n, s in enumerate(shapes)]
     return Executable(
@@ -139,45 +146,58 @@ def executable(text: str, shapes: list[tuple[int, ...]], threads: int) -> Execut
         info.constant_arrays(),
         info.arena_size,
         num_threads=threads,
-        stats={"parallel_backend": jit.parallel_backend},
-        parallel_backend=jit.parallel_backend,
         threads_address=jit.global_address(NUM_THREADS_GLOBAL),
-        fallback_address=jit.global_address(FALLBACK_GLOBAL),
+        pool_address=jit.global_address(THREAD_POOL_GLOBAL),
     )
 
 
-@pytest.fixture(params=["gomp", "threads"])
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "gomp":
-        if load_libgomp() is None:
-            pytest.skip("libgomp is not installed")
-        monkeypatch.delenv(NO_LIBGOMP_ENV, raising=False)
-    else:
-        monkeypatch.setenv(NO_LIBGOMP_ENV, "1")
-    return request.param
-
-
-def test_loops_give_the_same_results_on_any_thread_count(backend: str) -> None:
+def test_loops_give_the_same_results_on_any_thread_count() -> None:
     exe = executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=1)
-    assert exe.stats["parallel_backend"] == backend
     a = np.random.default_rng(0).standard_normal((7, 33)).astype(np.float32)
     runs = {}
-    for threads in (1, 2, 3, 1):
+    for threads in (1, 2, 3, 8, 1):
         exe.num_threads = threads
         runs[threads] = exe.run({"t0": a})
         for got, want in zip(runs[threads], expected(a), strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
-    for threads in (2, 3):
+    for threads in (2, 3, 8):
         for got, want in zip(runs[threads], runs[1], strict=True):
             np.testing.assert_array_equal(got, want)
 
 
-def test_the_fallback_runs_chunks_on_the_runtime_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(NO_LIBGOMP_ENV, "1")
-    exe = executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=3)
-    exe.run({"t0": np.ones((7, 33), np.float32)})
-    pool = thread_pool._pool
-    assert pool is not None and len(pool._threads) >= 2
+def test_many_runs_in_a_row_give_the_same_results() -> None:
+    """Thousands of parallel loops back to back, with pool threads spinning, sleeping and
+    waking in between: a chunk run twice, skipped, or run after its loop ended shows here."""
+    exe = executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=2)
+    a = np.random.default_rng(3).standard_normal((7, 33)).astype(np.float32)
+    want = exe.run({"t0": a})
+    for n in range(600):
+        exe.num_threads = 2 + n % 2
+        if n % 100 == 0:
+            time.sleep(0.002)  # longer than the pool threads spin: they sleep, then wake
+        for got, w in zip(exe.run({"t0": a}), want, strict=True):
+            np.testing.assert_array_equal(got, w)
+
+
+def test_several_callers_at_once_give_the_same_results() -> None:
+    """Executables run from several Python threads share the pool: one caller at a time uses
+    it, the others run their loops on their own threads."""
+    exes = [executable(KERNELS, [(7, 33), *OUTPUT_SHAPES], threads=2) for _ in range(3)]
+    a = np.random.default_rng(4).standard_normal((7, 33)).astype(np.float32)
+    want = exes[0].run({"t0": a})
+
+    def runs(exe: Executable) -> bool:
+        return all(
+            all(np.array_equal(g, w) for g, w in zip(exe.run({"t0": a}), want, strict=True))
+            for _ in range(200)
+        )
+
+    with ThreadPoolExecutor(len(exes)) as callers:
+        assert all(callers.map(runs, exes))
+
+
+def chunk_address(body: ctypes._CFuncPtr) -> int:
+    return ctypes.cast(body, ctypes.c_void_p).value
 
 
 def test_chunks_cover_every_iteration_once() -> None:
@@ -189,12 +209,54 @@ def test_chunks_cover_every_iteration_once() -> None:
         calls.append((lo, hi))
         seen[lo:hi] += 1
 
-    import ctypes
-
-    address = ctypes.cast(body, ctypes.c_void_p).value
-    thread_pool.parallel_for(address, 0, 10, 3, 2)
+    thread_pool.parallel_for(chunk_address(body), 0, 10, 3, 2)
     assert seen.tolist() == [1] * 10
     assert sorted(calls) == [(0, 2), (2, 4), (4, 6), (6, 8), (8, 10)]
+
+
+def test_pool_threads_take_chunks_alongside_the_caller() -> None:
+    """The first chunk waits until a chunk runs on another thread than its own: a pool that
+    left every chunk to the caller would fail here (after 20 s), not hang."""
+    started: list[int] = []
+    other_thread = threading.Event()
+
+    @thread_pool.CHUNK
+    def body(ctx: int | None, lo: int, hi: int) -> None:
+        started.append(threading.get_ident())
+        if len(set(started)) > 1:
+            other_thread.set()
+        if lo == 0:
+            other_thread.wait(timeout=20)
+
+    thread_pool.parallel_for(chunk_address(body), 0, 8, 2, 1)
+    assert len(started) == 8 and len(set(started)) == 2
+
+
+def test_a_loop_inside_a_chunk_runs_on_its_callers_thread() -> None:
+    """The pool serves one loop at a time: a parallel loop started inside a chunk (nested)
+    runs serially there instead of waiting for the pool it is part of."""
+    inner_calls = []
+
+    @thread_pool.CHUNK
+    def inner(ctx: int | None, lo: int, hi: int) -> None:
+        inner_calls.append((threading.get_ident(), lo, hi))
+
+    @thread_pool.CHUNK
+    def outer(ctx: int | None, lo: int, hi: int) -> None:
+        thread_pool.parallel_for(chunk_address(inner), 0, 5, 2, 1)
+        inner_calls.append((threading.get_ident(), "outer", lo))
+
+    thread_pool.parallel_for(chunk_address(outer), 0, 2, 2, 1)
+    by_thread: dict[int, list] = {}
+    for ident, *call in inner_calls:
+        by_thread.setdefault(ident, []).append(tuple(call))
+    assert sorted(c for calls in by_thread.values() for c in calls if c[0] == "outer") == [
+        ("outer", 0),
+        ("outer", 1),
+    ]
+    for calls in by_thread.values():  # each outer chunk's inner loop: whole, on its thread
+        ranges = [c for c in calls if c[0] != "outer"]
+        assert ranges == [(0, 5)] * (len(calls) - len(ranges))
 
 
 def test_num_threads_must_be_positive() -> None:
@@ -237,17 +299,10 @@ def test_default_schedule_marks_the_outer_spatial_loop_of_big_computes() -> None
     assert not any("parallel" in op.attributes for op in small.walk() if isinstance(op, loop.ForOp))
 
 
-@pytest.mark.parametrize("backend_name", ["gomp", "threads"])
-def test_compiled_model_is_thread_count_invariant(
-    backend_name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if backend_name == "gomp" and load_libgomp() is None:
-        pytest.skip("libgomp is not installed")
-    if backend_name == "threads":
-        monkeypatch.setenv(NO_LIBGOMP_ENV, "1")
+def test_compiled_model_is_thread_count_invariant() -> None:
     model = matmul_relu(37, 29, 41)
     exe = minitvm.compile(model, num_threads=2)
-    assert exe.num_threads == 2 and exe.stats["parallel_backend"] == backend_name
+    assert exe.num_threads == 2 and exe.stats["parallel_loops"]
     x = np.random.default_rng(1).standard_normal((37, 29)).astype(np.float32)
     w = numpy_helper.to_array(model.graph.initializer[0])
     results = []
@@ -262,12 +317,12 @@ def test_compiled_model_is_thread_count_invariant(
 def test_default_thread_count_is_every_usable_core() -> None:
     exe = minitvm.compile(matmul_relu(3, 4, 5))
     assert exe.num_threads >= 1
-    assert exe.stats["parallel_backend"] is None  # nothing was worth parallelizing
+    assert not exe.stats["parallel_loops"]  # nothing was worth parallelizing
 
 
-def test_a_forked_child_runs_parallel_code(backend: str) -> None:
-    """libgomp's threads (and the pool's) do not survive fork(): a child of a process that
-    ran them must still finish (on the runtime's pool) instead of waiting forever."""
+def test_a_forked_child_runs_parallel_code() -> None:
+    """The pool's threads do not survive fork(): a child of a process that ran them must
+    start its own and finish instead of waiting for them forever."""
     import os
     import signal
 
@@ -285,3 +340,14 @@ def test_a_forked_child_runs_parallel_code(backend: str) -> None:
             os._exit(status)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_pool_spin_time_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(thread_pool.SPIN_ENV, raising=False)
+    assert thread_pool._spin_ns() == thread_pool.DEFAULT_SPIN_NS
+    monkeypatch.setenv(thread_pool.SPIN_ENV, "50")
+    assert thread_pool._spin_ns() == 50_000
+    for bad in ("fast", "-1", "nan"):
+        monkeypatch.setenv(thread_pool.SPIN_ENV, bad)
+        with pytest.raises(MinitvmError, match=f"{thread_pool.SPIN_ENV} must be a number"):
+            thread_pool._spin_ns()

@@ -21,7 +21,8 @@ the interpreter on every chunk when the machine was idle (MLP 1.7 ms, ResNet blo
 
 After its last chunk a pool thread spins for `spin_ns` (waking a sleeping thread on a
 virtual machine costs tens of microseconds, and a model's parallel loops follow each other
-closely), then sleeps on a condition variable until the next region. Pool threads a region
+closely), yielding its core now and then to any other thread that wants it, then sleeps on a
+condition variable until the next region. Pool threads a region
 does not need (a run on fewer threads than an earlier one) go back to sleep at once.
 
 Regions are numbered. A 64-bit word holds the region number (high half) and the next chunk
@@ -55,12 +56,15 @@ PARALLEL_FOR_TYPE = ctypes.CFUNCTYPE(
 )
 
 #: How long a pool thread spins after its last chunk before it sleeps, unless
-#: MINITVM_POOL_SPIN_US says. It spans the gaps between one run's parallel loops (a thread
-#: woken from sleep on a virtual machine arrives tens of microseconds late: without spinning,
-#: the MLP and the ResNet block ran 1.4x and 1.5x slower right after a pause). Longer spins
-#: only took core time from other work: with another process busy on one of two cores, the
-#: ResNet block took 4.8 ms with 200 us, 5.4 with 500 us and 7.3 with 2 ms (ORT 8.0).
-DEFAULT_SPIN_NS = 200_000
+#: MINITVM_POOL_SPIN_US says: ~5 ms, as long as libgomp's spin count we used to set. It spans
+#: the gaps between one run's parallel loops and between back-to-back runs (a thread woken
+#: from sleep on a virtual machine arrives tens of microseconds late or worse). With 200 us,
+#: MobileNetV2 at 2 threads in `minitvm bench` took 4.4-8.2 ms against ORT's 4.2-5.1 (libgomp:
+#: 4.4-5.0 against 4.4-5.0). The spinning thread calls sched_yield every 256 polls, so on a
+#: core shared with another busy process it hands the core over instead of holding it: with
+#: that process spinning on one of two cores, the ResNet block took 4.3 ms (bench/busy_core.py)
+#: with a 5 ms spin; without yielding, 4.8 with a 200 us spin and 7.3 with 2 ms (ORT: 8.0).
+DEFAULT_SPIN_NS = 5_000_000
 SPIN_ENV = "MINITVM_POOL_SPIN_US"
 
 _PAUSE = {"x86_64": "call void @llvm.x86.sse2.pause()", "AMD64": "call void @llvm.x86.sse2.pause()"}
@@ -173,6 +177,7 @@ relaxed:
   %tick = icmp eq i32 %k.low, 0
   br i1 %tick, label %clock, label %poll
 clock:
+  %yielded = call i32 @sched_yield()
   %now = call i64 @now_ns()
   %late = icmp sgt i64 %now, %deadline
   br i1 %late, label %sleep, label %poll

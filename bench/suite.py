@@ -25,7 +25,9 @@ not timed, and makes the command fail once the table is out. Then `--warmup` unt
 each, and `--repeat` interleaved rounds (minitvm, ONNX Runtime, numpy, minitvm, ...): a round
 times each runner over enough back-to-back calls to last MIN_SAMPLE_S, so the millisecond
 cases are not timer noise, and on more than one thread sleeps SETTLE_S before each; the table
-gives the median round. Under the table, the targets of issue 4 as MET/MISSED, and with
+gives the median round, and in "rounds p25-p75" the middle half of the row's ratio taken
+round by round (minitvm/ORT, or minitvm/numpy GFLOP/s for GEMM; `paired_ratio`): a wide one
+says the machine was noisy while the row ran. Under the table, the targets of issue 4 as MET/MISSED, and with
 `--records` the tuned targets too (informational: they do not change the exit code). Progress
 goes to stderr, the table to stdout. A runner that fails (or whose worker dies) stops the run
 with one line naming the case, the thread count and the runner.
@@ -424,6 +426,30 @@ class Row:
     wrong: str  # why minitvm's result is wrong ("" if it is right)
     seconds: dict[str, float]  # runner -> median seconds per call
     flops: float  # per call; 0 for models
+    #: 25th and 75th percentiles of the row's ratio (`paired_ratio`) taken round by round
+    spread: tuple[float, float] | None = None
+
+
+def paired_ratio(samples: Mapping[str, Sequence[float]], gemm: bool) -> list[float] | None:
+    """Per round, the ratio the row's verdict is about, from that round's two samples:
+    minitvm/ORT latency for a model, minitvm/numpy GFLOP/s for a GEMM (None without both).
+    Rounds interleave the runners, so a burst of load on the machine hits both samples of a
+    round: a spread of these ratios much wider than the table's digits says the run was
+    noisy, whatever the medians say."""
+    mine, theirs = samples.get("minitvm"), samples.get("numpy" if gemm else "ORT")
+    if not mine or not theirs:
+        return None
+    if gemm:
+        return [t / m for m, t in zip(mine, theirs, strict=True)]
+    return [m / t for m, t in zip(mine, theirs, strict=True)]
+
+
+def quartiles(values: Sequence[float]) -> tuple[float, float]:
+    """(25th, 75th) percentile (`statistics.quantiles`' inclusive method; one value: itself)."""
+    if len(values) == 1:
+        return values[0], values[0]
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q3
 
 
 def check(got: Outputs, want: Sequence[np.ndarray], atol: float) -> tuple[float, str]:
@@ -450,10 +476,21 @@ def timed(
     repeat: int,
     settle: float = 0.0,
 ) -> dict[str, float]:
-    """Median seconds per call of each runner (a Timer, such as a Worker, or a plain callable
-    timed here): `warmup` untimed calls each, then one call each that sizes a sample, then
-    `repeat` rounds, every runner once per round in turn, each sample after `settle` seconds
-    of sleep."""
+    """Median seconds per call of each runner over `sampled`'s rounds."""
+    samples = sampled(runners, warmup, repeat, settle)
+    return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def sampled(
+    runners: Mapping[str, Timer | Callable[[], object]],
+    warmup: int,
+    repeat: int,
+    settle: float = 0.0,
+) -> dict[str, list[float]]:
+    """Seconds per call of each runner (a Timer, such as a Worker, or a plain callable timed
+    here), one sample per round: `warmup` untimed calls each, then one call each that sizes a
+    sample, then `repeat` rounds, every runner once per round in turn, each sample after
+    `settle` seconds of sleep."""
     timers = {name: r if isinstance(r, Timer) else InProcess(r) for name, r in runners.items()}
     for _ in range(warmup):
         for timer in timers.values():
@@ -467,7 +504,7 @@ def timed(
         for name, timer in timers.items():
             time.sleep(settle)
             samples[name].append(timer.time(calls[name]) / calls[name])
-    return {name: statistics.median(times) for name, times in samples.items()}
+    return samples
 
 
 def bench_row(
@@ -503,17 +540,21 @@ def bench_row(
             pool["numpy"].call("new", threads)
             pool["numpy"].call("feed", feeds)
             runners["numpy"] = pool["numpy"]
-        seconds = timed(runners, warmup, repeat, SETTLE_S if threads > 1 else 0.0)
+        samples = sampled(runners, warmup, repeat, SETTLE_S if threads > 1 else 0.0)
     except BenchError as e:
         raise BenchError(f"{name} on {threads} thread(s): {e}") from None
-    return Row(name, threads, compile_s, error, wrong, seconds, 2.0 * case.gemm**3)
+    seconds = {runner: statistics.median(times) for runner, times in samples.items()}
+    ratios = paired_ratio(samples, gemm=bool(case.gemm))
+    spread = quartiles(ratios) if ratios else None
+    return Row(name, threads, compile_s, error, wrong, seconds, 2.0 * case.gemm**3, spread)
 
 
 # ------------------------------------------------------------------------------ the table
 
 COLUMNS = (
     "case", "threads", "minitvm ms", "minitvm GFLOP/s", "ORT ms", "ORT GFLOP/s",
-    "numpy GFLOP/s", "minitvm/ORT ms", "minitvm/numpy GFLOP/s", "max abs err", "compile s",
+    "numpy GFLOP/s", "minitvm/ORT ms", "minitvm/numpy GFLOP/s", "rounds p25-p75",
+    "max abs err", "compile s",
 )  # fmt: skip
 
 
@@ -535,7 +576,9 @@ def cells(row: Row) -> list[str]:
     return [
         row.case, str(row.threads), "WRONG" if row.wrong else ms("minitvm"), gflops("minitvm"),
         ms("ORT"), gflops("ORT"), gflops("numpy"), ratio("minitvm", "ORT"),
-        ratio("minitvm", "numpy", per_second=True), f"{row.error:.2e}", f"{row.compile_s:.2f}",
+        ratio("minitvm", "numpy", per_second=True),
+        f"{row.spread[0]:.2f}-{row.spread[1]:.2f}x" if row.spread else "-",
+        f"{row.error:.2e}", f"{row.compile_s:.2f}",
     ]  # fmt: skip
 
 

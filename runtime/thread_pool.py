@@ -15,7 +15,7 @@ before, ends in a barrier that every thread of the team has to reach. When anoth
 holds one of two cores, a team thread that has no core reaches it a scheduler time slice
 (milliseconds) late, at every region. `python bench/busy_core.py`, 2 threads, tuned: the MLP
 took 23.7 ms instead of 1.8 and the ResNet block 31.2 ms instead of 2.2 (ORT: 4.3 and 8.0 ms);
-on this pool, 2.5 and 4.9 ms, and the same as libgomp on an idle machine. The runtime's
+on this pool, 2.2 and 4.4 ms, and the same as libgomp on an idle machine. The runtime's
 earlier fallback, Python threads handing out chunks, had the right semantics but paid for
 the interpreter on every chunk when the machine was idle (MLP 1.7 ms, ResNet block 2.6).
 

@@ -30,15 +30,16 @@ QUICK = ["--repeat", "1", "--warmup", "0"]
 
 HEADER = re.compile(
     r"case +threads +minitvm ms +minitvm GFLOP/s +ORT ms +ORT GFLOP/s +numpy GFLOP/s +"
-    r"minitvm/ORT ms +minitvm/numpy GFLOP/s +max abs err +compile s"
+    r"minitvm/ORT ms +minitvm/numpy GFLOP/s +rounds p25-p75 +max abs err +compile s"
 )
 NUMBER = r"\d+\.\d+"
 
 
 def gemm_row(case: str, threads: int) -> re.Pattern[str]:
     """A GEMM row with every column filled: ms, GFLOP/s of minitvm and ORT, numpy's GFLOP/s,
-    the two ratios, the error and the compile seconds."""
-    cells = [rf"{NUMBER}"] * 5 + [rf"{NUMBER}x"] * 2 + [r"\d\.\d\de[-+]\d\d", NUMBER]
+    the two ratios, the rounds' spread, the error and the compile seconds."""
+    cells = [rf"{NUMBER}"] * 5 + [rf"{NUMBER}x"] * 2 + [rf"{NUMBER}-{NUMBER}x"]
+    cells += [r"\d\.\d\de[-+]\d\d", NUMBER]
     return re.compile(rf"^{case} +{threads} +" + " +".join(cells) + "$", re.MULTILINE)
 
 
@@ -81,10 +82,12 @@ def test_model_case_is_checked_against_ort_and_gets_a_verdict(
     row = re.search(r"^mlp +1 +(.*)$", out, re.MULTILINE)
     assert row, out
     cells = row.group(1).split()
-    # minitvm ms, -, ORT ms, -, -, minitvm/ORT, -, error, compile s
+    # minitvm ms, -, ORT ms, -, -, minitvm/ORT, -, rounds p25-p75, error, compile s
     assert cells[1] == cells[3] == cells[4] == cells[6] == "-"
     assert float(cells[0]) > 0 and float(cells[2]) > 0 and cells[5].endswith("x")
-    assert float(cells[7]) < 1e-3
+    low, high = map(float, cells[7].rstrip("x").split("-"))
+    assert 0 < low <= high
+    assert float(cells[8]) < 1e-3
     assert re.search(
         rf"^  (MET|MISSED) +mlp <= 1.5x ORT latency, 1 thread: {NUMBER}x", out, re.MULTILINE
     )
@@ -158,6 +161,21 @@ def test_timed_interleaves_workers_and_callables() -> None:
     assert [events[i] for i in fake] == ["fake 1", "fake 1", "fake 4", "fake 4"]
     assert events[fake[0] + 1] == events[fake[1] + 1] == "plain"
     assert "plain" in events[fake[2] + 1 : fake[3]] and events[-1] == "plain"  # interleaved
+
+
+def test_spread_is_of_the_ratio_taken_round_by_round() -> None:
+    # minitvm is 2x ORT in every round, though both slow down together in the third
+    samples = {"minitvm": [2.0, 2.2, 8.0, 2.0], "ORT": [1.0, 1.1, 4.0, 1.0]}
+    assert suite.paired_ratio(samples, gemm=False) == [2.0, 2.0, 2.0, 2.0]
+    assert suite.quartiles([2.0, 2.0, 2.0, 2.0]) == (2.0, 2.0)
+    # GEMM: minitvm/numpy GFLOP/s, i.e. numpy's seconds over minitvm's
+    gemm = {"minitvm": [1.0, 2.0], "ORT": [9.0, 9.0], "numpy": [0.5, 1.0]}
+    assert suite.paired_ratio(gemm, gemm=True) == [0.5, 0.5]
+    assert suite.paired_ratio({"ORT": [1.0]}, gemm=False) is None  # minitvm was WRONG
+    assert suite.quartiles([1.0, 2.0, 3.0, 4.0, 5.0]) == (2.0, 4.0)
+    assert suite.quartiles([1.5]) == (1.5, 1.5)
+    row = suite.Row("mlp", 2, 1.0, 0.0, "", {"minitvm": 1e-3, "ORT": 1e-3}, 0.0, (0.93, 1.12))
+    assert "0.93-1.12x" in suite.format_table([row])
 
 
 def test_tuned_targets_only_with_records() -> None:

@@ -210,7 +210,15 @@ help:
 define void @minitvm_pool_parallel_for(ptr %body, ptr %ctx, i64 %trip, i32 %threads, i64 %grain) {{
 entry:
   %tid = alloca i64, align 8
-  %many = icmp sgt i32 %threads, 1
+  ; chunks of at least one iteration, fewer than 0xffffffff of them (else: serially)
+  %tiny = icmp slt i64 %grain, 1
+  %step = select i1 %tiny, i64 1, i64 %grain
+  %up = add i64 %trip, %step
+  %up1 = sub i64 %up, 1
+  %chunks = udiv i64 %up1, %step
+  %fits = icmp ult i64 %chunks, 4294967295
+  %several = icmp sgt i32 %threads, 1
+  %many = and i1 %several, %fits
   br i1 %many, label %try, label %serial
 try:
   %pair = cmpxchg ptr @busy, i32 0, i32 1 seq_cst seq_cst
@@ -245,13 +253,10 @@ publish:
   %tag = shl i64 %g64, 32
   %closed = or i64 %tag, 4294967295
   store atomic i64 %closed, ptr @word seq_cst, align 8
-  %up = add i64 %trip, %grain
-  %up1 = sub i64 %up, 1
-  %chunks = udiv i64 %up1, %grain
   store atomic ptr %body, ptr @body monotonic, align 8
   store atomic ptr %ctx, ptr @ctx monotonic, align 8
   store atomic i64 %trip, ptr @trip monotonic, align 8
-  store atomic i64 %grain, ptr @grain monotonic, align 8
+  store atomic i64 %step, ptr @grain monotonic, align 8
   store atomic i64 %chunks, ptr @nchunks monotonic, align 8
   store atomic i32 %want, ptr @wanted monotonic, align 4
   store atomic i64 0, ptr @done seq_cst, align 8

@@ -214,6 +214,26 @@ def test_chunks_cover_every_iteration_once() -> None:
     assert sorted(calls) == [(0, 2), (2, 4), (4, 6), (6, 8), (8, 10)]
 
 
+def test_degenerate_ranges_and_grains_run_every_iteration_once() -> None:
+    """What generated code never asks for but the C entry point accepts: no iterations, a
+    grain below one (one iteration per chunk), more chunks than the region word can count
+    (the caller runs them serially, in one call)."""
+    calls: list[tuple[int, int]] = []
+
+    @thread_pool.CHUNK
+    def body(ctx: int | None, lo: int, hi: int) -> None:
+        calls.append((lo, hi))
+
+    thread_pool.parallel_for(chunk_address(body), 0, 0, 2, 1)
+    assert sum(hi - lo for lo, hi in calls) == 0
+    calls.clear()
+    thread_pool.parallel_for(chunk_address(body), 0, 5, 2, 0)
+    assert sorted(calls) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    calls.clear()
+    thread_pool.parallel_for(chunk_address(body), 0, 2**33, 2, 1)
+    assert calls == [(0, 2**33)]
+
+
 def test_pool_threads_take_chunks_alongside_the_caller() -> None:
     """The first chunk waits until a chunk runs on another thread than its own: a pool that
     left every chunk to the caller would fail here (after 20 s), not hang."""

@@ -27,10 +27,10 @@ times each runner over enough back-to-back calls to last MIN_SAMPLE_S, so the mi
 cases are not timer noise, and on more than one thread sleeps SETTLE_S before each; the table
 gives the median round, and in "rounds p25-p75" the middle half of the row's ratio taken
 round by round (minitvm/ORT, or minitvm/numpy GFLOP/s for GEMM; `paired_ratio`): a wide one
-says the machine was noisy while the row ran. Under the table, the targets of issue 4 as MET/MISSED, and with
-`--records` the tuned targets too (informational: they do not change the exit code). Progress
-goes to stderr, the table to stdout. A runner that fails (or whose worker dies) stops the run
-with one line naming the case, the thread count and the runner.
+says the machine was noisy while the row ran. Under the table, the targets of issue 4 as
+MET/MISSED, and with `--records` the tuned targets too (informational: they do not change the
+exit code). Progress goes to stderr, the table to stdout. A runner that fails (or whose
+worker dies) stops the run with one line naming the case, the thread count and the runner.
 """
 
 from __future__ import annotations
@@ -477,7 +477,10 @@ def timed(
     settle: float = 0.0,
 ) -> dict[str, float]:
     """Median seconds per call of each runner over `sampled`'s rounds."""
-    samples = sampled(runners, warmup, repeat, settle)
+    return medians(sampled(runners, warmup, repeat, settle))
+
+
+def medians(samples: Mapping[str, Sequence[float]]) -> dict[str, float]:
     return {name: statistics.median(times) for name, times in samples.items()}
 
 
@@ -543,7 +546,7 @@ def bench_row(
         samples = sampled(runners, warmup, repeat, SETTLE_S if threads > 1 else 0.0)
     except BenchError as e:
         raise BenchError(f"{name} on {threads} thread(s): {e}") from None
-    seconds = {runner: statistics.median(times) for runner, times in samples.items()}
+    seconds = medians(samples)
     ratios = paired_ratio(samples, gemm=bool(case.gemm))
     spread = quartiles(ratios) if ratios else None
     return Row(name, threads, compile_s, error, wrong, seconds, 2.0 * case.gemm**3, spread)

@@ -150,11 +150,17 @@ non_negative_int = number_in(int, lambda v: v >= 0, "an integer >= 0")
 
 
 def add_timing_options(
-    p: argparse.ArgumentParser, repeat: int, repeat_help: str, warmup: int, warmup_help: str
+    p: argparse.ArgumentParser, repeat: int | None, repeat_help: str, warmup: int, warmup_help: str
 ) -> None:
-    """`--repeat N` and `--warmup W` (run, bench, profile): their defaults and meanings."""
+    """`--repeat N` and `--warmup W` (run, bench, profile): their defaults and meanings (a
+    `repeat` of None: as many runs as `timed_runs` picks)."""
+    default = (
+        f"default: at least {AUTO_MIN_RUNS}, and as many as take about {AUTO_SECONDS:g} s"
+        if repeat is None
+        else f"default {repeat}"
+    )
     p.add_argument("--repeat", type=positive_int, default=repeat, metavar="N",
-                   help=f"{repeat_help} (default {repeat})")  # fmt: skip
+                   help=f"{repeat_help} ({default})")  # fmt: skip
     p.add_argument("--warmup", type=non_negative_int, default=warmup, metavar="W",
                    help=f"{warmup_help} (default {warmup})")  # fmt: skip
 
@@ -467,14 +473,29 @@ def milliseconds(seconds: Sequence[float]) -> str:
     return f"median {1e3 * statistics.median(seconds):.3f} ms, min {1e3 * min(seconds):.3f} ms"
 
 
+#: `timed_runs` without a repeat count: at least AUTO_MIN_RUNS timed runs, more when they
+#: take under AUTO_SECONDS in all (up to AUTO_MAX_RUNS). The median of ten runs of a 20 us
+#: model moves by a fifth from one command to the next; a thousand runs still take 0.05 s.
+AUTO_MIN_RUNS = 10
+AUTO_SECONDS = 0.5
+AUTO_MAX_RUNS = 10000
+
+
 def timed_runs(
-    runners: Mapping[str, Callable[[], list[np.ndarray]]], warmup: int, repeat: int
+    runners: Mapping[str, Callable[[], list[np.ndarray]]], warmup: int, repeat: int | None
 ) -> tuple[dict[str, list[np.ndarray]], dict[str, list[float]]]:
     """Run each runner `warmup` times, then `repeat` timed times, interleaved so that all see
-    the same machine (clock speed, other processes); the outputs of each one's last run."""
+    the same machine (clock speed, other processes); the outputs of each one's last run.
+    With `repeat` None, one more untimed round sets it (see AUTO_SECONDS)."""
     for _ in range(warmup):
         for runner in runners.values():
             runner()
+    if repeat is None:
+        start = time.perf_counter()
+        for runner in runners.values():
+            runner()
+        round_seconds = max(time.perf_counter() - start, 1e-9)
+        repeat = min(max(AUTO_MIN_RUNS, int(AUTO_SECONDS / round_seconds)), AUTO_MAX_RUNS)
     outputs: dict[str, list[np.ndarray]] = {}
     seconds: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(repeat):
@@ -529,7 +550,8 @@ def run_run(args: argparse.Namespace) -> None:
             if not passed:
                 failed.append(spec.name)
         print(line)
-    runs = f"{args.repeat} run{'s' if args.repeat > 1 else ''}"
+    repeat = len(seconds["minitvm"])
+    runs = f"{repeat} run{'s' if repeat > 1 else ''}"
     print(f"latency over {runs} ({args.warmup} warm-up, {threads}):")
     print(f"  minitvm      {milliseconds(seconds['minitvm'])}")
     if args.compare_ort:
@@ -561,7 +583,9 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:  # pyright:
         help="an input's value from a .npy file; repeatable. An input with dynamic dimensions "
         "takes the file's shape unless --input-shape says otherwise",
     )  # fmt: skip
-    add_timing_options(p, 10, "timed runs; latency is their median", 1, "untimed runs before them")
+    add_timing_options(
+        p, None, "timed runs; latency is their median", 1, "untimed runs before them"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--compare-ort", action="store_true",
                    help="also run ONNX Runtime (CPU) and compare outputs and latency")  # fmt: skip

@@ -227,6 +227,42 @@ def test_run_compare_ort_on_random_inputs() -> None:
     assert len(lines) == 6
 
 
+def test_run_times_a_small_model_many_times_by_default() -> None:
+    """Without --repeat, a 20 us model is timed over far more than ten runs (ten runs' median
+    moved by a fifth from one command to the next)."""
+    result = minitvm("run", MLP, "--compare-ort")
+    assert result.returncode == 0, result.stderr
+    runs = re.search(r"latency over (\d+) runs \(1 warm-up", result.stdout)
+    assert runs is not None, result.stdout
+    assert cli.AUTO_MIN_RUNS < int(runs.group(1)) <= cli.AUTO_MAX_RUNS
+
+
+def test_timed_runs_picks_its_repeat_count_from_one_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    calls = {"a": 0, "b": 0}
+
+    def runner(name: str, seconds: float):
+        def run() -> list[np.ndarray]:
+            calls[name] += 1
+            time.sleep(seconds)
+            return [np.array(calls[name])]
+
+        return run
+
+    monkeypatch.setattr(cli, "AUTO_SECONDS", 0.3)
+    outputs, seconds = cli.timed_runs({"a": runner("a", 0.005), "b": runner("b", 0.005)}, 2, None)
+    # one round takes >= 10 ms: at most 30 runs in 0.3 s, and never fewer than AUTO_MIN_RUNS
+    assert cli.AUTO_MIN_RUNS <= len(seconds["a"]) == len(seconds["b"]) <= 30
+    assert calls["a"] == calls["b"] == 2 + 1 + len(seconds["a"])
+    assert outputs["a"][0] == calls["a"]
+    monkeypatch.setattr(cli, "AUTO_MAX_RUNS", 40)
+    _, seconds = cli.timed_runs({"a": runner("a", 0)}, 0, None)
+    assert len(seconds["a"]) == 40
+    _, seconds = cli.timed_runs({"a": runner("a", 0.05)}, 0, 3)
+    assert len(seconds["a"]) == 3
+
+
 def test_run_given_input_and_output_dir(tmp_path: Path) -> None:
     x = np.random.default_rng(5).standard_normal((1, 784), dtype=np.float32)
     out = tmp_path / "out" / "nested"

@@ -9,7 +9,13 @@ from onnx import TensorProto, helper
 
 import minitvm
 from minitvm.errors import MinitvmError
-from minitvm.runtime.executable import ALIGNMENT, aligned_copy, aligned_empty
+from minitvm.runtime.executable import (
+    ALIGNMENT,
+    SMALL_OUTPUT_BYTES,
+    aligned_copy,
+    aligned_empty,
+    data_address,
+)
 
 
 @pytest.fixture(scope="module")
@@ -104,14 +110,73 @@ def test_num_threads_is_validated():
         minitvm.compile(model, num_threads=-1)
 
 
-def test_constants_outputs_and_arena_are_cache_line_aligned(exe: minitvm.Executable):
+def test_constants_outputs_and_arena_are_cache_line_aligned(
+    exe: minitvm.Executable, small_and_large: minitvm.Executable
+):
     """A 64-byte vector access that straddles two cache lines costs twice: whatever numpy's
-    allocator returns, the buffers the runtime owns start on a line."""
-    x = np.ones((2, 5), np.float32)
-    outputs = exe.run({"x": x, "n": np.zeros(4, np.int64)})
-    assert all(out.ctypes.data % ALIGNMENT == 0 for out in outputs)
-    assert all(c.ctypes.data % ALIGNMENT == 0 for c in exe._constants)
-    assert exe._arena.value % ALIGNMENT == 0
+    allocator returns, the buffers the code writes (outputs included) start on a line."""
+    for executable in (exe, small_and_large):
+        inputs = {s.name: np.ones(s.shape, s.dtype) for s in executable.inputs}
+        executable.run(inputs)
+        written = [executable._io[slot] for slot, _ in executable._output_slots]
+        assert written and all(address % ALIGNMENT == 0 for address in written)
+        assert all(c.ctypes.data % ALIGNMENT == 0 for c in executable._constants)
+        assert executable._arena.value % ALIGNMENT == 0
+
+
+@pytest.fixture(scope="module")
+def small_and_large() -> minitvm.Executable:
+    """small = x * 2 (40 bytes), large = x + 1 broadcast to [64, 10] x 10 (25.6 KB): one output
+    on each side of SMALL_OUTPUT_BYTES."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mul", ["x", "two"], ["small"]),
+            helper.make_node("Add", ["x", "zeros"], ["large"]),
+        ],
+        "small_and_large",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10])],
+        [
+            helper.make_tensor_value_info("small", TensorProto.FLOAT, [10]),
+            helper.make_tensor_value_info("large", TensorProto.FLOAT, [64, 10, 10]),
+        ],
+        [
+            onnx.numpy_helper.from_array(np.array(2, np.float32), "two"),
+            onnx.numpy_helper.from_array(np.zeros((64, 10, 10), np.float32), "zeros"),
+        ],
+    )
+    return minitvm.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+
+
+def test_small_and_large_outputs_are_fresh_arrays_each_run(small_and_large: minitvm.Executable):
+    """A small output is written into a buffer the Executable keeps and copied out, a large
+    one into a new array: either way a run's outputs are the caller's to keep."""
+    slots = dict(small_and_large._output_slots)
+    assert [slots[slot] is None for slot in sorted(slots)] == [False, True]
+    assert 40 <= SMALL_OUTPUT_BYTES < 64 * 10 * 10 * 4
+    x = np.arange(10, dtype=np.float32)
+    small1, large1 = small_and_large.run({"x": x})
+    x.flags.writeable = False  # a read-only input has no writable buffer to take the address of
+    small2, large2 = small_and_large.run({"x": 3 * x})
+    small3, _ = small_and_large.run({"x": x})
+    np.testing.assert_array_equal(small1, 2 * x)
+    np.testing.assert_array_equal(large1, np.broadcast_to(x, (64, 10, 10)))
+    np.testing.assert_array_equal(small2, 6 * x)
+    np.testing.assert_array_equal(large2, np.broadcast_to(3 * x, (64, 10, 10)))
+    arrays = [small1, large1, small2, large2, small3]
+    assert not any(np.shares_memory(a, b) for n, a in enumerate(arrays) for b in arrays[n + 1 :])
+    assert all(a.flags.c_contiguous and a.flags.writeable for a in arrays)
+    small1[...] = -1  # changing an output changes no later run's
+    np.testing.assert_array_equal(small_and_large.run({"x": x})[0], 2 * x)
+
+
+def test_data_address_of_any_array():
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert data_address(array) == array.ctypes.data
+    assert data_address(array[1]) == array.ctypes.data + 12
+    array.flags.writeable = False
+    assert data_address(array) == array.ctypes.data
+    empty = np.empty((0, 3), np.float32)
+    assert data_address(empty) == empty.ctypes.data
 
 
 @pytest.mark.parametrize("offset", [0, 4, 16, 60])

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 import minitvm
 from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
 from minitvm.dialects import te
+from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
 from minitvm.lowering.graph_to_te.kernel_schedule import (
     kernel_task_key,
@@ -143,6 +144,35 @@ def test_every_valid_config_computes_the_default_result(model, template, shape) 
             continue
         tried += 1
         np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5, err_msg=str(config))
+
+
+def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
+    """y[0, j] = sum_k x[0, k] w[k, j] on 200 columns (16 does not divide them: no GEMM
+    block): the reduction template blocks the columns and runs the blocks outermost, where
+    the default parallel loop goes, and every config of its space computes the same result."""
+    proto = matmul_model(1, 64, 200)
+    anchor, template = kernel_template(templated_kernel(te_module(proto), "reduction"))  # type: ignore[misc]
+    space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
+    assert space == {"lanes": (0, 8), "unroll": (1,), "column_block": (0, 8, 40)}
+    assert template.default_config(anchor) == {"lanes": 8, "unroll": 1, "column_block": 40}
+    nest = scheduled_nest(anchor)
+    assert [(lp.name, lp.extent, lp.hints) for lp in nest.loops] == [
+        ("i0", 1, set()), ("i1.o", 5, {"parallel"}), ("r0", 64, set()),
+        ("i1.i.o", 5, set()), ("i1.i.i", 8, {"vectorize"}),
+    ]  # fmt: skip
+    x = np.random.default_rng(6).standard_normal((1, 64)).astype(np.float32)
+    results = []
+    for values in product(*space.values()):
+        module = te_module(proto)
+        set_kernel_config(templated_kernel(module, "reduction"), dict(zip(space, values)))
+        results.append(run(module, [x]))
+    assert len(results) == 6  # 8 lanes divide every block: all valid
+    for result in results[1:]:
+        np.testing.assert_allclose(result, results[0], rtol=1e-5, atol=1e-5)
+    # with two rows the rows are the threads' share: no blocks
+    anchor, template = kernel_template(templated_kernel(te_module(matmul_model(2, 64, 200)), "reduction"))  # type: ignore[misc]
+    assert [k.name for k in template.space(anchor)] == ["lanes", "unroll"]  # type: ignore[union-attr]
+    assert scheduled_nest(anchor).loops[0].hints == {"parallel"}
 
 
 def test_gemm_space_and_default() -> None:

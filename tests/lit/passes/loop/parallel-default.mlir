@@ -54,3 +54,44 @@ func.func @reduce(%x: tensor<256x256xf32>) -> tensor<256xf32> attributes {te.ker
   }
   func.return %s : tensor<256xf32>
 }
+
+// A classifier's matrix-vector product accumulates along its columns, inside the reduction:
+// in the plain order (i0 of one iteration, r0, i1) no spatial loop outside the reduction has
+// work to share, and nothing is marked.
+// CHECK-LABEL: func.func @classifier_plain(
+// CHECK-NOT:     {parallel}
+// CHECK:         func.return
+func.func @classifier_plain(%x: tensor<1x256xf32>, %w: tensor<256x200xf32>) -> tensor<1x200xf32> attributes {te.kernel} {
+  %y = te.compute (%i, %j) in [1, 200] sum (%k) in [256] : tensor<1x200xf32> {
+    %a = te.read %x[%i, %k] : tensor<1x256xf32>
+    %b = te.read %w[%k, %j] : tensor<256x200xf32>
+    %p = arith.mulf %a, %b : f32
+    te.yield %p : f32
+  }
+  func.return %y : tensor<1x200xf32>
+}
+
+// Its column blocks run outermost (the reduction template's `column_block`): the threads
+// share them, each block's accumulator init going with it.
+// CHECK-LABEL: func.func @classifier_blocked(
+// CHECK-NEXT:    loop.for %{{.*}} = 0 to 1 step 1 {
+// CHECK-NEXT:      loop.for %[[BLOCK:\w+]] = 0 to 5 step 1 {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 40 step 1 {
+// CHECK:               loop.store
+// CHECK-NEXT:        }
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 256 step 1 {
+// CHECK-NEXT:          loop.for %{{.*}} = 0 to 40 step 1 {
+// CHECK:               }
+// CHECK-NEXT:        }
+// CHECK-NEXT:      } {parallel}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @classifier_blocked(%x: tensor<1x256xf32>, %w: tensor<256x200xf32>) -> tensor<1x200xf32> attributes {te.kernel} {
+  %y = te.compute (%i, %j) in [1, 200] sum (%k) in [256] {schedule = [#te.split<"i1", 40>, #te.reorder<["i1.o", "r0"]>]} : tensor<1x200xf32> {
+    %a = te.read %x[%i, %k] : tensor<1x256xf32>
+    %b = te.read %w[%k, %j] : tensor<256x200xf32>
+    %p = arith.mulf %a, %b : f32
+    te.yield %p : f32
+  }
+  func.return %y : tensor<1x200xf32>
+}

@@ -55,7 +55,7 @@ from minitvm.passes.graph.fuse import ANCHOR_OPS
 
 #: Ops whose main compute gets its schedule template's default (see schedule_templates.py).
 TEMPLATED_OPS: tuple[type[Operation], ...] = (
-    graph.MatMulOp, graph.MatMulPackedOp, graph.GemmOp, graph.ConvNchwcOp,
+    graph.MatMulOp, graph.MatMulPackedOp, graph.GemmOp, graph.ConvOp, graph.ConvNchwcOp,
     graph.MaxPoolOp, graph.AvgPoolOp,
 )  # fmt: skip
 

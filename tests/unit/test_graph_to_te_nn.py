@@ -99,6 +99,10 @@ def conv_cases() -> list[Case]:
         "conv2d_depthwise_multiplier": (rand(1, 3, 5, 5), rand(6, 1, 2, 2), rand(6),
                                         {"group": 3, "pads": [0, 1, 1, 0]}),
         "conv2d_1x1": (rand(1, 5, 4, 3), rand(2, 5, 1, 1), rand(2), {}),
+        # the conv_nchw template's rows fused into one loop (ShuffleNet's grouped 1x1 convs)
+        "conv2d_group_1x1": (rand(2, 6, 5, 4), rand(4, 3, 1, 1), rand(4), {"group": 2}),
+        "conv2d_group_1x1_strided": (rand(1, 6, 5, 5), rand(4, 3, 1, 1), None,
+                                     {"group": 2, "strides": [2, 2]}),
         "conv1d": (rand(2, 3, 11), rand(4, 3, 3), rand(4),
                    {"strides": [2], "pads": [1, 2], "dilations": [2]}),
         "conv3d": (rand(1, 2, 5, 6, 4), rand(3, 2, 3, 2, 3), rand(3),

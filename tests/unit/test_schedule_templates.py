@@ -31,6 +31,7 @@ from minitvm.lowering.graph_to_te.schedule_templates import (
     InjectiveTemplate,
     InvalidConfig,
     Knob,
+    PointwiseConvNchwTemplate,
     PoolNchwcTemplate,
     ReductionTemplate,
 )
@@ -60,6 +61,14 @@ def depthwise_model(channels: int = 32, size: int = 10) -> onnx.ModelProto:
     x = net.input("x", [1, channels, size, size])
     w = net.weight("w", [channels, 1, 3, 3], 0.3)
     return net.model([net.op("Relu", [net.op("Conv", [x, w], pads=[1, 1, 1, 1], group=channels)])])
+
+
+def grouped_pointwise_model(size: int = 7) -> onnx.ModelProto:
+    """A grouped 1x1 conv + bias + relu (ShuffleNet's): it stays NCHW."""
+    net = Net(6)
+    x = net.input("x", [1, 8, size, size])
+    conv = net.op("Conv", [x, net.weight("w", [8, 4, 1, 1]), net.weight("b", [8])], group=2)
+    return net.model([net.op("Relu", [conv])])
 
 
 def blocked_pool_model(kind: str = "MaxPool") -> onnx.ModelProto:
@@ -112,6 +121,7 @@ def sample(space, rng: random.Random) -> dict:
         (lambda: conv_model(out_channels=24), ConvNchwcTemplate, (1, 32, 10, 10)),
         (lambda: blocked_pool_model(), PoolNchwcTemplate, (1, 16, 11, 12)),
         (lambda: blocked_pool_model("AveragePool"), PoolNchwcTemplate, (1, 16, 11, 12)),
+        (lambda: grouped_pointwise_model(), PointwiseConvNchwTemplate, (1, 8, 7, 7)),
         (reduce_model, ReductionTemplate, (6, 96)),
         (add_relu_model, InjectiveTemplate, (4, 64)),
     ],
@@ -122,6 +132,7 @@ def sample(space, rng: random.Random) -> dict:
         "conv_nchw8c",
         "max_pool_nchwc",
         "avg_pool_nchwc",
+        "pointwise_conv_nchw",
         "reduction",
         "injective",
     ],
@@ -173,6 +184,22 @@ def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
     anchor, template = kernel_template(templated_kernel(te_module(matmul_model(2, 64, 200)), "reduction"))  # type: ignore[misc]
     assert [k.name for k in template.space(anchor)] == ["lanes", "unroll"]  # type: ignore[union-attr]
     assert scheduled_nest(anchor).loops[0].hints == {"parallel"}
+
+
+def test_a_grouped_pointwise_conv_runs_its_rows_as_one_loop_when_they_are_short() -> None:
+    """Up to 14x14 pixels the reduction moves outside the rows, which run as one loop that
+    input and output walk contiguously; the bias and relu then run per output channel."""
+    module = te_module(grouped_pointwise_model(7))
+    kernel = templated_kernel(module, "conv_nchw")
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    assert [(k.name, k.choices) for k in template.space(anchor)] == [("fuse_rows", (0, 1))]  # type: ignore[union-attr]
+    assert template.default_config(anchor) == {"fuse_rows": 1}
+    assert [lp.name for lp in scheduled_nest(anchor).loops] == ["i0", "i1", "r0", "r1", "r2", "i2.i3.fused"]
+    epilogue = [c for c in kernel.body.block.ops if isinstance(c, te.ComputeOp) and c is not anchor]
+    assert te.compute_at("anchor", "i1") in epilogue[-1].schedule
+    large = kernel_template(templated_kernel(te_module(grouped_pointwise_model(15)), "conv_nchw"))
+    assert large is not None and large[1].default_config(large[0]) == {"fuse_rows": 0}
+    assert large[0].schedule == ()
 
 
 def test_gemm_space_and_default() -> None:

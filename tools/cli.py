@@ -481,12 +481,26 @@ AUTO_SECONDS = 0.5
 AUTO_MAX_RUNS = 10000
 
 
+#: Runtimes that take turns on several threads take them in this many blocks of runs each
+#: (see `timed_runs`).
+SETTLED_BLOCKS = 10
+
+
 def timed_runs(
-    runners: Mapping[str, Callable[[], list[np.ndarray]]], warmup: int, repeat: int | None
+    runners: Mapping[str, Callable[[], list[np.ndarray]]],
+    warmup: int,
+    repeat: int | None,
+    settle: float = 0.0,
 ) -> tuple[dict[str, list[np.ndarray]], dict[str, list[float]]]:
     """Run each runner `warmup` times, then `repeat` timed times, interleaved so that all see
     the same machine (clock speed, other processes); the outputs of each one's last run.
-    With `repeat` None, one more untimed round sets it (see AUTO_SECONDS)."""
+    With `repeat` None, one more untimed round sets it (see AUTO_SECONDS).
+
+    With `settle`, the runners take turns in SETTLED_BLOCKS blocks of runs, each block after
+    `settle` seconds of sleep: a runtime's worker threads spin on after its run (ONNX
+    Runtime's for about 50 ms), and on a machine with few cores the runtime timed next, one
+    run at a time, would share its cores with them (minitvm's ShuffleNet at 2 threads: 7.4
+    ms interleaved run by run with ONNX Runtime, 4.7 ms alone; bench/suite.py's SETTLE_S)."""
     for _ in range(warmup):
         for runner in runners.values():
             runner()
@@ -496,13 +510,18 @@ def timed_runs(
             runner()
         round_seconds = max(time.perf_counter() - start, 1e-9)
         repeat = min(max(AUTO_MIN_RUNS, int(AUTO_SECONDS / round_seconds)), AUTO_MAX_RUNS)
+    blocks = min(repeat, SETTLED_BLOCKS) if settle else repeat
     outputs: dict[str, list[np.ndarray]] = {}
     seconds: dict[str, list[float]] = {name: [] for name in runners}
-    for _ in range(repeat):
+    for block in range(blocks):
+        runs = repeat // blocks + (block < repeat % blocks)
         for name, runner in runners.items():
-            start = time.perf_counter()
-            outputs[name] = runner()
-            seconds[name].append(time.perf_counter() - start)
+            if settle:
+                time.sleep(settle)
+            for _ in range(runs):
+                start = time.perf_counter()
+                outputs[name] = runner()
+                seconds[name].append(time.perf_counter() - start)
     return outputs, seconds
 
 
@@ -536,7 +555,12 @@ def run_run(args: argparse.Namespace) -> None:
     if args.compare_ort:
         reference = ort_session(model, args.num_threads)
         runners["onnxruntime"] = lambda: reference(feeds)
-    outputs, seconds = timed_runs(runners, args.warmup, args.repeat)
+    settle = 0.0
+    if args.compare_ort and args.num_threads > 1:  # the two runtimes' threads take turns
+        from minitvm.bench.suite import SETTLE_S
+
+        settle = SETTLE_S
+    outputs, seconds = timed_runs(runners, args.warmup, args.repeat, settle)
 
     failed = []
     for n, (spec, array) in enumerate(zip(exe.outputs, outputs["minitvm"])):

@@ -263,6 +263,27 @@ def test_timed_runs_picks_its_repeat_count_from_one_round(monkeypatch: pytest.Mo
     assert len(seconds["a"]) == 3
 
 
+def test_timed_runs_take_turns_in_blocks_after_a_pause_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Several runtimes on several threads: each block of runs starts after `settle` seconds,
+    once the other runtime's spinning threads have gone to sleep."""
+    order: list[str] = []
+    sleeps: list[float] = []
+    monkeypatch.setattr(cli.time, "sleep", sleeps.append)
+    runners = {name: (lambda name=name: order.append(name) or []) for name in ("a", "b")}
+    _, seconds = cli.timed_runs(runners, 1, 25, settle=0.5)
+    assert len(seconds["a"]) == len(seconds["b"]) == 25
+    assert sleeps == [0.5] * 2 * cli.SETTLED_BLOCKS
+    runs = order[2:]  # after the warm-up round: 5 blocks of 3 runs each, then 5 of 2
+    assert runs[:12] == ["a"] * 3 + ["b"] * 3 + ["a"] * 3 + ["b"] * 3
+    assert runs[-4:] == ["a", "a", "b", "b"]
+    order.clear()
+    sleeps.clear()
+    cli.timed_runs(runners, 0, 3)  # no settle: run by run, no pauses
+    assert order == ["a", "b"] * 3 and sleeps == []
+
+
 def test_run_given_input_and_output_dir(tmp_path: Path) -> None:
     x = np.random.default_rng(5).standard_normal((1, 784), dtype=np.float32)
     out = tmp_path / "out" / "nested"

@@ -158,6 +158,41 @@ def _divide(
     return q if quotient else r
 
 
+def _factored_division(
+    lhs: SSAValue, rhs: SSAValue, ranges: dict[SSAValue, tuple[int, int]], quotient: bool
+) -> Expr | None:
+    """lhs / rhs (or lhs % rhs) with the division moved onto the outer part of lhs, when
+    `rhs` is a constant d and lhs = k * x + r for a factor k of d, with 0 <= r < k and x >= 0
+    over the atoms' ranges: then lhs / d = x / (d / k) and lhs % d = k * (x % (d / k)) + r.
+    That is an output channel of a split loop, o = 4 * o_o + o_i, finding its group of 68
+    channels: o / 68 = o_o / 17, one value for the whole unrolled block. None otherwise."""
+    d = constant_int(rhs)
+    if d is None or d <= 1:
+        return None
+    form = _linear(lhs, ranges)
+    bounds = form.bounds(ranges)
+    if not form.terms or bounds is None or bounds[0] < 0:
+        return None
+    for k in sorted((k for k in range(2, d) if d % k == 0), reverse=True):
+        big = {a: c // k for a, c in form.terms.items() if c % k == 0}
+        outer = _Linear(big, form.constant // k)
+        rest = _Linear({a: c for a, c in form.terms.items() if c % k}, form.constant % k)
+        rest_bounds, outer_bounds = rest.bounds(ranges), outer.bounds(ranges)
+        if (
+            not outer.terms
+            or rest_bounds is None
+            or outer_bounds is None
+            or rest_bounds[0] < 0
+            or rest_bounds[1] >= k
+            or outer_bounds[0] < 0
+        ):
+            continue
+        if quotient:
+            return _unsigned(arith.DivUIOp, outer.emit(), d // k)
+        return _unsigned(arith.RemUIOp, outer.emit(), d // k) * k + rest.emit()
+    return None
+
+
 # --------------------------------------------------------------------------------------------
 # IR emission
 # --------------------------------------------------------------------------------------------
@@ -286,11 +321,13 @@ class _ComputeEmitter:
             loop_vars[lp.name]: (0, lp.extent - 1) for lp in self.nest.loops if lp.name in loop_vars
         }
         lhs, rhs = (mapping.get(v, v) for v in op.operands)
-        form = _divide(lhs, rhs, ranges, quotient=isinstance(op, _DIVISIONS))
-        if form is None:
-            return None
+        quotient = isinstance(op, _DIVISIONS)
+        form = _divide(lhs, rhs, ranges, quotient)
         with emit_into(block):
-            return form.emit().value
+            if form is not None:
+                return form.emit().value
+            factored = _factored_division(lhs, rhs, ranges, quotient)
+            return None if factored is None else factored.value
 
     def emit(self, block: Block, bound: dict[str, SSAValue] | None = None) -> None:
         """Append this compute's loops to `block`; `bound` axes are loops of a producer this

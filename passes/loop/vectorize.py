@@ -3,7 +3,11 @@
 The `vectorize` hint comes from a `#te.vectorize<"axis">` schedule primitive. A loop whose
 trip count is a lane count (4, 8, 16 or 32) becomes one vector body of that many lanes; one
 whose trip count is another multiple of 16 is first strip-mined into a scalar loop over
-16-lane vector bodies. Here `C[i, j0 + j] += A[i, k] * B[k, j0 + j]` over 16 lanes of j:
+16-lane vector bodies. Any other trip count of at least 4 is covered in order by 16-lane
+strips, then one 8-lane and one 4-lane body where what is left allows, then copies of the
+scalar body for the last 1-3 iterations (`vector_pieces`: 49 = 3 x 16 + 1, 196 = 12 x 16 + 4;
+a reduction carries its value from piece to piece). Here `C[i, j0 + j] += A[i, k] *
+B[k, j0 + j]` over 16 lanes of j:
 
     loop.for %j = 0 to 16 step 1 {
       %col = arith.addi %j0, %j : index
@@ -33,8 +37,14 @@ The analysis walks the body once, in order, classifying every value as
 - an affine index: the induction variable (lane stride = step) and `arith.addi`/`subi` of
   affine and uniform indices, `arith.muli` by a constant. It stays a scalar holding lane 0's
   value (the body cloned with the induction variable at its first value); lane l's value is
-  lane 0's plus l * stride. An affine index used in any other way (`index_cast`, `divsi`,
-  a comparison) makes the loop unvectorizable.
+  lane 0's plus l * stride. An affine index used in any other way (`index_cast`, a
+  division by a non-constant, a comparison) makes the loop unvectorizable.
+- a split fused index: an affine index divided (`divui`, `divsi`, `floordivsi`) or reduced
+  (`remui`, `remsi`) by a constant W, plus uniform values: how a loop fusing two dims sees
+  them (`h = p / W`, `w = p % W`). An access `buf[..., p / W + u, p % W + v]` whose last dim
+  is W, with p of stride 1, reads or writes consecutive elements (its row-major offset is
+  p + u * W + v, across row ends too): it becomes a vector access at lane 0's indices. Any
+  other use of such a value makes the loop unvectorizable.
 - varying: everything else computed from varying values or affine indices. It becomes a
   `vector<lanes x T>`: a load whose last index is affine with stride 1 and whose other
   indices are uniform becomes `loop.vload`, such a store `loop.vstore`; `arith`/`math` ops
@@ -60,8 +70,8 @@ Anything else leaves the loop scalar, without the hint and with nothing emitted 
 is a debug-level log record of `minitvm.passes.loop.vectorize`): a gather or scatter
 (a varying index in a non-last dimension, or a stride other than 1), a store to a uniform
 address, a nested loop or `loop.if`, an op with side effects or without a vector form, an
-iter_arg that is not a reduction, a trip count that is neither a lane count nor a multiple
-of 16, a step other than 1 on a non-unit-stride access, or a memory dependence between lanes.
+iter_arg that is not a reduction, a trip count below 4, a step other than 1 on a
+non-unit-stride access, or a memory dependence between lanes.
 
 Run after loop-unroll, so unrolled inner loops are straight-line code by then. Together they
 make register blocking out of a schedule: split i by 4 and j by 64 (= 4 x 16), order
@@ -78,7 +88,7 @@ from __future__ import annotations
 
 import logging
 import math as pymath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math
@@ -88,6 +98,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     ModuleOp,
     VectorType,
 )
@@ -114,6 +125,29 @@ LANE_COUNTS = (4, 8, 16, 32)
 #: Lanes of the vector body of a strip-mined loop (trip count a multiple of it).
 STRIP_LANES = 16
 
+#: Vector bodies that cover what is left of a trip count after the 16-lane strips.
+TAIL_LANES = (8, 4)
+
+
+def vector_pieces(trip: int) -> list[tuple[int, int]]:
+    """How a loop of `trip` iterations is vectorized, in iteration order: (lanes, bodies)
+    pieces, lanes 1 being scalar iterations. A lane count is one body; otherwise strips of
+    16 lanes, then one body of 8 and one of 4 where what is left allows, then what is left
+    as scalar iterations (49 = 3 x 16 + 1, 196 = 12 x 16 + 4, 1000 = 62 x 16 + 8)."""
+    if trip in LANE_COUNTS:
+        return [(trip, 1)]
+    if trip < min(LANE_COUNTS):
+        raise NotVectorizable(f"{trip} iterations are fewer than {min(LANE_COUNTS)} lanes")
+    strips, left = divmod(trip, STRIP_LANES)
+    pieces = [(STRIP_LANES, strips)] if strips else []
+    for lanes in TAIL_LANES:
+        if left >= lanes:
+            pieces.append((lanes, 1))
+            left -= lanes
+    if left:
+        pieces.append((1, left))
+    return pieces
+
 _log = logging.getLogger(__name__)
 
 _CASTS: dict[type[Operation], str] = {
@@ -125,6 +159,10 @@ _CASTS: dict[type[Operation], str] = {
     arith.ExtUIOp: "extui",
     arith.TruncIOp: "trunci",
 }
+
+
+_DIVISIONS = (arith.DivUIOp, arith.DivSIOp, arith.FloorDivSIOp)
+_REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
 
 
 class NotVectorizable(Exception):
@@ -231,6 +269,9 @@ class LoopVectorizer:
     vector: dict[SSAValue, SSAValue] = field(default_factory=dict)
     #: old affine index -> its difference between neighbouring lanes.
     stride: dict[SSAValue, int] = field(default_factory=dict)
+    #: old index -> ("row" or "column", a, W): a fused index `a` split into a / W or a % W
+    #: (plus uniform offsets), as the loops of a fused pair see it.
+    collapsed: dict[SSAValue, tuple[str, SSAValue, int]] = field(default_factory=dict)
     #: old single-use vector mulf result -> its vector operands, awaiting an addf to fuse into.
     deferred: dict[SSAValue, tuple[SSAValue, SSAValue, arith.MulfOp]] = field(default_factory=dict)
     splats: dict[SSAValue, SSAValue] = field(default_factory=dict)
@@ -243,40 +284,64 @@ class LoopVectorizer:
 
     def build(self) -> tuple[Block, list[SSAValue]]:
         """The ops replacing the loop (a detached block), and the values of its results."""
-        trip = self.for_op.trip_count
-        if trip in LANE_COUNTS:
-            self.lanes, outer = trip, 1
-        elif trip > 0 and trip % STRIP_LANES == 0:
-            self.lanes, outer = STRIP_LANES, trip // STRIP_LANES
-        else:
-            raise NotVectorizable(
-                f"trip count {trip} is not {', '.join(map(str, LANE_COUNTS))} or a multiple "
-                f"of {STRIP_LANES}"
-            )
+        pieces = vector_pieces(self.for_op.trip_count)
         reductions = find_reductions(self.for_op)
-        lower, _, step = self.for_op.bounds
-        iv = self.for_op.induction_var
-        self.stride[iv] = step
         out = self.target
+        values = [r.init for r in reductions]
+        start = 0
         try:
-            if outer == 1:
-                first = self.emit(arith.ConstantOp(IntegerAttr(lower, IndexType())))
-                first.result.name_hint = iv.name_hint
-                self.scalar[iv] = first.result
-                self.widen_body(skip={r.combine for r in reductions})
-                results = [self.fold(r, self.vec(r.value)) for r in reductions]
-            else:
-                results = self.build_strip_mined(outer, reductions)
-            self.check_dependences()
+            for lanes, bodies in pieces:
+                piece = LoopVectorizer(self.for_op, self.fma, lanes=lanes, target=out)
+                if lanes == 1:
+                    values = piece.scalar_iterations(start, bodies, values)
+                else:
+                    running = [replace(r, init=v) for r, v in zip(reductions, values)]
+                    values = piece.vector_bodies(start, bodies, running)
+                    piece.check_dependences()
+                start += lanes * bodies
         except (NotVectorizable, VerifyException):
             discard(out)
             raise
-        return out, results
+        return out, values
 
-    def build_strip_mined(self, outer: int, reductions: list[Reduction]) -> list[SSAValue]:
-        """for %o = 0 to outer iter_args(vector accumulators): a vector body at lane 0's
-        index lower + o * lanes * step; then each accumulator folded into its init value."""
+    def vector_bodies(self, start: int, bodies: int, reductions: list[Reduction]) -> list[SSAValue]:
+        """`bodies` vector bodies of `self.lanes` lanes from iteration `start` on: straight
+        line for one, else a strip-mined loop; each reduction folded into its init value."""
         lower, _, step = self.for_op.bounds
+        iv = self.for_op.induction_var
+        self.stride[iv] = step
+        if bodies > 1:
+            return self.build_strip_mined(lower + start * step, bodies, reductions)
+        first = self.emit(arith.ConstantOp(IntegerAttr(lower + start * step, IndexType())))
+        first.result.name_hint = iv.name_hint
+        self.scalar[iv] = first.result
+        self.widen_body(skip={r.combine for r in reductions})
+        return [self.fold(r, self.vec(r.value)) for r in reductions]
+
+    def scalar_iterations(self, start: int, count: int, values: list[SSAValue]) -> list[SSAValue]:
+        """Iterations start .. start + count - 1 as copies of the scalar body (the tail of
+        a trip count that whole vectors do not cover), carrying `values`; the values after."""
+        lower, _, step = self.for_op.bounds
+        iv = self.for_op.induction_var
+        block = self.for_op.body.block
+        for n in range(start, start + count):
+            index = self.emit(arith.ConstantOp(IntegerAttr(lower + n * step, IndexType())))
+            index.result.name_hint = iv.name_hint
+            mapping: dict[SSAValue, SSAValue] = {iv: index.result}
+            mapping.update(zip(self.for_op.carried, values))
+            for op in block.ops:
+                if isinstance(op, loop.YieldOp):
+                    values = [mapping.get(v, v) for v in op.values]
+                else:
+                    self.emit(op.clone(mapping))
+        return values
+
+    def build_strip_mined(
+        self, first_index: int, outer: int, reductions: list[Reduction]
+    ) -> list[SSAValue]:
+        """for %o = 0 to outer iter_args(vector accumulators): a vector body at lane 0's
+        index first_index + o * lanes * step; then each accumulator folded into its init."""
+        _, _, step = self.for_op.bounds
         iv = self.for_op.induction_var
         out = self.target
         inits = []
@@ -290,8 +355,8 @@ class LoopVectorizer:
         self.target = body
         width = self.emit(arith.ConstantOp(IntegerAttr(self.lanes * step, IndexType())))
         first = self.emit(arith.MuliOp(body.args[0], width.result)).result
-        if lower:
-            offset = self.emit(arith.ConstantOp(IntegerAttr(lower, IndexType())))
+        if first_index:
+            offset = self.emit(arith.ConstantOp(IntegerAttr(first_index, IndexType())))
             first = self.emit(arith.AddiOp(first, offset.result)).result
         first.name_hint = iv.name_hint
         self.scalar[iv] = first
@@ -324,6 +389,8 @@ class LoopVectorizer:
                 self.store(op)
             elif any(o in self.stride for o in op.operands):
                 self.affine_index(op)
+            elif any(o in self.collapsed for o in op.operands):
+                self.collapsed_index(op)
             elif any(o in self.vector or o in self.deferred for o in op.operands):
                 self.widen(op)
             elif is_side_effect_free(op):
@@ -368,18 +435,43 @@ class LoopVectorizer:
             self.splats[scalar].name_hint = value.name_hint
         return self.splats[scalar]
 
-    def access_indices(self, indices: tuple[SSAValue, ...]) -> tuple[bool, list[SSAValue]]:
+    def access_indices(
+        self, buffer: SSAValue, indices: tuple[SSAValue, ...]
+    ) -> tuple[bool, list[SSAValue]]:
         """(is it a unit-stride vector access, lane 0's indices); raises for a gather."""
-        strides = [self.stride.get(i, 0) for i in indices]
         new = [self.scalar.get(i, i) for i in indices]
+        if any(i in self.collapsed for i in indices):
+            return self.collapsed_access(buffer, indices), new
+        strides = [self.stride.get(i, 0) for i in indices]
         if not any(strides):
             return False, new
         if strides[-1] == 1 and not any(strides[:-1]):
             return True, new
         raise NotVectorizable(f"gather/scatter (lane strides {strides})")
 
+    def collapsed_access(self, buffer: SSAValue, indices: tuple[SSAValue, ...]) -> bool:
+        """Whether buffer[..., a / W + u, a % W + v] with W the buffer's last dim (the
+        access of a loop fusing its two innermost dims) walks consecutive elements: its
+        row-major offset is a + (u * W + v), so lanes are contiguous where a has stride 1,
+        across row ends too. Anything else with a split index raises."""
+        assert isinstance(buffer.type, MemRefType)
+        width = buffer.type.get_shape()[-1] if indices else None
+        parts = [self.collapsed.get(i) for i in indices[-2:]]
+        if (
+            len(parts) == 2
+            and parts[0] is not None
+            and parts[1] is not None
+            and (parts[0][0], parts[1][0]) == ("row", "column")
+            and same_value(parts[0][1], parts[1][1])
+            and parts[0][2] == parts[1][2] == width
+            and self.stride.get(parts[0][1]) == 1
+            and not any(i in self.stride or i in self.collapsed for i in indices[:-2])
+        ):
+            return True
+        raise NotVectorizable("a fused index that does not walk the buffer's last two dims")
+
     def load(self, op: loop.LoadOp) -> None:
-        vector, indices = self.access_indices(op.indices)
+        vector, indices = self.access_indices(op.buffer, op.indices)
         self.accesses.append(Access(op.buffer, tuple(op.indices), vector))
         if vector:
             new = self.emit(loop.VectorLoadOp(op.buffer, indices, self.lanes))
@@ -390,7 +482,7 @@ class LoopVectorizer:
         new.results[0].name_hint = op.result.name_hint
 
     def store(self, op: loop.StoreOp) -> None:
-        vector, indices = self.access_indices(op.indices)
+        vector, indices = self.access_indices(op.buffer, op.indices)
         if not vector:
             raise NotVectorizable("store to the same address from every lane")
         self.accesses.append(Access(op.buffer, tuple(op.indices), True))
@@ -398,6 +490,14 @@ class LoopVectorizer:
         self.emit(loop.VectorStoreOp(self.vec(op.value), op.buffer, indices))
 
     def affine_index(self, op: Operation) -> None:
+        if isinstance(op, _DIVISIONS + _REMAINDERS) and op.operands[0] in self.stride:
+            width = constant_int(op.operands[1])
+            if width is None or width <= 0:
+                raise NotVectorizable(f"the induction variable flows into {op.name}")
+            part = "column" if isinstance(op, _REMAINDERS) else "row"
+            self.emit(op.clone(self.scalar))
+            self.collapsed[op.results[0]] = (part, op.operands[0], width)
+            return
         if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) or not isinstance(
             op.result.type, IndexType
         ):
@@ -417,6 +517,21 @@ class LoopVectorizer:
             raise NotVectorizable("an index in which the induction variable cancels")
         self.emit(op.clone(self.scalar))
         self.stride[op.result] = stride
+
+    def collapsed_index(self, op: Operation) -> None:
+        """A split fused index plus a uniform value (or minus one) keeps its part."""
+        varying = [
+            o for o in op.operands if o in self.collapsed or o in self.stride or o in self.vector
+        ]
+        split = varying[0] if len(varying) == 1 else None
+        if (
+            split not in self.collapsed
+            or not isinstance(op, arith.AddiOp | arith.SubiOp)
+            or (isinstance(op, arith.SubiOp) and op.operands[0] is not split)
+        ):
+            raise NotVectorizable(f"a split fused index flows into {op.name}")
+        self.emit(op.clone(self.scalar))
+        self.collapsed[op.results[0]] = self.collapsed[split]
 
     def widen(self, op: Operation) -> None:
         """The vector form of an op with a varying operand."""

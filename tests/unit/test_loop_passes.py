@@ -29,7 +29,7 @@ from minitvm.lowering.jit import JitModule, compile_llvm
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.loop.unroll import UnrollPass
-from minitvm.passes.loop.vectorize import VectorizePass
+from minitvm.passes.loop.vectorize import NotVectorizable, VectorizePass, vector_pieces
 from minitvm.runtime import TensorSpec
 
 # --------------------------------------------------------------------------------------------
@@ -264,6 +264,74 @@ def test_sum_of_exactly_lanes_keeps_the_scalar_order() -> None:
         [x],
     )  # fmt: skip
     np.testing.assert_array_equal(got[0], expected[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Trip counts whole vectors do not cover, and fused loops
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("trip", "pieces"),
+    [
+        (4, [(4, 1)]), (5, [(4, 1), (1, 1)]), (7, [(4, 1), (1, 3)]), (12, [(8, 1), (4, 1)]),
+        (13, [(8, 1), (4, 1), (1, 1)]), (32, [(32, 1)]), (48, [(16, 3)]), (49, [(16, 3), (1, 1)]),
+        (196, [(16, 12), (4, 1)]), (1000, [(16, 62), (8, 1)]),
+    ],
+)  # fmt: skip
+def test_vector_pieces_cover_the_trip_count_in_order(trip: int, pieces: list) -> None:
+    assert vector_pieces(trip) == pieces
+    assert sum(lanes * bodies for lanes, bodies in pieces) == trip
+
+
+def test_a_loop_shorter_than_a_vector_stays_scalar() -> None:
+    with pytest.raises(NotVectorizable, match="3 iterations are fewer than 4 lanes"):
+        vector_pieces(3)
+
+
+@pytest.mark.parametrize("width", [5, 13, 37, 49, 196])
+def test_tails_compute_elementwise_ops_and_reductions(width: int) -> None:
+    """Strips, then smaller vectors, then scalar iterations: the elementwise result is
+    exact, the sums (reassociated) close, the maxima exact."""
+
+    def body(b, a):
+        total = add(b, g.ReduceSumOp.make(a[0], axes=[1]))[0]
+        peak = add(b, g.ReduceMaxOp.make(a[0], axes=[1]))[0]
+        return [total, peak]
+
+    reductions = te_module([T(3, width)], body, {0: [te.vectorize("r0")], 1: [te.vectorize("r0")]})
+    sigmoid = te_module([T(3, width), T(3, width)], ELEMENTWISE["sigmoid"][0])
+    schedule_unscheduled(sigmoid, [te.vectorize("i1")])
+    for module, vectors in ((reductions, 2), (sigmoid, 1)):
+        vector = loop_ir(module)
+        assert not hints_left(vector)
+        names = op_names(vector)
+        assert names.count("loop.vstore") + names.count("loop.vreduce") >= vectors
+    x = randn(3, width)
+    total, peak = run_te(reductions, [x])
+    np.testing.assert_allclose(total, x.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(peak, x.max(axis=1, keepdims=True))
+    (got,) = run_te(sigmoid, [x, x])
+    np.testing.assert_allclose(got, 1 / (1 + np.exp(-x)), rtol=1e-6, atol=1e-7)
+
+
+def test_a_fused_pair_of_loops_is_vectorized_across_row_ends() -> None:
+    """x[c, h, w] * 2 + y[c, h, w] over h and w fused into one loop of 7 x 7 = 49 pixels
+    (h = p / 7, w = p % 7): vector accesses that run over row ends, and a scalar tail."""
+
+    def body(b, a):
+        doubled = add(b, g.AddOp.make(a[0], a[0]))[0]
+        return add(b, g.AddOp.make(doubled, a[1]))
+
+    module = te_module([T(3, 7, 7), T(3, 7, 7)], body)
+    schedule_unscheduled(module, [te.fuse("i1", "i2"), te.vectorize(te.fused_name("i1", "i2"))])
+    vector = loop_ir(module)
+    names = op_names(vector)
+    assert not hints_left(vector) and names.count("loop.vstore") == 1, vector  # 3 x 16 strips
+    assert "arith.divui" in names and "arith.remui" in names
+    x, y = randn(3, 7, 7), randn(3, 7, 7)
+    (got,) = run_te(module, [x, y])
+    np.testing.assert_allclose(got, 2 * x + y, rtol=1e-6)
 
 
 # --------------------------------------------------------------------------------------------

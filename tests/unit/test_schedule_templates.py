@@ -186,20 +186,51 @@ def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
     assert scheduled_nest(anchor).loops[0].hints == {"parallel"}
 
 
-def test_a_grouped_pointwise_conv_runs_its_rows_as_one_loop_when_they_are_short() -> None:
+def test_a_grouped_pointwise_conv_runs_register_blocks_of_its_rows_when_they_are_short() -> None:
     """Up to 14x14 pixels the reduction moves outside the rows, which run as one loop that
-    input and output walk contiguously; the bias and relu then run per output channel."""
+    input and output walk contiguously, in register blocks of one group's output channels x
+    pixels; the bias and relu then run after the anchor (its channel loop is split)."""
     module = te_module(grouped_pointwise_model(7))
     kernel = templated_kernel(module, "conv_nchw")
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
-    assert [(k.name, k.choices) for k in template.space(anchor)] == [("fuse_rows", (0, 1))]  # type: ignore[union-attr]
-    assert template.default_config(anchor) == {"fuse_rows": 1}
-    assert [lp.name for lp in scheduled_nest(anchor).loops] == ["i0", "i1", "r0", "r1", "r2", "i2.i3.fused"]
+    space = [(k.name, k.choices) for k in template.space(anchor)]  # type: ignore[union-attr]
+    # 2 groups of 4 output channels: a block never straddles two groups
+    assert space == [("fuse_rows", (0, 1)), ("oc_block", (1, 2, 4)), ("pixel_block", (49,))]
+    assert template.default_config(anchor) == {"fuse_rows": 1, "oc_block": 4, "pixel_block": 49}
+    assert [lp.name for lp in scheduled_nest(anchor).loops] == [
+        "i0", "i1.o", "r0", "r1", "r2", "i1.i", "i2.i3.fused",
+    ]  # fmt: skip
     epilogue = [c for c in kernel.body.block.ops if isinstance(c, te.ComputeOp) and c is not anchor]
-    assert te.compute_at("anchor", "i1") in epilogue[-1].schedule
+    assert te.compute_at("anchor", "i0") in epilogue[-1].schedule
+    # 196 pixels: blocks of 49 (4 channels x 4 vectors)
+    wide = kernel_template(templated_kernel(te_module(grouped_pointwise_model(14)), "conv_nchw"))
+    assert wide is not None
+    assert wide[1].default_config(wide[0]) == {"fuse_rows": 1, "oc_block": 4, "pixel_block": 49}
+    assert [lp.name for lp in scheduled_nest(wide[0]).loops] == [
+        "i0", "i1.o", "i2.i3.fused.o", "r0", "r1", "r2", "i1.i", "i2.i3.fused.i",
+    ]  # fmt: skip
+    # 121 pixels, no smaller block: fewer channels, so that 16 registers hold the block
+    odd = kernel_template(templated_kernel(te_module(grouped_pointwise_model(11)), "conv_nchw"))
+    assert odd is not None
+    assert odd[1].default_config(odd[0]) == {"fuse_rows": 1, "oc_block": 2, "pixel_block": 121}
     large = kernel_template(templated_kernel(te_module(grouped_pointwise_model(15)), "conv_nchw"))
-    assert large is not None and large[1].default_config(large[0]) == {"fuse_rows": 0}
+    assert large is not None
+    assert large[1].default_config(large[0]) == {"fuse_rows": 0, "oc_block": 1, "pixel_block": 225}
     assert large[0].schedule == ()
+
+
+def test_pointwise_conv_blocks_need_fused_rows_and_registers() -> None:
+    kernel = templated_kernel(te_module(grouped_pointwise_model(14)), "conv_nchw")
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    with pytest.raises(InvalidConfig, match="register blocks need fuse_rows"):
+        template.schedule(anchor, {"fuse_rows": 0, "oc_block": 2, "pixel_block": 196})
+    with pytest.raises(InvalidConfig, match="4 channels x 196 pixels need more than 28"):
+        template.schedule(anchor, {"fuse_rows": 1, "oc_block": 4, "pixel_block": 196})
+    # one channel and all the pixels: the rows fused, accumulating in memory as before
+    assert template.schedule(anchor, {"fuse_rows": 1, "oc_block": 1, "pixel_block": 196}) == [
+        te.reorder("i0", "i1", "r0", "r1", "r2", "i2", "i3"), te.fuse("i2", "i3"),
+        te.vectorize("i2.i3.fused"),
+    ]  # fmt: skip
 
 
 def test_gemm_space_and_default() -> None:

@@ -109,3 +109,44 @@ func.func @needs_scratch(%x: tensor<3x3xf32>) -> tensor<3x3xf32> attributes {te.
   }
   func.return %r : tensor<3x3xf32>
 }
+
+// An index divided by a constant that the loops do not decide alone: o = 2 * o_o + o_i, so
+// o / 6 = o_o / 3 and o % 6 = 2 * (o_o % 3) + o_i (a channel's group, the same for the block
+// o_i runs over). With 4 * o_o + o_i there is no such factor of 6, and the division stays.
+// CHECK-LABEL: func.func @group_of_a_block(
+// CHECK:           %[[OO:\w+]] = 0 to 12 step 1 {
+// CHECK-NEXT:        loop.for %[[OI:\w+]] = 0 to 2 step 1 {
+// CHECK:               %[[THREE:\w+]] = arith.constant 3 : index
+// CHECK-NEXT:          %[[G:\w+]] = arith.divui %[[OO]], %[[THREE]] : index
+// CHECK-NEXT:          %[[THREE2:\w+]] = arith.constant 3 : index
+// CHECK-NEXT:          %[[M:\w+]] = arith.remui %[[OO]], %[[THREE2]] : index
+// CHECK-NEXT:          %[[TWO:\w+]] = arith.constant 2 : index
+// CHECK-NEXT:          %[[M2:\w+]] = arith.muli %[[M]], %[[TWO]] : index
+// CHECK-NEXT:          %[[R:\w+]] = arith.addi %[[M2]], %[[OI]] : index
+// CHECK-NEXT:          %[[C:\w+]] = arith.addi %[[G]], %[[R]] : index
+// CHECK-NEXT:          loop.load %{{\w+}}[%[[C]], %{{\w+}}] : memref<12x5xf32> -> f32
+// CHECK-LABEL: func.func @no_factor(
+// CHECK:               arith.floordivsi %{{\w+}}, %{{\w+}} : index
+// CHECK-NEXT:          arith.remsi %{{\w+}}, %{{\w+}} : index
+func.func @group_of_a_block(%x: tensor<12x5xf32>) -> tensor<24x5xf32> attributes {te.kernel} {
+  %y = te.compute (%o, %p) in [24, 5] {schedule = [#te.split<"i0", 2>]} : tensor<24x5xf32> {
+    %six = arith.constant 6 : index
+    %g = arith.floordivsi %o, %six : index
+    %r = arith.remsi %o, %six : index
+    %c = arith.addi %g, %r : index
+    %v = te.read %x[%c, %p] : tensor<12x5xf32>
+    te.yield %v : f32
+  }
+  func.return %y : tensor<24x5xf32>
+}
+func.func @no_factor(%x: tensor<12x5xf32>) -> tensor<24x5xf32> attributes {te.kernel} {
+  %y = te.compute (%o, %p) in [24, 5] {schedule = [#te.split<"i0", 4>]} : tensor<24x5xf32> {
+    %six = arith.constant 6 : index
+    %g = arith.floordivsi %o, %six : index
+    %r = arith.remsi %o, %six : index
+    %c = arith.addi %g, %r : index
+    %v = te.read %x[%c, %p] : tensor<12x5xf32>
+    te.yield %v : f32
+  }
+  func.return %y : tensor<24x5xf32>
+}

@@ -216,17 +216,123 @@ func.func @recurrence(%x: memref<17xf32>) {
   func.return
 }
 
-// Negative: 12 iterations are neither a lane count nor a multiple of 16.
+// 12 iterations: one 8-lane body, then one of 4 lanes.
 // CHECK-LABEL: func.func @odd_trip(
-// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 12 step 1 {
-// CHECK-NEXT:      loop.load
-// CHECK-NEXT:      loop.store
-// CHECK-NEXT:    }{{$}}
+// CHECK-SAME:    %[[X:\w+]]: memref<12xf32>, %[[Y:\w+]]: memref<12xf32>)
+// CHECK-NEXT:    %[[J0:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[V0:\w+]] = loop.vload %[[X]][%[[J0]]] : memref<12xf32> -> vector<8xf32>
+// CHECK-NEXT:    loop.vstore %[[V0]], %[[Y]][%[[J0]]] : vector<8xf32>, memref<12xf32>
+// CHECK-NEXT:    %[[J8:\w+]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[V8:\w+]] = loop.vload %[[X]][%[[J8]]] : memref<12xf32> -> vector<4xf32>
+// CHECK-NEXT:    loop.vstore %[[V8]], %[[Y]][%[[J8]]] : vector<4xf32>, memref<12xf32>
 // CHECK-NEXT:    func.return
 func.func @odd_trip(%x: memref<12xf32>, %y: memref<12xf32>) {
   loop.for %j = 0 to 12 step 1 {
     %v = loop.load %x[%j] : memref<12xf32> -> f32
     loop.store %v, %y[%j] : f32, memref<12xf32>
+  } {vectorize}
+  func.return
+}
+
+// A sum over 37 = 2 x 16 + 4 + 1: a strip-mined loop, folded into the init; a 4-lane body
+// folded into that; the last element added as in the scalar loop.
+// CHECK-LABEL: func.func @tail_sum(
+// CHECK-SAME:    %[[X:\w+]]: memref<37xf32>, %[[OUT:\w+]]: memref<f32>)
+// CHECK-NEXT:    %[[ZERO:\w+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ID:\w+]] = arith.constant -0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:\w+]] = loop.broadcast %[[ID]] : f32 -> vector<16xf32>
+// CHECK-NEXT:    %[[ACC:\w+]] = loop.for %{{\w+}} = 0 to 2 step 1 iter_args(%[[A:\w+]] = %[[INIT]]) -> (vector<16xf32>) {
+// CHECK:           %[[V:\w+]] = loop.vload %[[X]][%{{\w+}}] : memref<37xf32> -> vector<16xf32>
+// CHECK-NEXT:      %[[S:\w+]] = arith.addf %[[A]], %[[V]] : vector<16xf32>
+// CHECK-NEXT:      loop.yield %[[S]] : vector<16xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[R16:\w+]] = loop.vreduce "addf" %[[ZERO]], %[[ACC]] : vector<16xf32> -> f32
+// CHECK-NEXT:    %[[J32:\w+]] = arith.constant 32 : index
+// CHECK-NEXT:    %[[V4:\w+]] = loop.vload %[[X]][%[[J32]]] : memref<37xf32> -> vector<4xf32>
+// CHECK-NEXT:    %[[R4:\w+]] = loop.vreduce "addf" %[[R16]], %[[V4]] : vector<4xf32> -> f32
+// CHECK-NEXT:    %[[J36:\w+]] = arith.constant 36 : index
+// CHECK-NEXT:    %[[V1:\w+]] = loop.load %[[X]][%[[J36]]] : memref<37xf32> -> f32
+// CHECK-NEXT:    %[[R1:\w+]] = arith.addf %[[R4]], %[[V1]] : f32
+// CHECK-NEXT:    loop.store %[[R1]], %[[OUT]][] : f32, memref<f32>
+func.func @tail_sum(%x: memref<37xf32>, %out: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %r = loop.for %j = 0 to 37 step 1 iter_args(%acc = %zero) -> (f32) {
+    %v = loop.load %x[%j] : memref<37xf32> -> f32
+    %s = arith.addf %acc, %v : f32
+    loop.yield %s : f32
+  } {vectorize}
+  loop.store %r, %out[] : f32, memref<f32>
+  func.return
+}
+
+// Negative: 3 iterations are fewer than the smallest vector.
+// CHECK-LABEL: func.func @short_trip(
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 3 step 1 {
+func.func @short_trip(%x: memref<3xf32>, %y: memref<3xf32>) {
+  loop.for %j = 0 to 3 step 1 {
+    %v = loop.load %x[%j] : memref<3xf32> -> f32
+    loop.store %v, %y[%j] : f32, memref<3xf32>
+  } {vectorize}
+  func.return
+}
+
+// A loop over the 49 pixels of 7x7 rows (h = p / 7, w = p % 7, a fused pair of loops): the
+// row plus a uniform offset and the column address consecutive elements, so the accesses
+// are vectors at lane 0's (h, w), across row ends.
+// CHECK-LABEL: func.func @fused_rows(
+// CHECK-SAME:    %[[X:\w+]]: memref<3x7x7xf32>, %[[Y:\w+]]: memref<3x7x7xf32>, %[[C:\w+]]: index, %[[U:\w+]]: index)
+// CHECK-NEXT:    loop.for %[[PO:\w+]] = 0 to 3 step 1 {
+// CHECK-NEXT:      %[[SIXTEEN:\w+]] = arith.constant 16 : index
+// CHECK-NEXT:      %[[P:\w+]] = arith.muli %[[PO]], %[[SIXTEEN]] : index
+// CHECK-NEXT:      %[[W:\w+]] = arith.constant 7 : index
+// CHECK-NEXT:      %[[H:\w+]] = arith.divui %[[P]], %[[W]] : index
+// CHECK-NEXT:      %[[COL:\w+]] = arith.remui %[[P]], %[[W]] : index
+// CHECK-NEXT:      %[[HU:\w+]] = arith.addi %[[H]], %[[U]] : index
+// CHECK-NEXT:      %[[V:\w+]] = loop.vload %[[X]][%[[C]], %[[HU]], %[[COL]]] : memref<3x7x7xf32> -> vector<16xf32>
+// CHECK-NEXT:      %[[A:\w+]] = loop.vload %[[Y]][%[[C]], %[[H]], %[[COL]]] : memref<3x7x7xf32> -> vector<16xf32>
+// CHECK-NEXT:      %[[S:\w+]] = arith.addf %[[A]], %[[V]] : vector<16xf32>
+// CHECK-NEXT:      loop.vstore %[[S]], %[[Y]][%[[C]], %[[H]], %[[COL]]] : vector<16xf32>, memref<3x7x7xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[P48:\w+]] = arith.constant 48 : index
+// CHECK:         loop.load %[[X]]
+// CHECK:         loop.store
+// CHECK-NEXT:    func.return
+func.func @fused_rows(%x: memref<3x7x7xf32>, %y: memref<3x7x7xf32>, %c: index, %u: index) {
+  loop.for %p = 0 to 49 step 1 {
+    %w = arith.constant 7 : index
+    %h = arith.divui %p, %w : index
+    %col = arith.remui %p, %w : index
+    %hu = arith.addi %h, %u : index
+    %v = loop.load %x[%c, %hu, %col] : memref<3x7x7xf32> -> f32
+    %a = loop.load %y[%c, %h, %col] : memref<3x7x7xf32> -> f32
+    %s = arith.addf %a, %v : f32
+    loop.store %s, %y[%c, %h, %col] : f32, memref<3x7x7xf32>
+  } {vectorize}
+  func.return
+}
+
+// Negative: the split index walks dims that are not the last two (a gather), and one that
+// is used as data.
+// CHECK-LABEL: func.func @fused_not_last(
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 49 step 1 {
+// CHECK:         }{{$}}
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 16 step 1 {
+// CHECK:         }{{$}}
+// CHECK-NEXT:    func.return
+func.func @fused_not_last(%x: memref<7x7x3xf32>, %y: memref<49xf32>, %z: memref<16xi64>) {
+  loop.for %p = 0 to 49 step 1 {
+    %w = arith.constant 7 : index
+    %h = arith.divui %p, %w : index
+    %col = arith.remui %p, %w : index
+    %zero = arith.constant 0 : index
+    %v = loop.load %x[%h, %col, %zero] : memref<7x7x3xf32> -> f32
+    loop.store %v, %y[%p] : f32, memref<49xf32>
+  } {vectorize}
+  loop.for %p = 0 to 16 step 1 {
+    %four = arith.constant 4 : index
+    %q = arith.divui %p, %four : index
+    %n = arith.index_cast %q : index to i64
+    loop.store %n, %z[%p] : i64, memref<16xi64>
   } {vectorize}
   func.return
 }

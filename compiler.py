@@ -41,6 +41,7 @@ from minitvm.passes.graph.fold_weight_layout import FoldWeightLayoutPass
 from minitvm.passes.graph.fuse import FusePass
 from minitvm.passes.graph.pack_weights import PackWeightsPass
 from minitvm.passes.loop.plan_memory import PlanMemoryPass
+from minitvm.passes.loop.promote_accumulators import PromoteAccumulatorsPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
 from minitvm.passes.loop.vectorize_transpose import VectorizeTransposePass
@@ -133,7 +134,7 @@ def loop_pipeline(opt_level: int) -> list[ModulePass]:
     """Loop-level passes between convert-te-to-loop and convert-loop-to-llvm."""
     if opt_level < 1:
         return []
-    return [PlanMemoryPass()]
+    return [PromoteAccumulatorsPass(), PlanMemoryPass()]
 
 
 def default_num_threads() -> int:

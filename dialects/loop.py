@@ -691,6 +691,18 @@ class CopyOp(IRDLOperation):
             )
 
 
+def defined_within(op: Operation) -> set[SSAValue]:
+    """The values `op` and the ops in its regions define: results and block arguments
+    (what a value used inside `op` but defined outside it is not)."""
+    values: set[SSAValue] = set()
+    for inner in op.walk():
+        values.update(inner.results)
+        for region in inner.regions:
+            for block in region.blocks:
+                values.update(block.args)
+    return values
+
+
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
     AllocOp, ConstantOp, CopyOp,

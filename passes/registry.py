@@ -28,6 +28,10 @@ _PASSES: dict[str, tuple[str, str]] = {
     "loop-plan-memory": ("minitvm.passes.loop.plan_memory", "PlanMemoryPass"),
     "loop-unroll": ("minitvm.passes.loop.unroll", "UnrollPass"),
     "loop-vectorize": ("minitvm.passes.loop.vectorize", "VectorizePass"),
+    "loop-promote-accumulators": (
+        "minitvm.passes.loop.promote_accumulators",
+        "PromoteAccumulatorsPass",
+    ),
     "loop-vectorize-transpose": ("minitvm.passes.loop.vectorize_transpose", "VectorizeTransposePass"),
     "te-compute-at": ("minitvm.passes.te.compute_at", "ComputeAtPass"),
     "te-fuse": ("minitvm.passes.te.fuse", "FusePass"),

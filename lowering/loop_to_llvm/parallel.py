@@ -113,12 +113,7 @@ def is_outlined(symbol: str) -> bool:
 
 def _captured_values(op: Operation) -> list[SSAValue]:
     """Values `op`'s regions use but do not define, in order of first use."""
-    defined: set[SSAValue] = set()
-    for inner in op.walk():
-        defined.update(inner.results)
-        for region in inner.regions:
-            for block in region.blocks:
-                defined.update(block.args)
+    defined = loop.defined_within(op)
     captured: dict[SSAValue, None] = {}
     for inner in op.walk():
         if inner is op:

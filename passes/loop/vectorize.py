@@ -78,12 +78,11 @@ make register blocking out of a schedule: split i by 4 and j by 64 (= 4 x 16), o
 (i.o, j.o, k, i.i, j.i.o, j.i.i), unroll i.i and j.i.o, vectorize j.i.i, and the k loop's
 body is 16 of the blocks above. C's vload/vstore pairs there are loop-invariant, and with
 `noalias` kernel arguments LLVM's LICM keeps the 16 accumulators in registers across the k
-loop (the loop then holds 4 vector loads of B, 4 broadcasts of A and 16 FMAs per k), so there is
-no promotion pass of our own. Not always, though: in a batched matmul whose K equals its N,
-[16, 784, 64] x [16, 64, 64] (the shape of a Winograd conv's GEMM), LICM leaves the
-accumulators of a block of 2 or more rows in memory, a load and a store around every FMA
-(2.0 ms; with one row 1.1 ms, ONNX Runtime 1.2). A pass promoting them itself, where it
-knows buffers do not overlap, would make register blocking independent of that.
+loop (the loop then holds 4 vector loads of B, 4 broadcasts of A and 16 FMAs per k). Not always,
+though: in a batched matmul whose K equals its N, [16, 784, 64] x [16, 64, 64], LICM left
+the accumulators of a block of 2 or more rows in memory, a load and a store around every
+FMA. `loop-promote-accumulators`, which runs after this pass, makes them loop-carried
+values itself.
 MLIR counterpart: `affine-super-vectorize` (plus its reduction support), restricted to full
 vectors of one loop.
 """

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pytest
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, TensorType, f32, i32
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, TensorType, VectorType, f32, i32
 from xdsl.ir import Attribute, Block, Region
 from xdsl.utils.exceptions import VerifyException
 
@@ -28,6 +28,7 @@ from minitvm.ir import make_context, parse_module
 from minitvm.lowering.jit import JitModule, compile_llvm
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
+from minitvm.passes.loop.promote_accumulators import PromoteAccumulatorsPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import NotVectorizable, VectorizePass, vector_pieces
 from minitvm.runtime import TensorSpec
@@ -465,6 +466,27 @@ def test_llvm_keeps_the_blocked_accumulators_in_registers() -> None:
     assert fmas >= 16
     assert "store " not in hot
     assert hot.count("load <16 x float>") * 4 == fmas  # B's vectors only, each feeding 4 fmas
+
+
+def test_a_batched_blocked_matmul_carries_its_accumulators() -> None:
+    """[2, 8, 64] x [2, 64, 64] (K = N, as in a Winograd conv's GEMM), blocked 4 x 64:
+    loop-promote-accumulators carries the block's 16 vectors through the k loop (LLVM's
+    LICM left this shape's accumulators in memory), and the result is numpy's."""
+    schedule = [
+        te.split("i1", 4), te.split("i2", 16),
+        te.reorder("i0", "i1.o", "r0", "i1.i", "i2.o", "i2.i"),
+        te.unroll("i1.i"), te.unroll("i2.o"), te.vectorize("i2.i"),
+    ]  # fmt: skip
+    module = te_module([T(2, 8, 64), T(2, 64, 64)], _matmul, {0: schedule})
+    promoted = loop_ir(module)
+    PromoteAccumulatorsPass().apply(make_context(), promoted)
+    promoted.verify()
+    k_loop = _k_loop(promoted)
+    assert len(k_loop.inits) == 16 and all(isinstance(v.type, VectorType) for v in k_loop.inits)
+    assert "loop.vstore" not in [op.name for op in k_loop.walk()]
+    a, b = randn(2, 8, 64), randn(2, 64, 64)
+    (got,) = run_te(module, [a, b])
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ arguments are `noalias`, allocations disjoint), and on index values:
 - index arithmetic in its body that uses only values defined outside it moves out first
   (what unrolling left inside: `%r1 = arith.addi %i, %c1`);
 - a buffer is promoted when every access to it inside the loop is a load or store directly
-  in the loop's body at indices defined outside the loop, at least one is a store, and
+  in the loop's body at indices defined outside the loop (nothing else, a call or a copy,
+  gets it), at least one is a store, and
   accesses at different indices are provably disjoint: in some dim their indices differ by
   a constant at least the width of the access (a vector's lanes along the last dim, 1
   elsewhere). Accesses at equal indices (the same value, or computed the same
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp, VectorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free
@@ -255,12 +256,15 @@ def promote_loop(for_op: loop.ForOp, indices: _Indices | None = None) -> loop.Fo
     _hoist_invariant_indices(for_op, inside)
     indices = indices or _Indices()
     by_buffer: dict[SSAValue, list[Operation]] = {}
+    opaque: set[SSAValue] = set()  # passed to something else (a call, a copy): left alone
     for op in for_op.walk():
         if isinstance(op, _ACCESSES):
             by_buffer.setdefault(op.buffer, []).append(op)
+        else:
+            opaque.update(o for o in op.operands if isinstance(o.type, MemRefType))
     promoted: list[_Accumulator] = []
     for buffer, accesses in by_buffer.items():
-        if buffer not in inside:
+        if buffer not in inside and buffer not in opaque:
             promoted += _accumulators(for_op, accesses, inside, indices) or []
     return _promote(for_op, promoted) if promoted else for_op
 

@@ -93,7 +93,8 @@ func.func @nested(%y: memref<4xf32>, %x: f32) {
 }
 
 // Negative: vectors of 16 at elements 0 and 8 overlap; an index that changes with the loop;
-// a parallel loop; the same buffer accessed in a nested loop too; a loop that never runs.
+// a parallel loop; the same buffer accessed in a nested loop too; a loop that never runs;
+// the buffer passed to a call.
 // CHECK-LABEL: func.func @unsafe(
 // CHECK:         loop.for %{{\w+}} = 0 to 4 step 1 {
 // CHECK:           loop.vstore
@@ -111,6 +112,11 @@ func.func @nested(%y: memref<4xf32>, %x: f32) {
 // CHECK:         loop.for %{{\w+}} = 0 to 0 step 1 {
 // CHECK-NEXT:      loop.load
 // CHECK-NEXT:      loop.store
+// CHECK:         loop.for %{{\w+}} = 0 to 4 step 1 {
+// CHECK-NEXT:      loop.load
+// CHECK-NEXT:      loop.store
+// CHECK-NEXT:      func.call @reads
+func.func private @reads(memref<4xf32>) -> ()
 func.func @unsafe(%C: memref<40xf32>, %y: memref<4xf32>) {
   loop.for %k = 0 to 4 step 1 {
     %c0 = arith.constant 0 : index
@@ -138,6 +144,11 @@ func.func @unsafe(%C: memref<40xf32>, %y: memref<4xf32>) {
   loop.for %k = 0 to 0 step 1 {
     %v = loop.load %y[%c1] : memref<4xf32> -> f32
     loop.store %v, %y[%c1] : f32, memref<4xf32>
+  }
+  loop.for %k = 0 to 4 step 1 {
+    %v = loop.load %y[%c1] : memref<4xf32> -> f32
+    loop.store %v, %y[%c1] : f32, memref<4xf32>
+    func.call @reads(%y) : (memref<4xf32>) -> ()
   }
   func.return
 }

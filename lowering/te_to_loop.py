@@ -24,6 +24,7 @@ in MLIR's conversion-pass shape.)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -173,7 +174,9 @@ def _factored_division(
     bounds = form.bounds(ranges)
     if not form.terms or bounds is None or bounds[0] < 0:
         return None
-    for k in sorted((k for k in range(2, d) if d % k == 0), reverse=True):
+    small = (k for k in range(2, math.isqrt(d) + 1) if d % k == 0)
+    factors = {f for k in small for f in (k, d // k)} - {d}
+    for k in sorted(factors, reverse=True):
         big = {a: c // k for a, c in form.terms.items() if c % k == 0}
         outer = _Linear(big, form.constant // k)
         rest = _Linear({a: c for a, c in form.terms.items() if c % k}, form.constant % k)

@@ -1,6 +1,7 @@
 """The driver: ONNX model -> graph passes -> te -> loop -> LLVM -> Executable.
 
-This is the one place that strings the frontend, the passes and the lowerings together; both
+This is the one place that runs the frontend and then the declared pipeline (`pipeline.py`:
+graph passes, lowerings, schedules, loop passes) and hands the result to LLVM; both
 `minitvm.compile` and the CLIs call it. Each stage is timed and its IR size counted, since
 "where does compile time go" is the first question about a compiler.
 """
@@ -12,7 +13,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,32 +21,21 @@ import onnx
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.passes import ModulePass
 
+from minitvm.dialects import te
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
+from minitvm.host import default_num_threads
 from minitvm.ir import make_context
-from minitvm.lowering.graph_to_te import ConvertGraphToTePass
-from minitvm.lowering.graph_to_te.kernel_schedule import apply_kernel_configs
-from minitvm.lowering.graph_to_te.schedule_templates import Config
-from minitvm.lowering.jit import JitModule, compile_llvm, target_key
-from minitvm.lowering.loop_to_llvm import lower_to_llvm
+from minitvm.lowering.jit import JitModule, compile_llvm, llvm_ir_text
+from minitvm.lowering.loop_to_llvm import CompiledModuleInfo
 from minitvm.lowering.loop_to_llvm.parallel import NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
-from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
-from minitvm.passes.graph.canonicalize import CanonicalizePass
-from minitvm.passes.graph.conv_layout import ConvLayoutPass
-from minitvm.passes.graph.dce import DeadCodeEliminationPass
-from minitvm.passes.graph.fold_batchnorm import FoldBatchNormPass
-from minitvm.passes.graph.fold_weight_layout import FoldWeightLayoutPass
-from minitvm.passes.graph.fuse import FusePass
-from minitvm.passes.graph.pack_weights import PackWeightsPass
-from minitvm.passes.loop.plan_memory import PlanMemoryPass
-from minitvm.passes.loop.promote_accumulators import PromoteAccumulatorsPass
-from minitvm.passes.loop.unroll import UnrollPass
-from minitvm.passes.loop.vectorize import VectorizePass
-from minitvm.passes.loop.vectorize_transpose import VectorizeTransposePass
+from minitvm.passes.te.apply_records import ApplyConfigsPass
+from minitvm.pipeline import CONV_BLOCK, Stage, build_stages, te_stages
 from minitvm.runtime import Executable, TensorSpec, random_arrays
+from minitvm.schedules.base import Config
+from minitvm.schedules.kernel import kernels
 
 
 @dataclass
@@ -103,47 +93,6 @@ def count_ops(module: ModuleOp) -> int:
     return sum(1 for _ in module.walk()) - 1
 
 
-#: The channel block of the NCHW[x]c layout convolutions run in: one 16-float vector. Blocks
-#: of 32 and 64 run the ResNet block's conv no faster (`bench/conv_layouts.py`).
-CONV_BLOCK = 16
-
-
-def graph_pipeline(opt_level: int, conv_block: int = CONV_BLOCK) -> list[ModulePass]:
-    """Graph-level passes before lowering (the frontend has already folded constants).
-
-    Level 1 cleans up; level 2 and up also fold batch norms into weights, run convolutions in
-    the NCHW{conv_block}c layout and fuse ops into kernels. Fusion comes after
-    canonicalization (which removes the reshape pairs and `x * 1` that would otherwise end up
-    inside groups) and before DCE (which sweeps the constants that BN folding replaced)."""
-    if opt_level < 1:
-        return []
-    if opt_level < 2:
-        return [CanonicalizePass(), DeadCodeEliminationPass()]
-    return [
-        CanonicalizePass(),
-        FoldWeightLayoutPass(),
-        FoldBatchNormPass(),
-        ConvLayoutPass(block=conv_block),
-        PackWeightsPass(),
-        FusePass(),
-        DeadCodeEliminationPass(),
-    ]
-
-
-def loop_pipeline(opt_level: int) -> list[ModulePass]:
-    """Loop-level passes between convert-te-to-loop and convert-loop-to-llvm."""
-    if opt_level < 1:
-        return []
-    return [PromoteAccumulatorsPass(), PlanMemoryPass()]
-
-
-def default_num_threads() -> int:
-    """The cores this process may run on (its CPU affinity where the OS tells it)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
-
-
 def compile(  # noqa: A001  (TVM's name for it)
     model: str | os.PathLike[str] | onnx.ModelProto,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
@@ -158,19 +107,52 @@ def compile(  # noqa: A001  (TVM's name for it)
     Parallel loops run on `num_threads` threads (default: every core this process may use);
     `exe.num_threads` can change it between runs. `records` is the URL of tuning records
     (`minitvm tune`'s Optuna storage, e.g. `sqlite:///minitvm_records.db`): each kernel whose
-    task was tuned for this CPU and thread count gets the best schedule found. `schedules` maps
-    tuning-task keys (`kernel_task_key`) to schedule configs, which replace those kernels'
-    defaults (and win over records). The report's "tuned kernels" counts the kernels changed.
+    task was tuned for this CPU and thread count gets the best schedule found
+    (te-apply-records). `schedules` maps tuning-task keys (`kernel_task_key`) to schedule
+    configs, which replace those kernels' defaults (and win over records). The report's
+    "tuned kernels" counts the kernels changed.
     """
     report = CompileReport()
-    if records is not None:
-        from minitvm.records import merged_schedules  # Optuna is slow to import
-
-        merged = report.timed("load records", lambda: merged_schedules(records, schedules))
-        schedules = merged  # type: ignore[assignment]
     ctx = make_context()
     with _gc_paused():
-        return _compile(model, input_shapes, opt_level, num_threads, report, ctx, schedules)
+        module, inputs, outputs = _import(model, input_shapes, report)
+        return compile_module(
+            module, inputs, outputs, opt_level, num_threads, report, ctx,
+            records=records, schedules=schedules,
+        )  # fmt: skip
+
+
+def llvm_ir(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    opt_level: int = 3,
+    records: str | None = None,
+    num_threads: int | None = None,
+) -> str:
+    """The LLVM IR that `compile` with these arguments hands to LLVM (before LLVM's own
+    optimization): what `minitvm compile --emit-llvm` prints, and what `minitvm-opt -p
+    "$(minitvm compile --print-pipeline)" -t llvm` rebuilds from the imported graph."""
+    report = CompileReport()
+    ctx = make_context()
+    threads = default_num_threads() if num_threads is None else num_threads
+    with _gc_paused():
+        module, _, _ = _import(model, input_shapes, report)
+        lower_to_te(module, opt_level, report, ctx, records=records, num_threads=threads)
+        run_stages(build_stages(opt_level), module, report, ctx)
+        return llvm_ir_text(module)
+
+
+def _import(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None,
+    report: CompileReport,
+) -> tuple[ModuleOp, list[TensorSpec], list[TensorSpec]]:
+    """The model's graph IR (`minitvm import`) and its inputs' and outputs' specs."""
+    proto: onnx.ModelProto = report.timed("load", lambda: load_model(model))  # type: ignore[assignment]
+    module: ModuleOp = report.timed("import", lambda: from_onnx(proto, input_shapes))  # type: ignore[assignment]
+    inputs, outputs = _io_specs(proto, _main(module))
+    report.op_counts["graph"] = count_ops(module)
+    return module, inputs, outputs
 
 
 @contextmanager
@@ -186,17 +168,6 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _compile(
-    model, input_shapes, opt_level, num_threads, report: CompileReport, ctx: Context,
-    schedules: Mapping[str, Config] | None = None,
-) -> Executable:
-    proto: onnx.ModelProto = report.timed("load", lambda: load_model(model))  # type: ignore[assignment]
-    module: ModuleOp = report.timed("import", lambda: from_onnx(proto, input_shapes))  # type: ignore[assignment]
-    inputs, outputs = _io_specs(proto, _main(module))
-    report.op_counts["graph"] = count_ops(module)
-    return compile_module(module, inputs, outputs, opt_level, num_threads, report, ctx, schedules=schedules)
-
-
 def compile_module(
     module: ModuleOp,
     inputs: Sequence[TensorSpec],
@@ -206,14 +177,26 @@ def compile_module(
     report: CompileReport | None = None,
     ctx: Context | None = None,
     *,
+    records: str | None = None,
     schedules: Mapping[str, Config] | None = None,
 ) -> Executable:
     """Compile a graph-dialect module (as `from_onnx` makes it) into an Executable."""
     report = report or CompileReport()
     ctx = ctx or make_context()
     threads = default_num_threads() if num_threads is None else num_threads
-    lower_to_te(module, opt_level, report, ctx, schedules=schedules, num_threads=threads)
+    lower_to_te(
+        module, opt_level, report, ctx, records=records, schedules=schedules, num_threads=threads
+    )
     return build(module, inputs, outputs, opt_level, threads, report, ctx)
+
+
+def run_stages(stages: Sequence[Stage], module: ModuleOp, report: CompileReport, ctx: Context) -> None:
+    """Run the passes of `stages` on `module`, timing each stage and counting ops after it."""
+    for stage in stages:
+        for stage_pass in stage.passes:
+            report.timed(stage.label, lambda p=stage_pass: p.apply(ctx, module))
+        if stage.level is not None:
+            report.op_counts[stage.level] = count_ops(module)
 
 
 def lower_to_te(
@@ -222,26 +205,28 @@ def lower_to_te(
     report: CompileReport | None = None,
     ctx: Context | None = None,
     *,
+    records: str | None = None,
     schedules: Mapping[str, Config] | None = None,
     num_threads: int | None = None,
     conv_block: int = CONV_BLOCK,
 ) -> None:
-    """Graph passes, then one te kernel per graph op: the level where schedules live.
+    """Graph passes, then one te kernel per graph op with its schedule: the level where
+    schedules live (`pipeline.te_stages`).
 
-    Kernels get their default schedules, except those whose task key (for `num_threads`
-    threads on this CPU) `schedules` holds a config for. `conv_block` is the channel block
-    of the convolutions' NCHW[x]c layout (an experiment's knob: `bench/conv_layouts.py`)."""
+    Kernels get their default schedules, then those whose task key (for `num_threads`
+    threads on this CPU) the `records` or `schedules` hold a config for get that config.
+    `conv_block` is the channel block of the convolutions' NCHW[x]c layout (an experiment's
+    knob: `bench/conv_layouts.py`)."""
     report = report or CompileReport()
     ctx = ctx or make_context()
-    for graph_pass in graph_pipeline(opt_level, conv_block):
-        report.timed("graph passes", lambda p=graph_pass: p.apply(ctx, module))
-    report.op_counts["graph (optimized)"] = count_ops(module)
-    report.timed("graph -> te", lambda: ConvertGraphToTePass().apply(ctx, module))
+    threads = default_num_threads() if num_threads is None else num_threads
+    stages = te_stages(opt_level, records=records, num_threads=threads, conv_block=conv_block)
     if schedules:
-        target = target_key(default_num_threads() if num_threads is None else num_threads)
-        tuned = report.timed("apply schedules", lambda: apply_kernel_configs(module, schedules.get, target))
-        report.op_counts["tuned kernels"] = tuned  # type: ignore[assignment]
-    report.op_counts["te"] = count_ops(module)
+        explicit = ApplyConfigsPass.of(schedules, threads)
+        stages[-1] = replace(stages[-1], passes=(*stages[-1].passes, explicit))
+    run_stages(stages, module, report, ctx)
+    if records is not None or schedules:
+        report.op_counts["tuned kernels"] = sum(te.TUNED_ATTR in k.attributes for k in kernels(module))
 
 
 def build(
@@ -253,7 +238,8 @@ def build(
     report: CompileReport | None = None,
     ctx: Context | None = None,
 ) -> Executable:
-    """A te-level module (kernels with their schedules, and @main) -> native Executable.
+    """A te-level module (kernels with their schedules, and @main) -> native Executable
+    (`pipeline.build_stages`, then LLVM).
 
     This is the public build API the tuner uses: change schedules at the te level, build."""
     report = report or CompileReport()
@@ -261,15 +247,8 @@ def build(
     threads = default_num_threads() if num_threads is None else num_threads
     if threads < 1:
         raise MinitvmError(f"num_threads must be >= 1, got {threads}")
-    report.timed("te -> loop", lambda: ConvertTeToLoopPass().apply(ctx, module))
-    # The schedule's unroll and vectorize hints become code (before any other loop pass).
-    for hint_pass in (VectorizeTransposePass(), UnrollPass(), VectorizePass()):
-        report.timed("loop unroll/vectorize", lambda p=hint_pass: p.apply(ctx, module))
-    for loop_pass in loop_pipeline(opt_level):
-        report.timed("loop passes", lambda p=loop_pass: p.apply(ctx, module))
-    report.op_counts["loop"] = count_ops(module)
-    _, info = report.timed("loop -> llvm", lambda: lower_to_llvm(module))  # type: ignore[misc]
-    report.op_counts["llvm"] = count_ops(module)
+    run_stages(build_stages(opt_level), module, report, ctx)
+    info = CompiledModuleInfo.from_module(module)
     jit: JitModule = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))  # type: ignore[assignment]
     parallel = jit.parallel_loops
     return Executable(

@@ -148,7 +148,7 @@ def _best_configs(storage: Any, target: str | None) -> dict[str, dict[str, int |
 
 def load_schedules(url: str, target: str | None = None) -> dict[str, dict[str, int | str]]:
     """Best config per task key in the records at `url` (only tasks tuned for `target`, a
-    `minitvm.lowering.jit.target_key`, when given). Raises RecordsError for a bad URL."""
+    `minitvm.host.target_key`, when given). Raises RecordsError for a bad URL."""
     import sqlalchemy.exc
 
     storage = open_storage(url)

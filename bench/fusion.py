@@ -21,6 +21,8 @@ from xdsl.dialects import func
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
+from models import light_model_path, with_random_weights
+
 from minitvm.compiler import _io_specs, _main, build, random_inputs
 from minitvm.dialects.te import KERNEL_ATTR
 from minitvm.frontend import from_onnx
@@ -30,7 +32,7 @@ from minitvm.passes.graph.canonicalize import CanonicalizePass
 from minitvm.passes.graph.dce import DeadCodeEliminationPass
 from minitvm.passes.graph.fold_batchnorm import FoldBatchNormPass
 from minitvm.passes.graph.fuse import FusePass
-from models import light_model_path, with_random_weights
+from minitvm.passes.te.default_schedule import DefaultSchedulePass
 
 VARIANTS = {
     "unfused": [CanonicalizePass(), DeadCodeEliminationPass()],
@@ -51,6 +53,7 @@ def main() -> None:
         for graph_pass in passes:
             graph_pass.apply(ctx, module)
         ConvertGraphToTePass().apply(ctx, module)
+        DefaultSchedulePass().apply(ctx, module)
         kernels = sum(1 for f in module.ops if isinstance(f, func.FuncOp) and KERNEL_ATTR in f.attributes)
         print(f"{name} {variant}: {kernels} kernels")
         exes[variant] = build(module, inputs, outputs, opt_level=3, num_threads=1, ctx=ctx)

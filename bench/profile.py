@@ -29,8 +29,8 @@ import onnx
 from minitvm.compiler import build, load_model, lower_to_te
 from minitvm.frontend import from_onnx
 from minitvm.ir import print_module
-from minitvm.lowering.graph_to_te.kernel_schedule import kernel_template, kernels
 from minitvm.runtime import Executable, random_arrays
+from minitvm.schedules.kernel import kernel_template, kernels
 from minitvm.tuner.tasks import standalone_module
 
 #: Each timed sample lasts at least this long (calls back to back; their mean is the sample).

@@ -55,6 +55,21 @@ from xdsl.utils.exceptions import VerifyException
 #: Marks a `func.func` as a te kernel (a unit attribute on the function).
 KERNEL_ATTR = "te.kernel"
 
+# What convert-graph-to-te tells te-default-schedule (pure WHAT: which compute is which), and
+# what the schedule passes leave behind. `kernel_task_key` leaves these out of a kernel's key.
+
+#: On a te.compute: the main compute of a graph op that has a schedule template (a conv's,
+#: a matmul's or a pool's reduction); te-default-schedule gives it that template's default.
+TEMPLATED_ATTR = "te.templated"
+#: On a te kernel: run it as one pass over the data. te-default-schedule inlines its
+#: intermediates and computes its epilogue inside the nest of the compute named `ANCHOR`
+#: (if any). Set on `graph.fused` groups and on anchor ops with epilogue computes of their own.
+FUSED_ATTR = "te.fused"
+#: The name of a fused kernel's anchor compute, which `#te.compute_at` refers to.
+ANCHOR = "anchor"
+#: On a te kernel: the tuned config te-apply-records gave it (a dictionary, knob -> value).
+TUNED_ATTR = "te.tuned"
+
 #: The reductions a compute can perform, and the identity each starts from.
 REDUCTIONS: dict[str, float] = {"sum": 0.0, "max": float("-inf"), "min": float("inf")}
 

@@ -5,11 +5,8 @@
     kernel = jit.function("relu", None, [ctypes.c_void_p] * 2)
     kernel(x.ctypes.data, y.ctypes.data)
 
-The target machine is the host's: its feature list (AVX-512, AMX, ...) always, and its CPU
-name unless that is an Intel one with AVX-512, which becomes `sapphirerapids`: under a
-hypervisor that masks the model, LLVM names such a Xeon `rocketlake` (see DESIGN.md). AMD
-parts keep their name (LLVM reports Zen 4 correctly as `znver4`; it is not a Sapphire Rapids).
-Optimization is LLVM's new pass manager at `opt_level` with loop and SLP vectorization on.
+The target machine is the host's (`minitvm.host.host_cpu`: its feature list always, its CPU
+name corrected where a hypervisor masks it). Optimization is LLVM's new pass manager at `opt_level` with loop and SLP vectorization on.
 A `JitModule` owns its execution engine: the code lives as long as the JitModule.
 
 Modules with parallel loops call `__minitvm_parallel_for`; `compile_llvm` links in its
@@ -19,8 +16,6 @@ implementation (loop_to_llvm/parallel.py), which hands the loop to the runtime's
 from __future__ import annotations
 
 import ctypes
-import functools
-import hashlib
 import time
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -30,35 +25,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
+from minitvm.host import host_cpu
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
 from minitvm.lowering.loop_to_llvm.parallel import PARALLEL_FOR, is_outlined, support_ir
-
-#: Prefix of the CPU names LLVM gives AMD's Zen parts.
-_AMD_PREFIX = "znver"
-
-
-@functools.cache
-def _initialize() -> None:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-
-
-@functools.cache
-def host_cpu() -> tuple[str, str]:
-    """(cpu name, feature string) for the machine we run on."""
-    _initialize()
-    features = llvm.get_host_cpu_features()
-    name = llvm.get_host_cpu_name()
-    if features.get("avx512f") and not name.startswith(_AMD_PREFIX):
-        name = "sapphirerapids"
-    return name, features.flatten()
-
-
-def target_key(num_threads: int) -> str:
-    """What a tuned schedule was measured on: CPU name, a digest of its features, threads."""
-    name, features = host_cpu()
-    digest = hashlib.sha256(features.encode()).hexdigest()[:8]
-    return f"{name}-{digest}-t{num_threads}"
 
 
 def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
@@ -70,9 +39,9 @@ def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
     )
 
 
-def llvm_ir_text(module: ModuleOp) -> str:
+def llvm_ir_text(module: ModuleOp, tm: llvm.TargetMachine | None = None) -> str:
     """The (unoptimized) LLVM IR of an llvm-dialect module, for the host target."""
-    tm = target_machine()
+    tm = tm or target_machine()
     return str(convert_module(module, triple=tm.triple, data_layout=str(tm.target_data)))
 
 
@@ -140,7 +109,7 @@ def compile_llvm(module: ModuleOp, opt_level: int = 3) -> JitModule:
     tm = target_machine(opt_level)
     times = CompileTimes()
     start = time.perf_counter()
-    text = str(convert_module(module, triple=tm.triple, data_layout=str(tm.target_data)))
+    text = llvm_ir_text(module, tm)
     times.translate = time.perf_counter() - start
 
     start = time.perf_counter()

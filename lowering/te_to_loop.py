@@ -51,7 +51,7 @@ from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
-from minitvm.passes.te.inline import inline_computes
+from minitvm.dialects.te_inline import inline_computes
 
 #: Marks a loop-level kernel function (the te.kernel attribute's successor).
 LOOP_KERNEL_ATTR = "loop.kernel"

@@ -33,7 +33,9 @@ _PASSES: dict[str, tuple[str, str]] = {
         "PromoteAccumulatorsPass",
     ),
     "loop-vectorize-transpose": ("minitvm.passes.loop.vectorize_transpose", "VectorizeTransposePass"),
+    "te-apply-records": ("minitvm.passes.te.apply_records", "ApplyRecordsPass"),
     "te-compute-at": ("minitvm.passes.te.compute_at", "ComputeAtPass"),
+    "te-default-schedule": ("minitvm.passes.te.default_schedule", "DefaultSchedulePass"),
     "te-fuse": ("minitvm.passes.te.fuse", "FusePass"),
     "te-inline": ("minitvm.passes.te.inline", "InlinePass"),
     "te-mark-inline": ("minitvm.passes.te.mark_inline", "MarkInlinePass"),
@@ -49,6 +51,12 @@ _PASSES: dict[str, tuple[str, str]] = {
 
 def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     return lambda: getattr(importlib.import_module(module), cls)
+
+
+def make_pass(name: str, **options: object) -> ModulePass:
+    """The registered pass `name` with `options` (its dataclass fields)."""
+    module, cls = _PASSES[name]
+    return getattr(importlib.import_module(module), cls)(**options)
 
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

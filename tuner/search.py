@@ -57,7 +57,6 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from minitvm.errors import MinitvmError
-from minitvm.lowering.graph_to_te.schedule_templates import InvalidConfig
 from minitvm.records import (
     DEFAULT_RECORDS,
     FORMAT_ATTR,
@@ -65,6 +64,7 @@ from minitvm.records import (
     VERIFIED_ATTR,
     open_storage,
 )
+from minitvm.schedules.base import InvalidConfig
 from minitvm.tuner.measure import MeasureJob, Measurer, MeasureResult, Runner, build_module
 from minitvm.tuner.space import distributions, suggest_config
 from minitvm.tuner.tasks import Task, extract_tasks

@@ -1,6 +1,6 @@
 """Search spaces: a template's knobs as Optuna distributions.
 
-Each knob of a schedule template (`schedule_templates.Knob`: tile sizes, loop order, unroll,
+Each knob of a schedule template (`schedules.base.Knob`: tile sizes, loop order, unroll,
 vector width, ...) is one categorical parameter named after it: the choices are few and
 discrete, and some (orders) have no numeric sense, so categorical is the honest distribution;
 TPE's multivariate mode still learns which combinations go together. Combinations a template
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import optuna
 from optuna.distributions import CategoricalDistribution
 
-from minitvm.lowering.graph_to_te.schedule_templates import Knob
+from minitvm.schedules.base import Knob
 
 
 def distributions(knobs: Sequence[Knob]) -> dict[str, CategoricalDistribution]:

@@ -30,16 +30,16 @@ from xdsl.ir import Block, Region
 from minitvm.compiler import CONV_BLOCK, load_model, lower_to_te
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.frontend import from_onnx
+from minitvm.host import target_key
 from minitvm.ir import parse_module, print_module
-from minitvm.lowering.graph_to_te.kernel_schedule import (
+from minitvm.runtime import TensorSpec
+from minitvm.schedules.base import Config, InvalidConfig, Knob
+from minitvm.schedules.kernel import (
     kernel_task_key,
     kernel_template,
     kernels,
     set_kernel_config,
 )
-from minitvm.lowering.graph_to_te.schedule_templates import Config, InvalidConfig, Knob
-from minitvm.lowering.jit import target_key
-from minitvm.runtime import TensorSpec
 from minitvm.tuner.measure import MeasureJob
 
 

@@ -50,6 +50,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from minitvm.dialects.graph import nn, tensor
 from minitvm.dialects.graph.base import GraphOp
 
 
@@ -219,3 +220,14 @@ def fused_op(label: str, inputs: Sequence[SSAValue], ops: Sequence[Operation],
         block.add_op(op.clone(mapping))
     block.add_op(YieldOp(*(mapping[v] for v in outputs)))
     return FusedOp(label, inputs, [v.type for v in outputs], Region(block))
+
+
+#: Ops that do the heavy work of a kernel, into which elementwise consumers fold (graph-fuse)
+#: and around whose main compute a kernel's schedule is built (convert-graph-to-te names it
+#: the anchor).
+ANCHOR_OPS: tuple[type[Operation], ...] = (
+    nn.ConvOp, nn.ConvNchwcOp, nn.ConvTransposeOp, nn.MatMulOp, nn.MatMulPackedOp, nn.GemmOp,
+    nn.MaxPoolOp, nn.AvgPoolOp, nn.GlobalAvgPoolOp, nn.GlobalMaxPoolOp,
+    tensor.ReduceSumOp, tensor.ReduceMeanOp, tensor.ReduceMaxOp,
+    nn.SoftmaxOp, nn.LogSoftmaxOp, nn.LayerNormOp, nn.LRNOp,
+)  # fmt: skip

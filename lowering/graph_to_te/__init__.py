@@ -23,10 +23,23 @@ the rule modules of this package (see kernel_builder.py for the rule interface).
 
 A `graph.fused` group becomes ONE kernel, `@fused_<anchor>_<N>`: the rules of its body ops run
 in order into the same KernelBuilder, the body's block arguments standing for the kernel's
-arguments, and `fused_schedule.py` gives the kernel its default schedule (the anchor's main
-compute named "anchor", intermediates `#te.inline`, the epilogue `#te.compute_at` the anchor). Like MLIR's
-convert-linalg-to-loops family, this is a dialect conversion; unlike it, ops without a rule
-are an error, not left behind, since nothing after this pass understands the graph dialect.
+arguments. Like MLIR's convert-linalg-to-loops family, this is a dialect conversion; unlike
+it, ops without a rule are an error, not left behind, since nothing after this pass
+understands the graph dialect.
+
+The kernels say WHAT, not HOW: no compute has a schedule (te-default-schedule gives them
+their defaults, `schedules/`). What a schedule needs to know of the graph op a compute came
+from is left as attributes: `te.templated` on the main compute of an op with a schedule
+template (conv, matmul, gemm, pool), and, on a kernel that is to run as one pass over the data
+(a `graph.fused` group, or an anchor op with epilogue computes of its own, such as a conv's
+bias), `te.fused` with the anchor op's main compute named "anchor":
+
+    func.func @fused_conv_nchwc_0(...) attributes {te.fused, te.kernel} {
+      %pad = te.compute (...) in [...] : ... { ... }
+      %acc = te.compute "anchor" (...) in [...] sum (...) in [...] {te.templated} : ... { ... }
+      %y = te.compute (...) in [...] : ... { (bias, relu) }
+      func.return %y : ...
+    }
 """
 
 from __future__ import annotations
@@ -36,24 +49,23 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import graph, te
-from minitvm.dialects.te import KERNEL_ATTR
+from minitvm.dialects.graph.fused import ANCHOR_OPS
+from minitvm.dialects.te import ANCHOR, FUSED_ATTR, KERNEL_ATTR, TEMPLATED_ATTR
 from minitvm.dialects.te_expr import Tensor
 from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te import elementwise as _elementwise  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import nn as _nn  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
-from minitvm.lowering.graph_to_te.fused_schedule import main_compute, schedule_fused_kernel
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
-from minitvm.lowering.graph_to_te.schedule_templates import apply_default_schedule
-from minitvm.passes.graph.fuse import ANCHOR_OPS
 
-#: Ops whose main compute gets its schedule template's default (see schedule_templates.py).
+#: Ops whose main compute a schedule template is for (`schedules/templates.py`): marked
+#: `te.templated`.
 TEMPLATED_OPS: tuple[type[Operation], ...] = (
     graph.MatMulOp, graph.MatMulPackedOp, graph.GemmOp, graph.ConvOp, graph.ConvNchwcOp,
     graph.MaxPoolOp, graph.AvgPoolOp,
@@ -79,12 +91,26 @@ def _kernel(
         new = block.ops if last is None else _ops_after(last)
         computes.append([c for c in new if isinstance(c, te.ComputeOp)])
         main = main_compute(computes[-1]) if isinstance(op, TEMPLATED_OPS) else None
-        for compute in computes[-1]:
-            apply_default_schedule(compute, main=compute is main)
+        if main is not None:
+            main.attributes[TEMPLATED_ATTR] = UnitAttr()
     block.add_op(func.ReturnOp(*(tensors[v].value for v in outputs)))
     kernel = func.FuncOp(name, (block.arg_types, [v.type for v in outputs]), Region(block))
     kernel.attributes[KERNEL_ATTR] = UnitAttr()
     return kernel, computes
+
+
+def main_compute(computes: Sequence[te.ComputeOp]) -> te.ComputeOp | None:
+    """The compute of an op's rule that does its heavy work: its last reduction, else its
+    last compute."""
+    reductions = [c for c in computes if c.reduce_kind is not None]
+    return reductions[-1] if reductions else (computes[-1] if computes else None)
+
+
+def _mark_fused(kernel: func.FuncOp, anchor: te.ComputeOp | None) -> None:
+    """Mark `kernel` to run as one pass over the data, around `anchor` (None: no anchor)."""
+    kernel.attributes[FUSED_ATTR] = UnitAttr()
+    if anchor is not None:
+        anchor.properties["name"] = StringAttr(ANCHOR)
 
 
 def _ops_after(op: Operation) -> list[Operation]:
@@ -95,21 +121,21 @@ def _ops_after(op: Operation) -> list[Operation]:
 
 
 def kernel_for(op: Operation, name: str) -> func.FuncOp:
-    """A te kernel computing `op`'s results from its operands. An anchor op is scheduled as
-    a fused group of one: its own epilogue computes (a conv's or gemm's bias, an average
-    pool's division) run inside its loop nest as a fused epilogue would."""
+    """A te kernel computing `op`'s results from its operands. An anchor op is marked as a
+    fused group of one: its own epilogue computes (a conv's or gemm's bias, an average
+    pool's division) are to run inside its loop nest as a fused epilogue would."""
     kernel, computes = _kernel(name, list(op.operands), [op], list(op.results))
     if isinstance(op, ANCHOR_OPS) and len(computes[0]) > 1:
-        schedule_fused_kernel(kernel, main_compute(computes[0]))
+        _mark_fused(kernel, main_compute(computes[0]))
     return kernel
 
 
 def fused_kernel_for(op: graph.FusedOp, name: str) -> func.FuncOp:
-    """One te kernel computing a whole `graph.fused` group, with its default schedule."""
+    """One te kernel computing a whole `graph.fused` group."""
     body = op.body_ops
     kernel, computes = _kernel(name, list(op.body.block.args), body, list(op.yield_op.values))
     anchor = next((n for n, node in enumerate(body) if isinstance(node, ANCHOR_OPS)), None)
-    schedule_fused_kernel(kernel, None if anchor is None else main_compute(computes[anchor]))
+    _mark_fused(kernel, None if anchor is None else main_compute(computes[anchor]))
     return kernel
 
 

@@ -45,16 +45,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 from minitvm.dialects import graph
 from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
-from minitvm.dialects.graph.fused import fused_op
-
-#: Ops that do the heavy work of a kernel, into which elementwise consumers fold.
-ANCHOR_OPS: tuple[type[Operation], ...] = (
-    graph.ConvOp, graph.ConvNchwcOp, graph.ConvTransposeOp, graph.MatMulOp, graph.MatMulPackedOp,
-    graph.GemmOp,
-    graph.MaxPoolOp, graph.AvgPoolOp, graph.GlobalAvgPoolOp, graph.GlobalMaxPoolOp,
-    graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceMaxOp,
-    graph.SoftmaxOp, graph.LogSoftmaxOp, graph.LayerNormOp, graph.LRNOp,
-)  # fmt: skip
+from minitvm.dialects.graph.fused import ANCHOR_OPS, fused_op
 
 #: One output element from the same-index elements of the (broadcast) operands.
 ELEMENTWISE: tuple[type[Operation], ...] = (*ELEMENTWISE_OPS, graph.BatchNormOp)

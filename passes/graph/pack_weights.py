@@ -1,6 +1,6 @@
 """graph-pack-weights: give GEMMs with constant weights their weights packed in column panels.
 
-A register-blocked GEMM (`schedule_templates.GemmTemplate`) reads, at each step k, one row
+A register-blocked GEMM (`schedules/gemm.py`) reads, at each step k, one row
 segment of B per column vector of its block. In B's own [K, N] layout consecutive steps are N
 floats apart; for N = 1024 that is 4 KiB, so every row lands in the same L1 set and the block's
 B panel keeps evicting itself. Packed as [N/16, K, 16] (panel p holds columns 16p..16p+15,
@@ -47,7 +47,7 @@ from minitvm.dialects.graph import AddOp, ConstantOp, GemmOp, MatMulOp, MatMulPa
 from minitvm.dialects.graph.base import get_float, get_int
 
 #: Columns per panel: one 512-bit vector of f32, the unit the GEMM template's column blocks
-#: are made of (`schedule_templates.LANES`).
+#: are made of (`schedules.base.LANES`).
 PANEL = 16
 
 

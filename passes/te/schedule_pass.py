@@ -36,7 +36,7 @@ from xdsl.passes import ModulePass
 from minitvm.dialects import te
 from minitvm.dialects.te_nest import kernel_nests, scheduled_nest
 from minitvm.errors import MinitvmError
-from minitvm.passes.te.inline import inline_computes
+from minitvm.dialects.te_inline import inline_computes
 
 
 def computes_of(kernel: func.FuncOp) -> list[te.ComputeOp]:

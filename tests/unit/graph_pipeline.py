@@ -5,16 +5,16 @@ from __future__ import annotations
 import onnx
 from xdsl.dialects.builtin import ModuleOp
 
-from minitvm.compiler import graph_pipeline
 from minitvm.frontend import from_onnx
 from minitvm.ir import make_context
+from minitvm.pipeline import graph_passes
 
 
 def optimized(model: onnx.ModelProto, opt_level: int = 3) -> ModuleOp:
     """`model`'s graph after the graph passes of `opt_level` (layout, packing, fusion)."""
     module = from_onnx(model)
     ctx = make_context()
-    for graph_pass in graph_pipeline(opt_level):
+    for graph_pass in graph_passes(opt_level):
         graph_pass.apply(ctx, module)
     return module
 

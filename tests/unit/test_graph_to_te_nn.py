@@ -218,7 +218,7 @@ def resize_cases() -> list[Case]:
                    nearest_mode=nearest)
         resize(f"linear_up_{transform}", (1, 2, 3, 4), [1, 1, 2.0, 1.75], mode="linear",
                coordinate_transformation_mode=transform)
-        # ONNX Runtime disagrees with the ONNX spec on align_corners downsampling (DESIGN.md).
+        # ONNX Runtime disagrees with the ONNX spec on align_corners downsampling (docs/architecture.md).
         oracle = "onnx" if transform == "align_corners" else "ort"
         resize(f"linear_down_{transform}", (1, 1, 8, 6), [1, 1, 0.5, 0.7], mode="linear",
                coordinate_transformation_mode=transform, oracle=oracle)

@@ -12,14 +12,15 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType, f32
 from xdsl.parser import Parser
 
 from minitvm.dialects.graph.constant import WeightsAttr, weight_store
+from minitvm.dialects.llvm_ext import SelectOp
+from minitvm.host import host_cpu
 from minitvm.ir import make_context, parse_module
-from minitvm.lowering.jit import JitModule, compile_llvm, host_cpu, llvm_ir_text
+from minitvm.lowering.jit import JitModule, compile_llvm, llvm_ir_text
 from minitvm.lowering.loop_to_llvm import (
     CompiledModuleInfo,
     LoweringError,
     lower_to_llvm,
 )
-from minitvm.dialects.llvm_ext import SelectOp
 
 
 def lower(text: str) -> tuple[ModuleOp, CompiledModuleInfo]:

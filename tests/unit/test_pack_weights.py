@@ -28,9 +28,10 @@ from minitvm.dialects import graph as g
 from minitvm.dialects import te
 from minitvm.dialects.graph import reference
 from minitvm.frontend import from_onnx
-from minitvm.lowering.graph_to_te.kernel_schedule import kernel_template, kernels
-from minitvm.lowering.graph_to_te.schedule_templates import GemmTemplate, InvalidConfig
 from minitvm.passes.graph.pack_weights import PANEL, pack_panels
+from minitvm.schedules.base import InvalidConfig
+from minitvm.schedules.gemm import GemmTemplate
+from minitvm.schedules.kernel import kernel_template, kernels
 from minitvm.tuner.measure import seeded_inputs
 from minitvm.tuner.tasks import extract_tasks
 

@@ -11,6 +11,8 @@ from itertools import product
 import numpy as np
 import onnx
 import pytest
+from test_fusion import Net
+from test_schedules import specs
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -19,24 +21,18 @@ from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
 from minitvm.dialects import te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
-from minitvm.lowering.graph_to_te.kernel_schedule import (
+from minitvm.schedules.base import InvalidConfig, Knob
+from minitvm.schedules.conv import ConvNchwcTemplate, PointwiseConvNchwTemplate
+from minitvm.schedules.gemm import GemmTemplate
+from minitvm.schedules.injective import InjectiveTemplate
+from minitvm.schedules.kernel import (
     kernel_task_key,
     kernel_template,
     kernels,
     set_kernel_config,
 )
-from minitvm.lowering.graph_to_te.schedule_templates import (
-    ConvNchwcTemplate,
-    GemmTemplate,
-    InjectiveTemplate,
-    InvalidConfig,
-    Knob,
-    PointwiseConvNchwTemplate,
-    PoolNchwcTemplate,
-    ReductionTemplate,
-)
-from test_fusion import Net
-from test_schedules import specs
+from minitvm.schedules.pool import PoolNchwcTemplate
+from minitvm.schedules.reduction import ReductionTemplate
 
 
 def matmul_model(m: int, k: int, n: int) -> onnx.ModelProto:
@@ -338,7 +334,7 @@ def test_configs_keep_the_inlining_of_an_anchorless_chain() -> None:
 
 
 def test_compile_applies_the_configs_it_is_given() -> None:
-    from minitvm.lowering.jit import target_key
+    from minitvm.host import target_key
 
     proto = conv_model()
     kernel = templated_kernel(te_module(proto), "conv_nchwc")

@@ -152,7 +152,7 @@ def test_compute_at_on_a_reduction_loop_is_a_clean_error():
 
 
 def test_gemm_default_schedule_blocks_only_shapes_it_divides():
-    from minitvm.lowering.graph_to_te.schedule_templates import GemmTemplate
+    from minitvm.schedules.gemm import GemmTemplate
 
     def product(m: int, k: int, n: int) -> te.ComputeOp:
         module = module_of([(m, k), (k, n)], lambda b, a: insert(b, g.MatMulOp.make(a[0], a[1])))

@@ -366,7 +366,7 @@ def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
 def test_an_epilogue_shares_the_axes_of_a_fused_loop_all_or_none():
     """The conv's (channel block, row) loop: the relu may run in it (depth 3: i0 and both
     fused axes) but never at the channel block alone, which is no loop of its own."""
-    from minitvm.lowering.graph_to_te.fused_schedule import _attach_depth, _outer_spatial_loops
+    from minitvm.schedules.fused import _attach_depth, _outer_spatial_loops
 
     _, kernel, anchor = blocked_conv_relu()
     relu = computes(kernel)[-1]

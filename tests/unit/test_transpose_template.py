@@ -28,16 +28,14 @@ from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
 from minitvm.ir import make_context
-from minitvm.lowering.graph_to_te.kernel_schedule import kernel_template, kernels, set_kernel_config
-from minitvm.lowering.graph_to_te.schedule_templates import (
-    TEMPLATES,
-    InjectiveTemplate,
-    InvalidConfig,
-    TransposeTemplate,
-)
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.loop.vectorize_transpose import VectorizeTransposePass
 from minitvm.runtime import TensorSpec
+from minitvm.schedules.base import InvalidConfig
+from minitvm.schedules.injective import InjectiveTemplate
+from minitvm.schedules.kernel import kernel_template, kernels, set_kernel_config
+from minitvm.schedules.templates import TEMPLATES
+from minitvm.schedules.transpose import TransposeTemplate
 from minitvm.tuner.tasks import tasks_of_module
 
 TRANSPOSE = TransposeTemplate()

@@ -12,9 +12,9 @@ from tuner_models import conv_relu_chain, matmul_relu
 from minitvm.compiler import build, lower_to_te
 from minitvm.dialects.te_eval import run_kernel
 from minitvm.frontend import from_onnx
-from minitvm.lowering.graph_to_te.kernel_schedule import kernel_task_key, kernels
-from minitvm.lowering.graph_to_te.schedule_templates import InvalidConfig
-from minitvm.lowering.jit import target_key
+from minitvm.host import target_key
+from minitvm.schedules.base import InvalidConfig
+from minitvm.schedules.kernel import kernel_task_key, kernels
 from minitvm.tuner.measure import seeded_inputs
 from minitvm.tuner.search import split_trials
 from minitvm.tuner.tasks import Task, extract_tasks

@@ -1,15 +1,16 @@
 // convert-graph-to-te on @main: every graph op but graph.constant becomes a func.call of a
 // new te kernel (marked te.kernel, named <op>_<N> in program order, inserted before @main,
-// taking the op's operands and returning its results); constants stay in @main, with their
-// out-of-line weights, and reach kernels as arguments.
+// taking the op's operands and returning its results, with no schedule: a matmul's compute
+// is marked te.templated, a layer_norm, whose kernel runs as one pass, te.fused); constants
+// stay in @main, with their out-of-line weights, and reach kernels as arguments.
 // RUN: minitvm-opt %s --split-input-file -p convert-graph-to-te | filecheck %s
 
 // CHECK:       builtin.module {
 // CHECK-NEXT:    func.func @relu_0(%{{\w+}}: tensor<2x2xf32>) -> tensor<2x2xf32> attributes {te.kernel} {
 // CHECK-NEXT:      te.compute
 // CHECK:         func.func @matmul_1(%{{\w+}}: tensor<2x2xf32>, %{{\w+}}: tensor<2x2xf32>) -> tensor<2x2xf32> attributes {te.kernel} {
-// CHECK-NEXT:      te.compute {{.*}} sum
-// CHECK:         func.func @layer_norm_2(%{{\w+}}: tensor<2x2xf32>, %{{\w+}}: tensor<2xf32>, %{{\w+}}: tensor<2xf32>) -> (tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x1xf32>) attributes {te.kernel} {
+// CHECK-NEXT:      te.compute {{.*}} sum (%{{\w+}}) in [2] {te.templated} : tensor<2x2xf32> {
+// CHECK:         func.func @layer_norm_2(%{{\w+}}: tensor<2x2xf32>, %{{\w+}}: tensor<2xf32>, %{{\w+}}: tensor<2xf32>) -> (tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x1xf32>) attributes {te.kernel, te.fused} {
 // CHECK:           func.return %{{\w+}}, %{{\w+}}, %{{\w+}} : tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x1xf32>
 // CHECK:         func.func @add_3(%{{\w+}}: tensor<2x2xf32>, %{{\w+}}: tensor<2x1xf32>) -> tensor<2x2xf32> attributes {te.kernel} {
 // CHECK:           func.return

@@ -1,12 +1,17 @@
 // convert-graph-to-te on contractions, convolution, pooling, softmax and layer norm: the
 // reductions are te.computes with reduction axes whose bodies are only the reduced term;
-// whatever is applied to the reduced value (bias, division) is a following compute.
+// whatever is applied to the reduced value (bias, division) is a following compute. No
+// schedule is attached: the main compute of a matmul, conv or pool is marked te.templated,
+// and a kernel with computes after its reduction (conv + bias, softmax, layer norm) is
+// te.fused, the reduction they follow named "anchor". The SCHED prefix checks where
+// te-default-schedule then runs those epilogue computes: #te.compute_at the anchor.
 // RUN: minitvm-opt %s --split-input-file -p convert-graph-to-te | filecheck %s
+// RUN: minitvm-opt %s --split-input-file -p convert-graph-to-te,te-default-schedule | filecheck %s --check-prefix=SCHED
 
 // matmul: sum over k of a[i, k] * b[k, j].
 // CHECK-LABEL: func.func @matmul_0(
 // CHECK-SAME:    %[[A:\w+]]: tensor<2x3xf32>, %[[B:\w+]]: tensor<3x4xf32>) -> tensor<2x4xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 4] sum (%[[K:\w+]]) in [3] : tensor<2x4xf32> {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 4] sum (%[[K:\w+]]) in [3] {te.templated} : tensor<2x4xf32> {
 // CHECK-NEXT:      %[[VA:\w+]] = te.read %[[A]][%[[I]], %[[K]]] : tensor<2x3xf32>
 // CHECK-NEXT:      %[[VB:\w+]] = te.read %[[B]][%[[K]], %[[J]]] : tensor<3x4xf32>
 // CHECK-NEXT:      %[[P:\w+]] = arith.mulf %[[VA]], %[[VB]] : f32
@@ -25,7 +30,7 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 // (2) The window sum over (channel, kh, kw) reading the padded input at (o + k) and the
 // weight. (3) The bias along the channel dim.
 // CHECK-LABEL: func.func @conv_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<1x2x4x4xf32>, %[[W:\w+]]: tensor<3x2x3x3xf32>, %[[BIAS:\w+]]: tensor<3xf32>) -> tensor<1x3x4x4xf32> attributes {te.kernel} {
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x2x4x4xf32>, %[[W:\w+]]: tensor<3x2x3x3xf32>, %[[BIAS:\w+]]: tensor<3xf32>) -> tensor<1x3x4x4xf32> attributes {te.kernel, te.fused} {
 // CHECK-NEXT:    %[[PAD:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[H:\w+]], %[[V:\w+]]) in [1, 2, 6, 6] : tensor<1x2x6x6xf32> {
 // CHECK-NEXT:      %[[ONE:\w+]] = arith.constant 1 : index
 // CHECK-NEXT:      %[[HS:\w+]] = arith.subi %[[H]], %[[ONE]] : index
@@ -48,7 +53,7 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:      %[[PV:\w+]] = arith.select %[[IN]], %[[XV]], %[[Z]] : f32
 // CHECK-NEXT:      te.yield %[[PV]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[ACC:\w+]] = te.compute "anchor" (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] sum (%[[RC:\w+]], %[[KH:\w+]], %[[KW:\w+]]) in [2, 3, 3] : tensor<1x3x4x4xf32> {
+// CHECK-NEXT:    %[[ACC:\w+]] = te.compute "anchor" (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] sum (%[[RC:\w+]], %[[KH:\w+]], %[[KW:\w+]]) in [2, 3, 3] {te.templated} : tensor<1x3x4x4xf32> {
 // CHECK-NEXT:      %[[PH:\w+]] = arith.addi %[[OH]], %[[KH]] : index
 // CHECK-NEXT:      %[[PW:\w+]] = arith.addi %[[OW]], %[[KW]] : index
 // CHECK-NEXT:      %[[XP:\w+]] = te.read %[[PAD]][%[[N]], %[[RC]], %[[PH]], %[[PW]]] : tensor<1x2x6x6xf32>
@@ -56,13 +61,17 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:      %[[T:\w+]] = arith.mulf %[[XP]], %[[WV]] : f32
 // CHECK-NEXT:      te.yield %[[T]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] {schedule = [#te.compute_at<"anchor", "i2">]} : tensor<1x3x4x4xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[N:\w+]], %[[M:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 3, 4, 4] : tensor<1x3x4x4xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[ACC]][%[[N]], %[[M]], %[[OH]], %[[OW]]] : tensor<1x3x4x4xf32>
 // CHECK-NEXT:      %[[BV:\w+]] = te.read %[[BIAS]][%[[M]]] : tensor<3xf32>
 // CHECK-NEXT:      %[[SUM:\w+]] = arith.addf %[[S]], %[[BV]] : f32
 // CHECK-NEXT:      te.yield %[[SUM]] : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[Y]] : tensor<1x3x4x4xf32>
+// SCHED-LABEL: func.func @conv_0(
+// SCHED:         %[[ACC:\w+]] = te.compute "anchor" (%{{.*}}) in [1, 3, 4, 4] sum (%{{.*}}) in [2, 3, 3] {te.templated} : tensor<1x3x4x4xf32> {
+// SCHED:         %[[Y:\w+]] = te.compute (%{{.*}}) in [1, 3, 4, 4] {schedule = [#te.compute_at<"anchor", "i2">]} : tensor<1x3x4x4xf32> {
+// SCHED-NEXT:      te.read %[[ACC]]
 func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3xf32>) -> tensor<1x3x4x4xf32> {
   %0 = graph.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
   func.return %0 : tensor<1x3x4x4xf32>
@@ -75,7 +84,7 @@ func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3xf
 // that side is checked and clamped, and the padding reads -inf.
 // CHECK-LABEL: func.func @max_pool_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 1, 2, 2] max (%[[KH:\w+]], %[[KW:\w+]]) in [3, 3] : tensor<1x1x2x2xf32> {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[OH:\w+]], %[[OW:\w+]]) in [1, 1, 2, 2] max (%[[KH:\w+]], %[[KW:\w+]]) in [3, 3] {te.templated} : tensor<1x1x2x2xf32> {
 // CHECK-NEXT:      %[[S0:\w+]] = arith.constant 2 : index
 // CHECK-NEXT:      %[[H0:\w+]] = arith.muli %[[OH]], %[[S0]] : index
 // CHECK-NEXT:      %[[H1:\w+]] = arith.addi %[[H0]], %[[KH]] : index
@@ -111,7 +120,7 @@ func.func @main(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // softmax along axis 1, in three computes: m = max over the axis (kept as a dim of size 1),
 // s = sum of exp(x - m), then exp(x - m) / s reading m and s at index 0 of the kept dim.
 // CHECK-LABEL: func.func @softmax_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<2x8xf32>) -> tensor<2x8xf32> attributes {te.kernel} {
+// CHECK-SAME:    %[[X:\w+]]: tensor<2x8xf32>) -> tensor<2x8xf32> attributes {te.kernel, te.fused} {
 // CHECK-NEXT:    %[[MAX:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] max (%[[R:\w+]]) in [8] : tensor<2x1xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[R]]] : tensor<2x8xf32>
 // CHECK-NEXT:      te.yield %[[V]] : f32
@@ -123,7 +132,7 @@ func.func @main(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // CHECK-NEXT:      %[[E:\w+]] = math.exp %[[D]] : f32
 // CHECK-NEXT:      te.yield %[[E]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">, #te.vectorize<"i1">]} : tensor<2x8xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] : tensor<2x8xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[J]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[Z0:\w+]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[M:\w+]] = te.read %[[MAX]][%[[I]], %[[Z0]]] : tensor<2x1xf32>
@@ -135,6 +144,11 @@ func.func @main(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 // CHECK-NEXT:      te.yield %[[Q]] : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[Y]] : tensor<2x8xf32>
+// SCHED-LABEL: func.func @softmax_0(
+// SCHED-NEXT:    %[[MAX:\w+]] = te.compute (%{{.*}}) in [2, 1] max (%{{.*}}) in [8] : tensor<2x1xf32> {
+// SCHED:         %[[SUM:\w+]] = te.compute "anchor" (%{{.*}}) in [2, 1] sum (%{{.*}}) in [8] : tensor<2x1xf32> {
+// SCHED:         %[[Y:\w+]] = te.compute (%{{.*}}) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">, #te.vectorize<"i1">]} : tensor<2x8xf32> {
+// SCHED:         func.return %[[Y]] : tensor<2x8xf32>
 func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = graph.softmax %x {axis = 1 : i64} : tensor<2x8xf32> -> tensor<2x8xf32>
   func.return %0 : tensor<2x8xf32>
@@ -145,7 +159,7 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // layer_norm over the last axis: sum, mean, sum of squared deviations, inv_std_dev, then
 // the normalized output; the kernel returns (y, mean, inv_std_dev), the op's three results.
 // CHECK-LABEL: func.func @layer_norm_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<2x8xf32>, %[[G:\w+]]: tensor<8xf32>, %[[B:\w+]]: tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>) attributes {te.kernel} {
+// CHECK-SAME:    %[[X:\w+]]: tensor<2x8xf32>, %[[G:\w+]]: tensor<8xf32>, %[[B:\w+]]: tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>) attributes {te.kernel, te.fused} {
 // CHECK-NEXT:    %[[TOTAL:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] sum (%[[R:\w+]]) in [8] : tensor<2x1xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[R]]] : tensor<2x8xf32>
 // CHECK-NEXT:      te.yield %[[V]] : f32
@@ -163,7 +177,7 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT:      %[[D2:\w+]] = arith.mulf %[[D]], %[[D]] : f32
 // CHECK-NEXT:      te.yield %[[D2]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[INV:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<2x1xf32> {
+// CHECK-NEXT:    %[[INV:\w+]] = te.compute (%[[I:\w+]], %[[K:\w+]]) in [2, 1] : tensor<2x1xf32> {
 // CHECK-NEXT:      %[[S:\w+]] = te.read %[[SQ]][%[[I]], %[[K]]] : tensor<2x1xf32>
 // CHECK-NEXT:      %[[COUNT:\w+]] = arith.constant 8.000000e+00 : f32
 // CHECK-NEXT:      %[[VAR:\w+]] = arith.divf %[[S]], %[[COUNT]] : f32
@@ -174,7 +188,7 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT:      %[[RS:\w+]] = arith.divf %[[ONE]], %[[SD]] : f32
 // CHECK-NEXT:      te.yield %[[RS]] : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">, #te.vectorize<"i1">]} : tensor<2x8xf32> {
+// CHECK-NEXT:    %[[Y:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 8] : tensor<2x8xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[J]]] : tensor<2x8xf32>
 // CHECK-NEXT:      %[[Z0:\w+]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[MU:\w+]] = te.read %[[MEAN]][%[[I]], %[[Z0]]] : tensor<2x1xf32>
@@ -189,6 +203,14 @@ func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT:      te.yield %[[OUT]] : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[Y]], %[[MEAN]], %[[INV]] : tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+// SCHED-LABEL: func.func @layer_norm_0(
+// SCHED-NEXT:    %[[TOTAL:\w+]] = te.compute (%{{.*}}) in [2, 1] sum (%{{.*}}) in [8] : tensor<2x1xf32> {
+// SCHED:         %[[MEAN:\w+]] = te.compute (%{{.*}}) in [2, 1] : tensor<2x1xf32> {
+// SCHED:         %[[SQ:\w+]] = te.compute "anchor" (%{{.*}}) in [2, 1] sum (%{{.*}}) in [8] : tensor<2x1xf32> {
+// SCHED:         %[[INV:\w+]] = te.compute (%{{.*}}) in [2, 1] {schedule = [#te.compute_at<"anchor", "i0">]} : tensor<2x1xf32> {
+// SCHED-NEXT:      te.read %[[SQ]]
+// SCHED:         %[[Y:\w+]] = te.compute (%{{.*}}) in [2, 8] {schedule = [#te.compute_at<"anchor", "i0">, #te.vectorize<"i1">]} : tensor<2x8xf32> {
+// SCHED:         func.return %[[Y]], %[[MEAN]], %[[INV]]
 func.func @main(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>) {
   %y, %mean, %inv = graph.layer_norm %x, %g, %b {axis = 1 : i64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
   func.return %y, %mean, %inv : tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>

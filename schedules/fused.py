@@ -1,13 +1,15 @@
 """The default schedule of a fused kernel: inline the intermediates, run the epilogue inside
 the anchor's loop nest.
 
-A fused kernel as the rules build it is a list of computes, each materialized in a buffer:
+A fused kernel (`te.fused`) as convert-graph-to-te builds it is a list of computes, each
+materialized in a buffer, the anchor op's main compute (its last reduction, else its last
+compute) named "anchor":
 
-    conv + bias + relu:   pad -> acc (sum over c, ky, kx) -> bias -> relu
+    conv + bias + relu:   pad -> acc "anchor" (sum over c, ky, kx) -> bias -> relu
 
-`schedule_fused_kernel` attaches the schedule that makes it one pass over the data:
+`schedule_fused_kernel` (run by te-default-schedule, after each compute got its own default)
+attaches the schedule that makes it one pass over the data:
 
-  - the anchor's main compute (its last reduction, else its last compute) is named "anchor";
   - an intermediate compute that is no kernel result and no reduction is `#te.inline`d into
     its readers when that costs no repeated work: its body is cheap (index arithmetic,
     selects, reads, add/sub/mul/min/max), or each reader reads it once, at no more points than
@@ -38,17 +40,15 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr
 from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import te
+from minitvm.dialects.te import ANCHOR
+from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import LoopNest, default_nest, scheduled_nest
-from minitvm.lowering.graph_to_te.schedule_templates import vector_block
-from minitvm.passes.te.inline import inline_computes
-
-#: The name of the anchor's main compute, which `#te.compute_at` refers to.
-ANCHOR = "anchor"
+from minitvm.schedules.base import vector_block
 
 #: Inline cheap computes (a conv's zero padding) into the reductions that read them, instead
 #: of materializing them? No: the bounds checks and selects then run once per multiply-add
@@ -222,18 +222,9 @@ def _own_index_on_unit_dims(computes: Sequence[te.ComputeOp]) -> None:
                     read.operands[1 + k] = compute.spatial_args[k]
 
 
-def main_compute(computes: Sequence[te.ComputeOp]) -> te.ComputeOp | None:
-    """The compute of an op's rule that does its heavy work: its last reduction, else its
-    last compute."""
-    reductions = [c for c in computes if c.reduce_kind is not None]
-    return reductions[-1] if reductions else (computes[-1] if computes else None)
-
-
 def schedule_fused_kernel(kernel: func.FuncOp, anchor: te.ComputeOp | None) -> None:
     """Attach the default fused schedule to `kernel` (see the module docstring); `anchor` is
-    the anchor op's main compute (None: no anchor), its own schedule already attached."""
-    if anchor is not None:
-        anchor.properties["name"] = StringAttr(ANCHOR)
+    the compute named ANCHOR (None: no anchor), its own schedule already attached."""
     computes = [op for op in kernel.body.block.ops if isinstance(op, te.ComputeOp)]
     _own_index_on_unit_dims(computes)
     inlined = {c for c in computes if _should_inline(c, anchor)}

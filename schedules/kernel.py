@@ -1,9 +1,11 @@
-"""A te kernel's schedule as one config: what the tuner reads, keys and replaces.
+"""A te kernel's schedule as one config: the default one, and what the tuner reads, keys and
+replaces.
 
-After convert-graph-to-te every kernel carries its default schedule: its main compute (the
-"anchor" of a fused group, or the one compute a template applies to) has its template's
-default config, and a fused kernel's other computes are inlined or attached to the anchor
-accordingly (`fused_schedule.py`). The tuner sees a kernel through three functions:
+`set_default_schedule(kernel)` is what te-default-schedule does to each kernel: every compute
+gets its default (its template's default config where convert-graph-to-te marked it
+`te.templated`, else the reduction, transpose or injective default), and a `te.fused` kernel's
+other computes are inlined or attached to its anchor accordingly (`fused.py`). The tuner
+and te-apply-records see a kernel through three functions:
 
   - `kernel_template(kernel)`: the anchor compute and its template (knobs = search space);
   - `kernel_task_key(kernel, target)`: a structural hash of WHAT the kernel computes (its
@@ -23,17 +25,16 @@ import hashlib
 from collections.abc import Callable, Iterator
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
 
 from minitvm.dialects import te
-from minitvm.lowering.graph_to_te.fused_schedule import ANCHOR, schedule_fused_kernel
-from minitvm.lowering.graph_to_te.schedule_templates import (
-    TEMPLATES,
-    Config,
-    ScheduleTemplate,
-    apply_default_schedule,
-    template_for,
-)
+from minitvm.dialects.te import ANCHOR
+from minitvm.schedules.base import Config, ScheduleTemplate
+from minitvm.schedules.fused import schedule_fused_kernel
+from minitvm.schedules.templates import TEMPLATES, apply_default_schedule, template_for
+
+#: Attributes that say HOW, or what a schedule pass left behind: no part of a kernel's key.
+_SCHEDULE_ATTRS = ("schedule", te.TEMPLATED_ATTR, te.FUSED_ATTR, te.TUNED_ATTR)
 
 
 def _computes(kernel: func.FuncOp) -> list[te.ComputeOp]:
@@ -43,6 +44,20 @@ def _computes(kernel: func.FuncOp) -> list[te.ComputeOp]:
 def _name(compute: te.ComputeOp) -> str | None:
     name = compute.properties.get("name")
     return name.data if isinstance(name, StringAttr) else None
+
+
+def set_default_schedule(kernel: func.FuncOp) -> None:
+    """Give an unscheduled kernel its default schedule (see the module docstring)."""
+    for compute in _computes(kernel):
+        apply_default_schedule(compute, main=te.TEMPLATED_ATTR in compute.attributes)
+    if te.FUSED_ATTR in kernel.attributes:
+        anchor = next((c for c in _computes(kernel) if _name(c) == ANCHOR), None)
+        schedule_fused_kernel(kernel, anchor)
+
+
+def is_scheduled(kernel: func.FuncOp) -> bool:
+    """Whether any compute of `kernel` has a schedule (its default, or one written by hand)."""
+    return any(compute.schedule for compute in _computes(kernel))
 
 
 def kernel_template(kernel: func.FuncOp) -> tuple[te.ComputeOp, ScheduleTemplate] | None:
@@ -65,7 +80,8 @@ def kernel_task_key(kernel: func.FuncOp, target: str) -> str:
     copy = kernel.clone()
     copy.sym_name = StringAttr("kernel")
     for op in copy.walk():
-        op.attributes.pop("schedule", None)
+        for attr in _SCHEDULE_ATTRS:
+            op.attributes.pop(attr, None)
         for result in op.results:
             result.name_hint = None
         for region in op.regions:
@@ -112,8 +128,8 @@ def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:
 
 
 def apply_kernel_configs(module: ModuleOp, lookup: Callable[[str], Config | None], target: str) -> int:
-    """Give each kernel whose task key `lookup` knows that config (tuning records applied);
-    how many kernels changed."""
+    """Give each kernel whose task key `lookup` knows that config (tuning records applied),
+    and record it on the kernel as `te.tuned`; how many kernels changed."""
     applied = 0
     for kernel in kernels(module):
         if kernel_template(kernel) is None:
@@ -121,5 +137,13 @@ def apply_kernel_configs(module: ModuleOp, lookup: Callable[[str], Config | None
         config = lookup(kernel_task_key(kernel, target))
         if config is not None:
             set_kernel_config(kernel, config)
+            kernel.attributes[te.TUNED_ATTR] = config_attr(config)
             applied += 1
     return applied
+
+
+def config_attr(config: Config) -> DictionaryAttr:
+    """A config as IR, knobs in name order: `{cols = 64 : i64, tile_order = "cols_first"}`."""
+    return DictionaryAttr(
+        {k: StringAttr(v) if isinstance(v, str) else IntegerAttr(v, i64) for k, v in sorted(config.items())}
+    )

@@ -1,0 +1,116 @@
+"""The compile pipeline, declared once: every pass `minitvm.compile` runs, in order, per opt level.
+
+Each pass is made from the pass registry by its registered name, so the whole pipeline is a
+`minitvm-opt -p` string (`pipeline_spec`) that rebuilds exactly what the compiler builds:
+
+    minitvm import m.onnx | minitvm-opt -p "$(minitvm compile m.onnx --print-pipeline)" -t llvm
+
+prints the LLVM IR `minitvm.compile` hands to LLVM (tests/unit/test_pipeline.py checks it on
+every `minitvm bench` model). At -O3 the pipeline is:
+
+    graph passes      graph-canonicalize, graph-fold-weight-layout, graph-fold-batchnorm,
+                      graph-conv-layout{block=16}, graph-pack-weights, graph-fuse, graph-dce
+    graph -> te       convert-graph-to-te                      (kernels: WHAT)
+    schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
+    te -> loop        convert-te-to-loop
+    loop hints        loop-vectorize-transpose, loop-unroll, loop-vectorize
+    loop passes       loop-promote-accumulators, loop-plan-memory
+    loop -> llvm      convert-loop-to-llvm
+
+-O2 is the same; -O1 keeps only graph-canonicalize and graph-dce of the graph passes; -O0
+has no graph passes and no loop passes (but the schedule's hints still become code). (The frontend has already folded
+constants; LLVM's own -O level is the same number, applied after this pipeline.) The stages
+are the compile report's timing rows, and the IR levels it counts ops at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.passes import ModulePass
+
+from minitvm.passes.registry import make_pass
+
+#: The channel block of the NCHW[x]c layout convolutions run in: one 16-float vector. Blocks
+#: of 32 and 64 run the ResNet block's conv no faster (`bench/conv_layouts.py`).
+CONV_BLOCK = 16
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Passes that the compile report times as one row (`label`), and the IR level whose ops
+    it counts after them (`level`, None: none)."""
+
+    label: str
+    passes: tuple[ModulePass, ...]
+    level: str | None = None
+
+
+def graph_passes(opt_level: int, conv_block: int = CONV_BLOCK) -> list[ModulePass]:
+    """Level 1 cleans up; level 2 and up also fold batch norms into weights, run convolutions
+    in the NCHW{conv_block}c layout and fuse ops into kernels. Fusion comes after
+    canonicalization (which removes the reshape pairs and `x * 1` that would otherwise end up
+    inside groups) and before DCE (which sweeps the constants that BN folding replaced)."""
+    if opt_level < 1:
+        return []
+    if opt_level < 2:
+        return [make_pass("graph-canonicalize"), make_pass("graph-dce")]
+    return [
+        make_pass("graph-canonicalize"),
+        make_pass("graph-fold-weight-layout"),
+        make_pass("graph-fold-batchnorm"),
+        make_pass("graph-conv-layout", block=conv_block),
+        make_pass("graph-pack-weights"),
+        make_pass("graph-fuse"),
+        make_pass("graph-dce"),
+    ]
+
+
+def te_stages(
+    opt_level: int = 3,
+    *,
+    records: str | None = None,
+    num_threads: int = 0,
+    conv_block: int = CONV_BLOCK,
+) -> list[Stage]:
+    """From graph IR to scheduled te kernels (`compiler.lower_to_te`). With `records`, kernels
+    tuned for `num_threads` threads (0: every core) on this CPU get their tuned schedules."""
+    stages = [
+        Stage("graph passes", tuple(graph_passes(opt_level, conv_block)), "graph (optimized)"),
+        Stage("graph -> te", (make_pass("convert-graph-to-te"),)),
+        Stage("schedule", (make_pass("te-default-schedule"),), "te"),
+    ]
+    if records is not None:
+        tuned = make_pass("te-apply-records", records=records, threads=num_threads)
+        stages.append(Stage("apply records", (tuned,), "te"))
+    return stages
+
+
+def build_stages(opt_level: int = 3) -> list[Stage]:
+    """From scheduled te kernels to the llvm dialect (`compiler.build`). The schedule's
+    unroll and vectorize hints become code first, before any other loop pass."""
+    hints = ("loop-vectorize-transpose", "loop-unroll", "loop-vectorize")
+    loop = ("loop-promote-accumulators", "loop-plan-memory") if opt_level >= 1 else ()
+    return [
+        Stage("te -> loop", (make_pass("convert-te-to-loop"),)),
+        Stage("loop unroll/vectorize", tuple(make_pass(name) for name in hints)),
+        Stage("loop passes", tuple(make_pass(name) for name in loop), "loop"),
+        Stage("loop -> llvm", (make_pass("convert-loop-to-llvm"),), "llvm"),
+    ]
+
+
+def compile_stages(
+    opt_level: int = 3,
+    *,
+    records: str | None = None,
+    num_threads: int = 0,
+    conv_block: int = CONV_BLOCK,
+) -> list[Stage]:
+    """The whole pipeline, graph IR to llvm dialect (see the module docstring)."""
+    te = te_stages(opt_level, records=records, num_threads=num_threads, conv_block=conv_block)
+    return [*te, *build_stages(opt_level)]
+
+
+def pipeline_spec(stages: list[Stage]) -> str:
+    """The pipeline as a `minitvm-opt -p` string."""
+    return ",".join(str(p.pipeline_pass_spec()) for stage in stages for p in stage.passes)

@@ -1,0 +1,95 @@
+"""What every schedule template is: a kernel class's schedule as a function of its knobs.
+
+A template recognises a class of te computes by their structure and turns a *config* (one
+value per knob) into a list of schedule primitives. Its `default_config` is what untuned
+compiles use (te-default-schedule); its `space` is the search space the tuner explores. A
+config that breaks a template's constraints (more accumulators than vector registers) is
+rejected by `schedule` with `InvalidConfig` before anything is built, so the tuner prunes it
+without measuring. The templates themselves are one module each beside this one;
+`templates.py` lists them in the order they are tried.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from xdsl.ir import Attribute
+
+from minitvm.dialects import te
+from minitvm.errors import MinitvmError
+
+LANES = 16  # f32 lanes of a 512-bit vector
+VECTOR_REGISTERS = 32  # zmm0-31; a register block may hold at most MAX_ACCUMULATORS of them
+MAX_ACCUMULATORS = 28  # leaves registers for the broadcast operand and the loaded vectors
+
+Config = Mapping[str, int | str]
+
+
+class InvalidConfig(MinitvmError):
+    """A config outside a template's constraints: pruned before it is built."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable choice of a template and the values it may take for one compute."""
+
+    name: str
+    choices: tuple[int | str, ...]
+
+
+def is_sum(compute: te.ComputeOp) -> bool:
+    return compute.reduce_kind is not None and compute.reduce_kind.data == "sum"
+
+
+def divisors(n: int, candidates: Sequence[int]) -> tuple[int, ...]:
+    return tuple(c for c in candidates if c <= n and n % c == 0)
+
+
+class ScheduleTemplate(ABC):
+    """A kernel class's schedule as a function of its knobs (see the module docstring)."""
+
+    name: str = ""
+
+    @abstractmethod
+    def space(self, compute: te.ComputeOp) -> list[Knob] | None:
+        """The knobs for `compute`, or None if the template does not apply to it."""
+
+    @abstractmethod
+    def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
+        """The untuned config, or None when the plain loop order is the better default."""
+
+    @abstractmethod
+    def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
+        """The primitives of `config`; raises InvalidConfig if `config` breaks a constraint."""
+
+    def check(self, compute: te.ComputeOp, config: Config) -> None:
+        """Raise InvalidConfig unless every knob of the space has a value among its choices."""
+        space = self.space(compute)
+        if space is None:
+            raise InvalidConfig(f"schedule template '{self.name}' does not apply to this compute")
+        for knob in space:
+            if config.get(knob.name) not in knob.choices:
+                raise InvalidConfig(
+                    f"schedule template '{self.name}': {knob.name} = {config.get(knob.name)!r} "
+                    f"is not one of {list(knob.choices)}"
+                )
+
+
+def vector_block(lanes: int) -> bool:
+    """A channel block the conv template vectorizes: whole 16-lane vectors, or one 8-lane
+    vector (NCHW8c, for channel counts 16 does not divide)."""
+    return lanes % LANES == 0 or lanes == LANES // 2
+
+
+def vectors_per_pixel(lanes: int) -> int:
+    """Vector registers per pixel of a channel block (an 8-lane block takes one)."""
+    return max(1, lanes // LANES)
+
+
+
+def placed_elsewhere(compute: te.ComputeOp) -> bool:
+    """Inlined into its readers or attached to another compute's nest: no loops of its own."""
+    return any(isinstance(p, te.InlineAttr | te.ComputeAtAttr) for p in compute.schedule)
+

@@ -1,0 +1,245 @@
+"""Blocked convolutions (`y[n, mo, oh, ow, mi] = sum over co, kh, kw, ci of
+x[n, co, oh*s + kh, ow*s + kw, ci] * w[mo, co, kh, kw, ci, mi]`, NCHW[x]c, see
+`passes/graph/conv_layout.py`) get TVM's x86 conv2d_NCHWc schedule: a row block of `ow`
+output pixels x the 16 output channels of a block, accumulated in registers over the whole
+reduction:
+
+    split i3 by ow_block, reorder (i0, i1, i2, i3.o, r0, r1, r2, r3, i3.i, i4),
+    fuse (i1, i2), unroll i3.i, vectorize i4
+
+so each step of the innermost reduction loop is one weight vector load, `ow_block`
+broadcasts of input scalars and `ow_block` vector FMAs. The channel blocks and rows run as
+one (parallel) loop, whose chunks are a few rows, not whole channel blocks: a ResNet
+block's 3x3 convs have only 4 blocks, which 3 threads (or 2, one of them slowed down by
+another process) would share unevenly.
+
+1x1 convs that stay NCHW (grouped ones, ShuffleNet's), stride 1 and unpadded, run the
+reduction outside the rows and all h x w pixels of a channel as one contiguous loop when
+there are at most 14x14 of them (`PointwiseConvNchwTemplate`): 7 pixels a row leave LLVM
+little to vectorize.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from minitvm.dialects import te
+from minitvm.dialects.arith_values import constant_int
+from minitvm.dialects.te_nest import default_nest, index_dependencies
+from minitvm.schedules.base import (
+    LANES,
+    MAX_ACCUMULATORS,
+    Config,
+    InvalidConfig,
+    Knob,
+    ScheduleTemplate,
+    divisors,
+    is_sum,
+    vector_block,
+    vectors_per_pixel,
+)
+
+
+class ConvNchwcTemplate(ScheduleTemplate):
+    """Blocked conv: `ow_block` output pixels x one channel block in registers (blocks of
+    16-lane vectors, or one 8-lane vector)."""
+
+    name = "conv_nchwc"
+
+    def space(self, compute: te.ComputeOp) -> list[Knob] | None:
+        shape, extents = compute.shape, compute.extents
+        if len(shape) != 5 or len(extents) != 4 or not is_sum(compute):
+            return None
+        if not vector_block(shape[4]) or default_nest(compute).loops[-1].name != "i4":
+            return None
+        width, blocks = shape[3], shape[1]
+        return [
+            Knob("ow_block", tuple(b for b in range(1, min(width, MAX_ACCUMULATORS) + 1) if width % b == 0)),
+            Knob("oc_block", divisors(blocks, (1, 2, 4))),
+            Knob("reduction_order", ("c_kh_kw", "kh_kw_c")),
+            Knob("unroll_kw", (0, 1)),
+        ]
+
+    def default_config(self, compute: te.ComputeOp) -> dict[str, int | str]:
+        width, vectors = compute.shape[3], vectors_per_pixel(compute.shape[4])
+        # 14 pixels of one vector each; fewer pixels when a block is several vectors wide
+        most = min(width, 14, MAX_ACCUMULATORS // vectors)
+        ow_block = max(b for b in range(1, most + 1) if width % b == 0)
+        return {"ow_block": ow_block, "oc_block": 1, "reduction_order": "c_kh_kw", "unroll_kw": 0}
+
+    def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
+        self.check(compute, config)
+        ow_block, oc_block = int(config["ow_block"]), int(config["oc_block"])
+        vectors = vectors_per_pixel(compute.shape[4])
+        if ow_block * oc_block * vectors > MAX_ACCUMULATORS:
+            raise InvalidConfig(
+                f"conv_nchwc: {ow_block} pixels x {oc_block * vectors} vectors need more than "
+                f"{MAX_ACCUMULATORS} accumulator registers"
+            )
+        schedule: list[Attribute] = [te.split("i3", ow_block)]
+        channels, inner = ["i1"], ["i3.i", "i4"]
+        if oc_block > 1:
+            schedule.append(te.split("i1", oc_block))
+            channels, inner = ["i1.o"], ["i1.i", "i3.i", "i4"]
+        reduction = ["r0", "r1", "r2", "r3"] if config["reduction_order"] == "c_kh_kw" else ["r1", "r2", "r0", "r3"]
+        schedule.append(te.reorder("i0", *channels, "i2", "i3.o", *reduction, *inner))
+        # One loop over (channel block, row) for the threads (see the module docstring).
+        schedule.append(te.fuse(channels[0], "i2"))
+        if config["unroll_kw"]:
+            schedule.append(te.unroll("r2"))
+        schedule += [te.unroll(name) for name in inner[:-1]]
+        schedule.append(te.vectorize("i4"))
+        return schedule
+
+
+
+#: 544 -> 544 channels at 7x7 0.446 -> 0.170 ms, 272 -> 272 at 14x14 0.228 -> 0.189, but
+#: 136 -> 136 at 28x28 0.197 -> 0.273 (its 28-pixel rows already vectorize).
+FUSED_ROWS_UP_TO = 14 * 14
+
+
+class PointwiseConvNchwTemplate(ScheduleTemplate):
+    """1x1 convs that stay NCHW (grouped ones: conv-layout blocks only plain and depthwise
+    convs), stride 1, no padding: `y[n, o, h, w] = sum_c x[n, g(o) + c, h, w] * w[o, c, 0, 0]`.
+
+    The default nest runs the reduction inside each output row and accumulates along w, a
+    loop of 7 iterations at 7x7: little for LLVM to vectorize. With `fuse_rows`, the
+    reduction moves outside the rows and the rows run as one loop of h x w pixels, which
+    input and output both walk contiguously; that loop is vectorized (loop-vectorize reads
+    the pair h = p / w, w = p % w as one contiguous index, and covers a pixel count that
+    16 does not divide with smaller vectors and scalars: 49 = 3 x 16 + 1).
+
+    A register block of `oc_block` output channels (of one group) x `pixel_block` pixels
+    stays in registers across the reduction, so each input vector loaded serves `oc_block`
+    channels:
+
+        split (i1, oc_block), fuse (i2, i3) -> p, split (p, pixel_block),
+        reorder (i0, i1.o, p.o, r0, r1, r2, i1.i, p.i), unroll i1.i, vectorize p.i
+
+    (te-to-loop finds the group of channel 4 * o + i as o / 17 for 68-channel groups, one
+    value for the block.) ShuffleNet's 544 -> 544 conv (4 groups) at 7x7 took 0.170 ms with
+    the rows fused, 0.115 with blocks of 4 channels x 49 pixels; its 272 -> 272 at 14x14
+    0.189 -> 0.134 (one thread, standalone). The output channels stay the outermost loop,
+    the threads' share."""
+
+    name = "conv_nchw"
+
+    def space(self, compute: te.ComputeOp) -> list[Knob] | None:
+        shape, extents = compute.shape, compute.extents
+        if len(shape) != 4 or len(extents) != 3 or extents[1:] != (1, 1) or not is_sum(compute):
+            return None
+        if [lp.name for lp in default_nest(compute).loops] != ["i0", "i1", "i2", "r0", "r1", "r2", "i3"]:
+            return None
+        if not self._reads_whole_rows(compute):
+            return None
+        pixels = shape[2] * shape[3]
+        return [
+            Knob("fuse_rows", (0, 1)),
+            Knob("oc_block", divisors(self._group_channels(compute), (1, 2, 4, 8))),
+            Knob("pixel_block", self._pixel_blocks(pixels)),
+        ]
+
+    @staticmethod
+    def _pixel_blocks(pixels: int) -> tuple[int, ...]:
+        """All the pixels, or a block of 16 to 256 of them that divides their count."""
+        blocks = (d for d in range(LANES, min(pixels, 256) + 1) if pixels % d == 0)
+        return tuple(sorted({pixels, *blocks}))
+
+    @staticmethod
+    def _group_channels(compute: te.ComputeOp) -> int:
+        """Output channels per group: how many share the input channels a block reads (a
+        block must not straddle two groups)."""
+        channels = compute.shape[1]
+        memo: dict[SSAValue, frozenset[SSAValue]] = {}
+        o = compute.spatial_args[1]
+        for read in compute.body.walk():
+            if not isinstance(read, te.ReadOp) or len(read.indices) != 4:
+                continue
+            channel = read.indices[1]
+            if channel is o or o not in index_dependencies(channel, memo):
+                continue
+            # the input's channel g(o) + c: o's group is o / (channels per group)
+            for op in _defining_ops(channel):
+                division = isinstance(op, arith.FloorDivSIOp | arith.DivSIOp | arith.DivUIOp)
+                if division and op.operands[0] is o:
+                    return constant_int(op.operands[1]) or 1
+            return 1
+        return channels
+
+    @staticmethod
+    def _reads_whole_rows(compute: te.ComputeOp) -> bool:
+        """Whether every read that moves along the output's w reads a tensor of the output's
+        h x w at (h, w) plus a kernel offset: stride 1 and no padding, so that the pixels of
+        consecutive rows are consecutive in memory."""
+        (_, _, h, w), (_, kh, kw) = compute.spatial_args, compute.reduce_args
+        memo: dict[SSAValue, frozenset[SSAValue]] = {}
+        for read in compute.body.walk():
+            if not isinstance(read, te.ReadOp):
+                continue
+            if w not in frozenset().union(*(index_dependencies(i, memo) for i in read.indices)):
+                continue
+            *_, row, column = read.indices
+            if tuple(read.tensor.type.get_shape()[-2:]) != compute.shape[2:]:
+                return False
+            if not index_dependencies(row, memo) <= {h, kh} or not index_dependencies(column, memo) <= {w, kw}:
+                return False
+        return True
+
+    def default_config(self, compute: te.ComputeOp) -> dict[str, int | str]:
+        space = self.space(compute)
+        assert space is not None
+        choices = {k.name: k.choices for k in space}
+        pixels = compute.shape[2] * compute.shape[3]
+        if pixels > FUSED_ROWS_UP_TO:
+            return {"fuse_rows": 0, "oc_block": 1, "pixel_block": pixels}
+        # up to 4 channels x the largest pixel block whose accumulators fit in 16 registers
+        for oc_block in sorted((b for b in choices["oc_block"] if b <= 4), reverse=True):
+            fitting = [p for p in choices["pixel_block"] if oc_block * -(-p // LANES) <= 16]
+            if fitting:
+                return {"fuse_rows": 1, "oc_block": oc_block, "pixel_block": max(fitting)}
+        return {"fuse_rows": 1, "oc_block": 1, "pixel_block": pixels}
+
+    def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
+        self.check(compute, config)
+        oc_block, pixel_block = int(config["oc_block"]), int(config["pixel_block"])
+        pixels = compute.shape[2] * compute.shape[3]
+        if not config["fuse_rows"]:
+            if oc_block != 1 or pixel_block != pixels:
+                raise InvalidConfig("conv_nchw: register blocks need fuse_rows")
+            return []
+        if oc_block > 1 and oc_block * -(-pixel_block // LANES) > MAX_ACCUMULATORS:
+            raise InvalidConfig(
+                f"conv_nchw: {oc_block} channels x {pixel_block} pixels need more than "
+                f"{MAX_ACCUMULATORS} accumulator registers"
+            )
+        channels, block = ["i1"], []
+        schedule: list[Attribute] = []
+        if oc_block > 1:
+            schedule.append(te.split("i1", oc_block))
+            channels, block = ["i1.o"], ["i1.i"]
+        schedule.append(te.reorder("i0", *channels, "r0", "r1", "r2", *block, "i2", "i3"))
+        schedule.append(te.fuse("i2", "i3"))
+        row = te.fused_name("i2", "i3")
+        pixel_loop = row
+        if pixel_block < pixels:
+            schedule.append(te.split(row, pixel_block))
+            reduction = ["r0", "r1", "r2"]
+            schedule.append(te.reorder("i0", *channels, f"{row}.o", *reduction, *block, f"{row}.i"))
+            pixel_loop = f"{row}.i"
+        schedule += [te.unroll(name) for name in block]
+        schedule.append(te.vectorize(pixel_loop))
+        return schedule
+
+
+def _defining_ops(value: SSAValue) -> list[Operation]:
+    """The ops computing `value` inside a compute body, innermost first."""
+    ops: list[Operation] = []
+    pending = [value]
+    while pending:
+        owner = pending.pop().owner
+        if isinstance(owner, Operation):
+            ops.append(owner)
+            pending.extend(owner.operands)
+    return ops
+

@@ -1,0 +1,127 @@
+"""GEMM-like computes (`C[.., i, j] = sum_k A[.., i, k] * B[.., k, j]`, B walked contiguously
+along j) get TVM's x86 dense schedule in miniature, by default a 4 x 64 register block of C
+(4 rows, 4 vectors of 16 lanes) accumulated over k, k blocked by 256 so B's panel stays in
+cache:
+
+    split i by 4, split j by 64, split j.i by 16, split r0 by 256,
+    reorder (j.o, r0.o, i.o, r0.i, i.i, j.i.o, j.i.i),
+    unroll i.i, unroll j.i.o, vectorize j.i.i
+
+After loop-unroll and loop-vectorize the k loop holds 16 vector FMAs on broadcast A and
+vector B, and LLVM keeps the 16 accumulators in registers. The same schedule serves
+`graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one vector,
+see `passes/graph/pack_weights.py`): once j is split by 16, te_to_loop resolves the division
+at compile time and each vector of the block is one contiguous panel row.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.ir import Attribute
+
+from minitvm.dialects import te
+from minitvm.dialects.arith_values import constant_int
+from minitvm.dialects.te_nest import default_nest, index_dependencies
+from minitvm.schedules.base import (
+    LANES,
+    MAX_ACCUMULATORS,
+    Config,
+    InvalidConfig,
+    Knob,
+    ScheduleTemplate,
+    divisors,
+    is_sum,
+)
+
+
+def _reads_panels(compute: te.ComputeOp) -> bool:
+    """Whether `compute` is `graph.matmul_packed`'s product: its B read as
+    `w[j // LANES, r0, j % LANES]` (j the last spatial axis), B packed in one-vector panels."""
+    j, r0 = compute.spatial_args[-1], compute.reduce_args[0] if compute.reduce_args else None
+    for read in compute.body.walk():
+        if not isinstance(read, te.ReadOp) or len(read.indices) != 3:
+            continue
+        panel, row, lane = read.indices
+        divide = panel.owner
+        if (
+            isinstance(divide, arith.FloorDivSIOp)
+            and divide.lhs == j
+            and constant_int(divide.rhs) == LANES == read.tensor.type.get_shape()[2]
+            and row == r0
+            and index_dependencies(lane) == {j}
+        ):
+            return True
+    return False
+
+
+class GemmTemplate(ScheduleTemplate):
+    """Register-blocked GEMM: `rows` x `cols` block of C, k blocked by `k_block` (0: not)."""
+
+    name = "gemm"
+
+    def _dims(self, compute: te.ComputeOp) -> tuple[str, str, int, int, int] | None:
+        shape, extents = compute.shape, compute.extents
+        if len(shape) < 2 or len(extents) != 1 or not is_sum(compute):
+            return None
+        rank = len(shape)
+        i, j = f"i{rank - 2}", f"i{rank - 1}"
+        streams_j = [lp.name for lp in default_nest(compute).loops][-2:] == ["r0", j]
+        if not streams_j and not _reads_panels(compute):
+            return None  # B is not walked contiguously along j: not this kernel's shape
+        return i, j, shape[-2], shape[-1], extents[0]
+
+    def space(self, compute: te.ComputeOp) -> list[Knob] | None:
+        dims = self._dims(compute)
+        if dims is None:
+            return None
+        _, _, rows, cols, depth = dims
+        knobs = [
+            Knob("rows", divisors(rows, (1, 2, 3, 4, 6, 8))),
+            Knob("cols", divisors(cols, (16, 32, 48, 64, 96, 128))),
+            # A packed B's panel is one 16-lane vector: 8 lanes would split it.
+            Knob("lanes", (LANES,) if _reads_panels(compute) else (8, 16)),
+            Knob("k_block", (0, *(d for d in (32, 64, 128, 256, 512) if d < depth and depth % d == 0))),
+            Knob("tile_order", ("cols_first", "rows_first")),
+        ]
+        return knobs if all(k.choices for k in knobs) else None
+
+    def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
+        space = self.space(compute)
+        assert space is not None
+        choices = {k.name: k.choices for k in space}
+        # On packed panels the plain loop order would run each output as a strided dot
+        # product, so even one row (a matrix-vector product) gets a register block.
+        fallback = (1,) if _reads_panels(compute) else ()
+        rows = next((r for r in (4, 2, *fallback) if r in choices["rows"]), None)
+        cols = next((c for c in (64, 32, 16) if c in choices["cols"]), None)
+        if rows is None or cols is None:
+            return None  # no block that pays off divides the shape: keep the plain order
+        k_block = 256 if 256 in choices["k_block"] else 0
+        return {"rows": rows, "cols": cols, "lanes": LANES, "k_block": k_block, "tile_order": "cols_first"}
+
+    def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
+        self.check(compute, config)
+        dims = self._dims(compute)
+        assert dims is not None
+        i, j, _, _, _ = dims
+        rows, cols, lanes = int(config["rows"]), int(config["cols"]), int(config["lanes"])
+        k_block = int(config["k_block"])
+        if rows * cols // lanes > MAX_ACCUMULATORS:
+            raise InvalidConfig(f"gemm: a {rows} x {cols} block needs {rows * cols // lanes} accumulator registers")
+        schedule: list[Attribute] = [te.split(i, rows), te.split(j, cols)]
+        inner = [f"{i}.i"]
+        if cols > lanes:
+            schedule.append(te.split(f"{j}.i", lanes))
+            inner += [f"{j}.i.o", f"{j}.i.i"]
+        else:
+            inner += [f"{j}.i"]
+        tiles = [f"{j}.o", f"{i}.o"] if config["tile_order"] == "cols_first" else [f"{i}.o", f"{j}.o"]
+        if k_block:
+            schedule.append(te.split("r0", k_block))
+            schedule.append(te.reorder(tiles[0], "r0.o", tiles[1], "r0.i", *inner))
+        else:
+            schedule.append(te.reorder(*tiles, "r0", *inner))
+        schedule += [te.unroll(name) for name in inner[:-1]]
+        schedule.append(te.vectorize(inner[-1]))
+        return schedule
+

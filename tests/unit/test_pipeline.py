@@ -1,0 +1,82 @@
+"""The declared pipeline (pipeline.py) is what the compiler runs: printed as a `minitvm-opt -p`
+string and run on the imported graph IR, it rebuilds the compiler's LLVM IR byte for byte, on
+every `minitvm bench` model, untuned and with tuning records that change its kernels."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import onnx
+import optuna
+import pytest
+
+from minitvm.bench.suite import CASES
+from minitvm.compiler import llvm_ir
+from minitvm.pipeline import compile_stages, pipeline_spec
+from minitvm.records import open_storage
+from minitvm.schedules.base import InvalidConfig
+from minitvm.tools import cli, minitvm_opt
+from minitvm.tuner.search import Baseline, prepare_study
+from minitvm.tuner.space import distributions
+from minitvm.tuner.tasks import Task, extract_tasks
+
+
+def _other_config(task: Task) -> dict[str, int | str] | None:
+    """The first valid config of `task`'s space that is not its default."""
+    names = [knob.name for knob in task.knobs]
+    for values in itertools.product(*(knob.choices for knob in task.knobs)):
+        config = dict(zip(names, values, strict=True))
+        if config == task.default_config:
+            continue
+        try:
+            task.check(config)
+        except InvalidConfig:
+            continue
+        return config
+    return None
+
+
+def records_changing_every_task(model: onnx.ModelProto, path: Path) -> str:
+    """Records in which each of `model`'s tasks (one thread) has a config other than its
+    default as its best trial."""
+    url = f"sqlite:///{path}"
+    storage = open_storage(url, create=True)
+    for task in extract_tasks(model, num_threads=1):
+        config = _other_config(task)
+        if config is None:
+            continue
+        study = prepare_study(storage, task, "tpe", Baseline(1.0, 0.0, ()))
+        trial = optuna.trial.create_trial(
+            params=config, distributions=distributions(task.knobs), value=0.5
+        )
+        study.add_trial(trial)
+    return url
+
+
+def opt_llvm_ir(model_path: Path, spec: str, tmp_path: Path) -> str:
+    """`minitvm import model | minitvm-opt -p spec -t llvm`, through files."""
+    graph = tmp_path / "graph.mlir"
+    assert cli.main(["import", str(model_path), "-o", str(graph)]) == 0
+    out = tmp_path / "opt.ll"
+    assert minitvm_opt.main([str(graph), "-p", spec, "-t", "llvm", "-o", str(out)]) == 0
+    return out.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+def test_minitvm_opt_rebuilds_the_compilers_llvm_ir(case: str, tmp_path: Path) -> None:
+    model = CASES[case].build()
+    path = tmp_path / f"{case}.onnx"
+    onnx.save(model, str(path))
+
+    untuned = llvm_ir(model, num_threads=1)
+    spec = pipeline_spec(compile_stages(3, num_threads=1))
+    assert opt_llvm_ir(path, spec, tmp_path) == untuned
+
+    records = records_changing_every_task(model, tmp_path / "records.db")
+    tuned = llvm_ir(model, num_threads=1, records=records)
+    assert tuned != untuned, "the records changed no kernel"
+    spec = pipeline_spec(compile_stages(3, records=records, num_threads=1))
+    assert "te-apply-records" in spec
+    assert opt_llvm_ir(path, spec, tmp_path) == tuned

@@ -6,8 +6,9 @@ The model is lowered to te kernels as `minitvm.compile` lowers it (tuning record
 when given); each kernel is then built on its own, as the tuner builds a task (a module whose
 `@main` calls the kernel on its own inputs, weights included, fed seeded random data), and
 timed: `warmup` calls, then `repeat` samples of back-to-back calls lasting at least
-MIN_SAMPLE_S each, the median sample per call. Kernels with the same text (a ResNet's equal
-blocks) are built and timed once. The whole model is compiled and timed the same way, so the
+MIN_SAMPLE_S each, the median sample per call (runtime/timing.py's `sampled`, the harness
+`minitvm bench` times with). Kernels with the same text (a ResNet's equal blocks) are built
+and timed once. The whole model is compiled and timed the same way, so the
 table ends with the sum of the kernels next to the model's own latency: a kernel timed alone
 finds its inputs in cache, and the model also pays for the calls between kernels, so the two
 differ by a few percent.
@@ -20,7 +21,6 @@ the NCHW16c epilogue and the transpose template came from this measurement); `mi
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +31,7 @@ from minitvm.frontend import from_onnx
 from minitvm.ir import print_module
 from minitvm.lowering.graph_to_te.kernel_schedule import kernel_template, kernels
 from minitvm.runtime import Executable, random_arrays
+from minitvm.runtime.timing import sampled
 from minitvm.tuner.tasks import standalone_module
 
 #: Each timed sample lasts at least this long (calls back to back; their mean is the sample).
@@ -63,18 +64,7 @@ class Profile:
 
 def median_seconds(call: Callable[[], object], repeat: int, warmup: int) -> float:
     """Median seconds per call over `repeat` samples (see the module docstring)."""
-    for _ in range(warmup):
-        call()
-    start = time.perf_counter()
-    call()
-    calls = max(1, min(1000, round(MIN_SAMPLE_S / max(time.perf_counter() - start, 1e-9))))
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        samples.append((time.perf_counter() - start) / calls)
-    return statistics.median(samples)
+    return statistics.median(sampled({"": call}, warmup, repeat, min_sample_s=MIN_SAMPLE_S)[""])
 
 
 def profile(

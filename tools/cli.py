@@ -27,11 +27,17 @@ import re
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from minitvm.errors import MinitvmError
+from minitvm.runtime.ort import Feeds, ort_errors, ort_session
+from minitvm.runtime.timing import (
+    AUTO_MIN_RUNS,
+    AUTO_SECONDS,
+    SETTLE_S,
+    timed_runs,
+)
 from minitvm.tools.atomic import atomic_output
 
 if TYPE_CHECKING:  # onnx, numpy and the compiler are slow to import: commands load them
@@ -153,7 +159,7 @@ def add_timing_options(
     p: argparse.ArgumentParser, repeat: int | None, repeat_help: str, warmup: int, warmup_help: str
 ) -> None:
     """`--repeat N` and `--warmup W` (run, bench, profile): their defaults and meanings (a
-    `repeat` of None: as many runs as `timed_runs` picks)."""
+    `repeat` of None: as many runs as `runtime.timing.timed_runs` picks)."""
     default = (
         f"default: at least {AUTO_MIN_RUNS}, and as many as take about {AUTO_SECONDS:g} s"
         if repeat is None
@@ -271,8 +277,6 @@ def add_compile_command(subparsers: argparse._SubParsersAction) -> None:  # pyri
 
 RTOL, ATOL = 1e-3, 1e-4
 
-Feeds = Mapping[str, "np.ndarray"]
-
 
 def input_file(text: str) -> tuple[str, str]:
     """Parse `NAME=path.npy` (argparse type of `--input`)."""
@@ -373,33 +377,22 @@ def resolve_symbols(
             shapes[name] = tuple(d if isinstance(d, int) else sizes[d] for d in dims)
 
 
-def ort_session(model: onnx.ModelProto, num_threads: int) -> Callable[[Feeds], list[np.ndarray]]:
-    """ONNX Runtime on the CPU with `num_threads` intra-op threads, as a function of the feeds
-    returning the graph's outputs in order."""
+def reference_session(
+    model: onnx.ModelProto, num_threads: int
+) -> Callable[[Feeds], list[np.ndarray]]:
+    """`ort_session`, its failures as CommandErrors (ONNX Runtime missing, or rejecting the
+    model)."""
     try:
-        import onnxruntime as ort
-        from onnxruntime.capi import onnxruntime_pybind11_state as state
+        session = ort_session(model, num_threads)
     except ImportError:
         raise CommandError("--compare-ort needs ONNX Runtime: pip install onnxruntime") from None
-    # ORT's exceptions derive from Exception directly; their messages say what it rejects.
-    errors = (state.Fail, state.InvalidArgument, state.InvalidGraph, state.InvalidProtobuf,
-              state.NotImplemented, state.RuntimeException)  # fmt: skip
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = num_threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3  # warnings about unused initializers are not the user's
-    try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
-    except errors as e:
+    except ort_errors() as e:
         raise CommandError(f"ONNX Runtime cannot load the model: {e}") from None
-    names = [o.name for o in model.graph.output]
 
     def run(feeds: Feeds) -> list[np.ndarray]:
         try:
-            return session.run(names, dict(feeds))
-        except errors as e:
+            return session(feeds)
+        except ort_errors() as e:
             raise CommandError(f"ONNX Runtime cannot run the model: {e}") from None
 
     return run
@@ -473,58 +466,6 @@ def milliseconds(seconds: Sequence[float]) -> str:
     return f"median {1e3 * statistics.median(seconds):.3f} ms, min {1e3 * min(seconds):.3f} ms"
 
 
-#: `timed_runs` without a repeat count: at least AUTO_MIN_RUNS timed runs, more when they
-#: take under AUTO_SECONDS in all (up to AUTO_MAX_RUNS). The median of ten runs of a 20 us
-#: model moves by a fifth from one command to the next; a thousand runs still take 0.05 s.
-AUTO_MIN_RUNS = 10
-AUTO_SECONDS = 0.5
-AUTO_MAX_RUNS = 10000
-
-
-#: Runtimes that take turns on several threads take them in this many blocks of runs each
-#: (see `timed_runs`).
-SETTLED_BLOCKS = 10
-
-
-def timed_runs(
-    runners: Mapping[str, Callable[[], list[np.ndarray]]],
-    warmup: int,
-    repeat: int | None,
-    settle: float = 0.0,
-) -> tuple[dict[str, list[np.ndarray]], dict[str, list[float]]]:
-    """Run each runner `warmup` times, then `repeat` timed times, interleaved so that all see
-    the same machine (clock speed, other processes); the outputs of each one's last run.
-    With `repeat` None, one more untimed round sets it (see AUTO_SECONDS).
-
-    With `settle`, the runners take turns in SETTLED_BLOCKS blocks of runs, each block after
-    `settle` seconds of sleep: a runtime's worker threads spin on after its run (ONNX
-    Runtime's for about 50 ms), and on a machine with few cores the runtime timed next, one
-    run at a time, would share its cores with them (minitvm's ShuffleNet at 2 threads: 7.4
-    ms interleaved run by run with ONNX Runtime, 4.7 ms alone; bench/suite.py's SETTLE_S)."""
-    for _ in range(warmup):
-        for runner in runners.values():
-            runner()
-    if repeat is None:
-        start = time.perf_counter()
-        for runner in runners.values():
-            runner()
-        round_seconds = max(time.perf_counter() - start, 1e-9)
-        repeat = min(max(AUTO_MIN_RUNS, int(AUTO_SECONDS / round_seconds)), AUTO_MAX_RUNS)
-    blocks = min(repeat, SETTLED_BLOCKS) if settle else repeat
-    outputs: dict[str, list[np.ndarray]] = {}
-    seconds: dict[str, list[float]] = {name: [] for name in runners}
-    for block in range(blocks):
-        runs = repeat // blocks + (block < repeat % blocks)
-        for name, runner in runners.items():
-            if settle:
-                time.sleep(settle)
-            for _ in range(runs):
-                start = time.perf_counter()
-                outputs[name] = runner()
-                seconds[name].append(time.perf_counter() - start)
-    return outputs, seconds
-
-
 def run_run(args: argparse.Namespace) -> None:
     from minitvm.compiler import random_inputs
 
@@ -553,13 +494,10 @@ def run_run(args: argparse.Namespace) -> None:
 
     runners = {"minitvm": lambda: exe.run(feeds)}
     if args.compare_ort:
-        reference = ort_session(model, args.num_threads)
+        reference = reference_session(model, args.num_threads)
         runners["onnxruntime"] = lambda: reference(feeds)
-    settle = 0.0
-    if args.compare_ort and args.num_threads > 1:  # the two runtimes' threads take turns
-        from minitvm.bench.suite import SETTLE_S
-
-        settle = SETTLE_S
+    # On several threads the two runtimes take turns, each block of runs after a pause.
+    settle = SETTLE_S if args.compare_ort and args.num_threads > 1 else 0.0
     outputs, seconds = timed_runs(runners, args.warmup, args.repeat, settle)
 
     failed = []

@@ -19,6 +19,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from minitvm.runtime import timing
 from minitvm.tools import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -234,54 +235,7 @@ def test_run_times_a_small_model_many_times_by_default() -> None:
     assert result.returncode == 0, result.stderr
     runs = re.search(r"latency over (\d+) runs \(1 warm-up", result.stdout)
     assert runs is not None, result.stdout
-    assert cli.AUTO_MIN_RUNS < int(runs.group(1)) <= cli.AUTO_MAX_RUNS
-
-
-def test_timed_runs_picks_its_repeat_count_from_one_round(monkeypatch: pytest.MonkeyPatch) -> None:
-    import time
-
-    calls = {"a": 0, "b": 0}
-
-    def runner(name: str, seconds: float):
-        def run() -> list[np.ndarray]:
-            calls[name] += 1
-            time.sleep(seconds)
-            return [np.array(calls[name])]
-
-        return run
-
-    monkeypatch.setattr(cli, "AUTO_SECONDS", 0.3)
-    outputs, seconds = cli.timed_runs({"a": runner("a", 0.005), "b": runner("b", 0.005)}, 2, None)
-    # one round takes >= 10 ms: at most 30 runs in 0.3 s, and never fewer than AUTO_MIN_RUNS
-    assert cli.AUTO_MIN_RUNS <= len(seconds["a"]) == len(seconds["b"]) <= 30
-    assert calls["a"] == calls["b"] == 2 + 1 + len(seconds["a"])
-    assert outputs["a"][0] == calls["a"]
-    monkeypatch.setattr(cli, "AUTO_MAX_RUNS", 40)
-    _, seconds = cli.timed_runs({"a": runner("a", 0)}, 0, None)
-    assert len(seconds["a"]) == 40
-    _, seconds = cli.timed_runs({"a": runner("a", 0.05)}, 0, 3)
-    assert len(seconds["a"]) == 3
-
-
-def test_timed_runs_take_turns_in_blocks_after_a_pause_when_asked(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Several runtimes on several threads: each block of runs starts after `settle` seconds,
-    once the other runtime's spinning threads have gone to sleep."""
-    order: list[str] = []
-    sleeps: list[float] = []
-    monkeypatch.setattr(cli.time, "sleep", sleeps.append)
-    runners = {name: (lambda name=name: order.append(name) or []) for name in ("a", "b")}
-    _, seconds = cli.timed_runs(runners, 1, 25, settle=0.5)
-    assert len(seconds["a"]) == len(seconds["b"]) == 25
-    assert sleeps == [0.5] * 2 * cli.SETTLED_BLOCKS
-    runs = order[2:]  # after the warm-up round: 5 blocks of 3 runs each, then 5 of 2
-    assert runs[:12] == ["a"] * 3 + ["b"] * 3 + ["a"] * 3 + ["b"] * 3
-    assert runs[-4:] == ["a", "a", "b", "b"]
-    order.clear()
-    sleeps.clear()
-    cli.timed_runs(runners, 0, 3)  # no settle: run by run, no pauses
-    assert order == ["a", "b"] * 3 and sleeps == []
+    assert timing.AUTO_MIN_RUNS < int(runs.group(1)) <= timing.AUTO_MAX_RUNS
 
 
 def test_run_given_input_and_output_dir(tmp_path: Path) -> None:
@@ -464,4 +418,4 @@ def test_compare_ort_without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> Non
     with pytest.raises(
         cli.CommandError, match="--compare-ort needs ONNX Runtime: pip install onnxruntime"
     ):
-        cli.ort_session(onnx.load(MLP), 1)
+        cli.reference_session(onnx.load(MLP), 1)

@@ -1,7 +1,7 @@
 """`minitvm bench`: minitvm vs ONNX Runtime vs numpy's BLAS, one table.
 
     minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
-    python bench/suite.py ...          (the same)
+    python bench/suite.py ...          (the same arguments, bench/options.py's)
 
 Cases (all by default): `gemm512` and `gemm1024` (C = A @ B of two fp32 runtime inputs;
 `gemm<N>` runs any size), `mlp` (batch 64, 784-1024-1024-10), `resnet_block` (a ResNet basic
@@ -36,6 +36,7 @@ worker dies) stops the run with one line naming the case, the thread count and t
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import importlib
 import math
@@ -68,6 +69,7 @@ from minitvm.bench.models import (
     resnet_basic_block,
     with_random_weights,
 )
+from minitvm.bench.options import add_bench_arguments
 from minitvm.errors import MinitvmError
 from minitvm.runtime import Executable, random_arrays
 from minitvm.runtime.ort import ort_session
@@ -645,7 +647,18 @@ def run(
     return rows
 
 
-if __name__ == "__main__":
-    from minitvm.tools.cli import main
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python bench/suite.py`: `minitvm bench` without the rest of the command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_bench_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        run(args.cases, args.threads, args.repeat, args.warmup, args.records)
+    except MinitvmError as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 1
+    return 0
 
-    sys.exit(main(["bench", *sys.argv[1:]]))
+
+if __name__ == "__main__":
+    sys.exit(main())

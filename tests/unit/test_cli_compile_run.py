@@ -21,6 +21,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from minitvm.runtime import timing
 from minitvm.tools import cli
+from minitvm.tools.commands import run as run_command
+from minitvm.tools.options import CommandError
 
 ROOT = Path(__file__).resolve().parents[2]
 MLP = ROOT / "examples" / "mlp.onnx"
@@ -300,7 +302,7 @@ def test_output_dir_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(np, "save", dies)
     with pytest.raises(OSError, match="No space left"):
-        cli.save_outputs(str(out), ["y"], [np.zeros(3, np.float32)])
+        run_command.save_outputs(str(out), ["y"], [np.zeros(3, np.float32)])
     assert (out / "y.npy").read_bytes() == b"old"
     assert leftovers(out) == []
 
@@ -374,7 +376,7 @@ def test_run_mismatch_fails_with_exit_1(
         assert num_threads == 2
         return lambda feeds: [np.maximum(feeds["x"], 0), -feeds["x"] + np.float32(0.01)]
 
-    monkeypatch.setattr(cli, "ort_session", off_by_some)
+    monkeypatch.setattr(run_command, "ort_session", off_by_some)
     code = cli.main(
         [
             "run",
@@ -406,16 +408,18 @@ def test_run_mismatch_fails_with_exit_1(
 
 def test_compare_counts_nan_and_shape_mismatches() -> None:
     a = np.array([1.0, np.nan, 3.0], np.float32)
-    assert cli.compare(a, a.copy(), 1e-3, 1e-4) == (0.0, 0.0, True)
-    assert cli.compare(a, np.array([1.0, 2.0, 3.0], np.float32), 1e-3, 1e-4)[2] is False
-    assert cli.compare(a, a[:2], 1e-3, 1e-4) == (float("inf"), float("inf"), False)
-    abs_err, rel_err, passed = cli.compare(np.array([1.0, 2.001]), np.array([1.0, 2.0]), 1e-3, 1e-4)
+    assert run_command.compare(a, a.copy(), 1e-3, 1e-4) == (0.0, 0.0, True)
+    assert run_command.compare(a, np.array([1.0, 2.0, 3.0], np.float32), 1e-3, 1e-4)[2] is False
+    assert run_command.compare(a, a[:2], 1e-3, 1e-4) == (float("inf"), float("inf"), False)
+    abs_err, rel_err, passed = run_command.compare(
+        np.array([1.0, 2.001]), np.array([1.0, 2.0]), 1e-3, 1e-4
+    )
     assert abs_err == pytest.approx(1e-3) and rel_err == pytest.approx(5e-4) and passed
 
 
 def test_compare_ort_without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(
-        cli.CommandError, match="--compare-ort needs ONNX Runtime: pip install onnxruntime"
+        CommandError, match="--compare-ort needs ONNX Runtime: pip install onnxruntime"
     ):
-        cli.reference_session(onnx.load(MLP), 1)
+        run_command.reference_session(onnx.load(MLP), 1)

@@ -1,6 +1,7 @@
 """`minitvm profile`: where a compiled model's time goes, kernel by kernel.
 
-    minitvm profile model.onnx [--num-threads N] [--records URL] [--repeat N] [--top K]
+    minitvm profile model.onnx [--num-threads N] [--records URL] [--repeat N] [--warmup W]
+                    [--top K] [--input-shape ...] [-O N]
 
 The model is lowered to te kernels as `minitvm.compile` lowers it (tuning records applied
 when given); each kernel is then built on its own, as the tuner builds a task (a module whose
@@ -20,19 +21,23 @@ the NCHW16c epilogue and the transpose template came from this measurement); `mi
 
 from __future__ import annotations
 
+import argparse
 import statistics
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import onnx
-
-from minitvm.compiler import build, load_model, lower_to_te
-from minitvm.frontend import from_onnx
-from minitvm.ir import print_module
-from minitvm.lowering.graph_to_te.kernel_schedule import kernel_template, kernels
-from minitvm.runtime import Executable, random_arrays
+from minitvm.bench.options import add_timing_options, positive_int
+from minitvm.runtime import random_arrays
 from minitvm.runtime.timing import sampled
-from minitvm.tuner.tasks import standalone_module
+from minitvm.tools.inputs import compile_model, load_onnx
+from minitvm.tools.options import add_compile_options
+
+if TYPE_CHECKING:  # onnx and the compiler are slow to import: the command loads them
+    import onnx
+
+    from minitvm.runtime import Executable
 
 #: Each timed sample lasts at least this long (calls back to back; their mean is the sample).
 MIN_SAMPLE_S = 0.005
@@ -81,6 +86,12 @@ def profile(
         exe = minitvm.compile(model, num_threads=1)
         print(format_profile(profile(model, exe)))
     """
+    from minitvm.compiler import build, load_model, lower_to_te
+    from minitvm.frontend import from_onnx
+    from minitvm.ir import print_module
+    from minitvm.lowering.graph_to_te.kernel_schedule import kernel_template, kernels
+    from minitvm.tuner.tasks import standalone_module
+
     proto = load_model(model)
     num_threads = exe.num_threads
     feeds = random_arrays(exe.inputs, seed=0)
@@ -147,3 +158,28 @@ def format_profile(report: Profile, top: int | None = None) -> str:
         f"{1e3 * report.model_seconds:.3f} ms ({threads})"
     )
     return "\n".join(lines) + "\n"
+
+
+def run_profile(args: argparse.Namespace) -> None:
+    model = load_onnx(args.model)
+    exe = compile_model(model, dict(args.input_shape), args)
+    report = profile(model, exe, args.opt_level, args.records, args.repeat, args.warmup)
+    sys.stdout.write(format_profile(report, args.top))
+
+
+def add_profile_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "profile",
+        help="time each kernel of a compiled model alone: where the time goes",
+        description="Compile an ONNX model, then build and time each of its kernels alone "
+        "(seeded random inputs, weights included; equal kernels once) and the whole model; "
+        "print the kernels slowest first with their share, and the sum next to the model's "
+        "latency.",
+    )
+    add_compile_options(p)
+    add_timing_options(
+        p, 20, "timed samples per kernel; the median counts", 2, "untimed calls of each kernel first"
+    )
+    p.add_argument("--top", type=positive_int, default=None, metavar="K",
+                   help="show only the K slowest kernels (default: all)")  # fmt: skip
+    p.set_defaults(run=run_profile)

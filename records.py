@@ -8,9 +8,9 @@ several machines can share one database. Each study's user attributes describe i
 
     task_key, target, name, template, count, default_config, default_seconds, minitvm_records
 
-`load_schedules` is what compiling with records does: the best COMPLETE trial of each task
-key over all its studies, as a config that `compile(..., schedules=...)` applies.
-`compiler.py` imports this module only when records are given (Optuna is slow to import).
+`load_schedules` is what compiling with records does (te-apply-records): the best COMPLETE
+trial of each task key over all its studies, as a config to apply. Optuna is imported only
+when records are read (it is slow to import).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import math
 import os
 import time
 import warnings
-from collections.abc import Mapping
 from typing import Any
 
 from minitvm.errors import MinitvmError
@@ -160,12 +159,3 @@ def load_schedules(url: str, target: str | None = None) -> dict[str, dict[str, i
     finally:
         storage.engine.dispose()
     return best
-
-
-def merged_schedules(
-    records: str | None, schedules: Mapping[str, Mapping[str, int | str]] | None
-) -> dict[str, Mapping[str, int | str]] | None:
-    """What a compile applies: the records' best configs, overridden by explicit ones."""
-    if records is None:
-        return dict(schedules) if schedules else None
-    return {**load_schedules(records), **(schedules or {})}

@@ -25,9 +25,9 @@ import statistics
 import sys
 from collections.abc import Sequence
 
+from minitvm.bench.compare_samplers import model_of
 from minitvm.compiler import CONV_BLOCK
 from minitvm.errors import MinitvmError
-from minitvm.tuner.compare_samplers import model_of
 from minitvm.tuner.measure import Measurer
 from minitvm.tuner.search import Baseline, MeasureOptions, format_seconds, measure_baselines
 from minitvm.tuner.tasks import Task, extract_tasks

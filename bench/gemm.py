@@ -37,6 +37,7 @@ from xdsl.ir import Block, Region
 from minitvm.compiler import build, lower_to_te
 from minitvm.dialects import graph, te
 from minitvm.runtime import Executable, TensorSpec
+from minitvm.runtime.timing import timed_runs
 
 
 def blocked(k_block: int | None = None) -> list:
@@ -108,14 +109,8 @@ def bench(n: int, rounds: int) -> None:
     assert np.abs(np.matmul(a, b, out=out) - reference).max() < 1e-3 * np.sqrt(n)
     runs["numpy"] = lambda: np.matmul(a, b, out=out)
 
-    for run in runs.values():  # warm-up: caches, page faults, lazy symbol binding
-        run()
-    seconds: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            start = time.perf_counter()
-            run()
-            seconds[name].append(time.perf_counter() - start)
+    # One warm-up run each (caches, page faults, lazy symbol binding), then interleaved rounds.
+    _, seconds = timed_runs(runs, 1, rounds)
     flops = 2.0 * n**3
     numpy_median = statistics.median(seconds["numpy"])
     print(f"  {'variant':<20} {'median GFLOP/s':>15} {'best GFLOP/s':>13} {'vs numpy':>9}")

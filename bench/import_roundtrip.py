@@ -16,23 +16,19 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 import onnx
 
 from minitvm.frontend import from_onnx
 from minitvm.ir import parse_module, print_module
+from minitvm.runtime.timing import timed_runs
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend/test/data/light")
 
 
 def median_seconds(work, repeat: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+    result, times = timed_runs({"work": work}, 0, repeat)
+    return statistics.median(times["work"]), result["work"]
 
 
 def check_cli(path: str) -> bool:

@@ -22,16 +22,16 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 
 import minitvm
 from minitvm.compiler import CompileReport, random_inputs
+from minitvm.runtime.ort import ort_session
+from minitvm.runtime.timing import timed_runs
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 from models import bert_encoder_layer, light_model_path, mlp, with_random_weights  # noqa: E402
@@ -71,27 +71,13 @@ def measure(name: str, args: argparse.Namespace) -> Result:
     assert exe is not None
     stages = list(reports[-1].seconds)
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = args.threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    session = ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
+    session = ort_session(model, args.threads)
     feeds = random_inputs(exe, seed=1)
-    ours, theirs = exe.run(feeds), session.run(None, feeds)
+    ours, theirs = exe.run(feeds), session(feeds)
     error = max(float(np.max(np.abs(a - b))) for a, b in zip(ours, theirs, strict=True))
-    for _ in range(args.warmup):
-        exe.run(feeds)
-        session.run(None, feeds)
-    times: dict[str, list[float]] = {"minitvm": [], "ort": []}
-    for _ in range(args.repeat):  # interleaved: both see the same clock and neighbours
-        start = time.perf_counter()
-        exe.run(feeds)
-        times["minitvm"].append(time.perf_counter() - start)
-        start = time.perf_counter()
-        session.run(None, feeds)
-        times["ort"].append(time.perf_counter() - start)
+    # interleaved: both see the same clock and neighbours
+    runners = {"minitvm": lambda: exe.run(feeds), "ort": lambda: session(feeds)}
+    _, times = timed_runs(runners, args.warmup, args.repeat)
     return Result(
         seconds={s: statistics.median(r.seconds.get(s, 0.0) for r in reports) for s in stages},
         total=statistics.median(r.total_seconds for r in reports),

@@ -16,7 +16,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 import onnx
@@ -26,6 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 import minitvm  # noqa: E402
 from minitvm.compiler import random_inputs  # noqa: E402
+from minitvm.runtime.timing import timed_runs  # noqa: E402
 from models import LIGHT_MODELS, light_model_path, with_random_weights  # noqa: E402
 
 
@@ -66,12 +66,8 @@ def model_of(case: str) -> onnx.ModelProto:
 
 
 def median_run(exe, feeds, reps: int) -> float:
-    samples = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        exe.run(feeds)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    _, seconds = timed_runs({"run": lambda: exe.run(feeds)}, 0, reps)
+    return statistics.median(seconds["run"])
 
 
 def main() -> None:

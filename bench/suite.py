@@ -1,7 +1,7 @@
 """`minitvm bench`: minitvm vs ONNX Runtime vs numpy's BLAS, one table.
 
     minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
-    python bench/suite.py ...          (the same)
+    python bench/suite.py ...          (the same arguments, bench/options.py's)
 
 Cases (all by default): `gemm512` and `gemm1024` (C = A @ B of two fp32 runtime inputs;
 `gemm<N>` runs any size), `mlp` (batch 64, 784-1024-1024-10), `resnet_block` (a ResNet basic
@@ -24,8 +24,9 @@ outputs below 1), for GEMM against a float64 product. A wrong result is printed 
 not timed, and makes the command fail once the table is out. Then `--warmup` untimed runs of
 each, and `--repeat` interleaved rounds (minitvm, ONNX Runtime, numpy, minitvm, ...): a round
 times each runner over enough back-to-back calls to last MIN_SAMPLE_S, so the millisecond
-cases are not timer noise, and on more than one thread sleeps SETTLE_S before each; the table
-gives the median round, and in "rounds p25-p75" the middle half of the row's ratio taken
+cases are not timer noise, and on more than one thread sleeps SETTLE_S before each
+(runtime/timing.py's `sampled`, which `minitvm profile` times with too); the table gives the
+median round, and in "rounds p25-p75" the middle half of the row's ratio taken
 round by round (minitvm/ORT, or minitvm/numpy GFLOP/s for GEMM; `paired_ratio`): a wide one
 says the machine was noisy while the row ran. Under the table, the targets of issue 4 as
 MET/MISSED, and with `--records` the tuned targets too (informational: they do not change the
@@ -35,6 +36,7 @@ worker dies) stops the run with one line naming the case, the thread count and t
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import importlib
 import math
@@ -51,7 +53,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
 from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import onnx
@@ -67,18 +69,15 @@ from minitvm.bench.models import (
     resnet_basic_block,
     with_random_weights,
 )
+from minitvm.bench.options import add_bench_arguments
 from minitvm.errors import MinitvmError
 from minitvm.runtime import Executable, random_arrays
+from minitvm.runtime.ort import ort_session
+from minitvm.runtime.timing import SETTLE_S, Timer, medians, sampled, time_calls
 
 RTOL, ATOL = 1e-3, 1e-4
 #: Each timed sample lasts at least this long (calls back to back, their mean is the sample).
 MIN_SAMPLE_S = 0.02
-#: Pause before each timed sample when runners have worker threads: after a call, ORT's
-#: workers spin for ~50 ms and OpenBLAS's for ~0.1 s (THREAD_TIMEOUT, 2^28 cycles), in their
-#: own process too, and on a 2-core machine a spinning pool halves the speed of whichever
-#: runner comes next (measured, one process per runner: minitvm's ResNet basic block on 2
-#: threads at 6.5 ms right after ORT's, 2.76-2.88 ms after 0.15 s).
-SETTLE_S = 0.15
 #: Targets (issue 4): GEMM 1024 at >= 0.7x numpy's GFLOP/s; every model <= 1.5x ORT latency.
 GEMM_TARGET, MODEL_TARGET = 0.7, 1.5
 #: Targets with tuned schedules (`--records`), at every thread count.
@@ -139,19 +138,6 @@ def compile_case(
 
 
 # ------------------------------------------------------------------------------ runners
-
-
-def ort_runner(model: bytes, num_threads: int) -> Callable[[Feeds], Outputs]:
-    """An ONNX Runtime session on `num_threads` intra-op threads, from a serialized model."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = num_threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.log_severity_level = 3  # the light models carry unused initializers ORT warns about
-    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    return lambda feeds: session.run(None, dict(feeds))
 
 
 class Blas:
@@ -220,30 +206,6 @@ class Blas:
 # ------------------------------------------------------------------------------ workers
 
 
-@runtime_checkable
-class Timer(Protocol):
-    def time(self, calls: int) -> float:
-        """Seconds that `calls` back-to-back calls take."""
-        ...
-
-
-def time_calls(call: Callable[[], object], calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
-    return time.perf_counter() - start
-
-
-@dataclass(frozen=True)
-class InProcess:
-    """A callable timed in this process (what `timed` makes of a plain callable)."""
-
-    call: Callable[[], object]
-
-    def time(self, calls: int) -> float:
-        return time_calls(self.call, calls)
-
-
 class Runner(ABC):
     """What a worker holds for one row: made from the row's request (`info` goes back to the
     parent), fed the inputs once (returning the outputs to check), then timed."""
@@ -275,7 +237,7 @@ class MinitvmRunner(Runner):
 
 class OrtRunner(Runner):
     def __init__(self, model: bytes, num_threads: int) -> None:
-        self.session = ort_runner(model, num_threads)
+        self.session = ort_session(model, num_threads)
 
     def feed(self, feeds: Feeds) -> Outputs:
         self.call = partial(self.session, feeds)
@@ -470,46 +432,6 @@ def check(got: Outputs, want: Sequence[np.ndarray], atol: float) -> tuple[float,
     return worst, ", ".join(f"{w} differs" for w in wrong)
 
 
-def timed(
-    runners: Mapping[str, Timer | Callable[[], object]],
-    warmup: int,
-    repeat: int,
-    settle: float = 0.0,
-) -> dict[str, float]:
-    """Median seconds per call of each runner over `sampled`'s rounds."""
-    return medians(sampled(runners, warmup, repeat, settle))
-
-
-def medians(samples: Mapping[str, Sequence[float]]) -> dict[str, float]:
-    return {name: statistics.median(times) for name, times in samples.items()}
-
-
-def sampled(
-    runners: Mapping[str, Timer | Callable[[], object]],
-    warmup: int,
-    repeat: int,
-    settle: float = 0.0,
-) -> dict[str, list[float]]:
-    """Seconds per call of each runner (a Timer, such as a Worker, or a plain callable timed
-    here), one sample per round: `warmup` untimed calls each, then one call each that sizes a
-    sample, then `repeat` rounds, every runner once per round in turn, each sample after
-    `settle` seconds of sleep."""
-    timers = {name: r if isinstance(r, Timer) else InProcess(r) for name, r in runners.items()}
-    for _ in range(warmup):
-        for timer in timers.values():
-            timer.time(1)
-    calls = {
-        name: max(1, min(1000, math.ceil(MIN_SAMPLE_S / max(timer.time(1), 1e-9))))
-        for name, timer in timers.items()
-    }
-    samples: dict[str, list[float]] = {name: [] for name in timers}
-    for _ in range(repeat):
-        for name, timer in timers.items():
-            time.sleep(settle)
-            samples[name].append(timer.time(calls[name]) / calls[name])
-    return samples
-
-
 def bench_row(
     name: str,
     case: Case,
@@ -543,7 +465,8 @@ def bench_row(
             pool["numpy"].call("new", threads)
             pool["numpy"].call("feed", feeds)
             runners["numpy"] = pool["numpy"]
-        samples = sampled(runners, warmup, repeat, SETTLE_S if threads > 1 else 0.0)
+        settle = SETTLE_S if threads > 1 else 0.0
+        samples = sampled(runners, warmup, repeat, settle, min_sample_s=MIN_SAMPLE_S)
     except BenchError as e:
         raise BenchError(f"{name} on {threads} thread(s): {e}") from None
     seconds = medians(samples)
@@ -724,7 +647,18 @@ def run(
     return rows
 
 
-if __name__ == "__main__":
-    from minitvm.tools.cli import main
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python bench/suite.py`: `minitvm bench` without the rest of the command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_bench_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        run(args.cases, args.threads, args.repeat, args.warmup, args.records)
+    except MinitvmError as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 1
+    return 0
 
-    sys.exit(main(["bench", *sys.argv[1:]]))
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,6 +1,6 @@
 """`minitvm bench` (bench/suite.py) as a user meets it: the table it prints, its one-line
 errors and exit codes, and a wrong result caught before anything is timed; and its machinery:
-a worker process per runner, `timed`, the verdicts.
+a worker process per runner, the verdicts (the timing harness is tests/unit/test_timing.py's).
 
 Nothing here asserts a speed: the cases run with `--repeat 1 --warmup 0` on small GEMMs
 (`gemm<N>` takes any size) and the MLP, only to see the machinery work. The stand-ins for
@@ -142,25 +142,6 @@ def test_worker_error_is_one_line_and_leaves_no_process(
     assert "Traceback" not in err
     assert err.splitlines()[-1] == f"minitvm: error: gemm32 on 1 thread(s): {message}"
     assert multiprocessing.active_children() == []
-
-
-def test_timed_interleaves_workers_and_callables() -> None:
-    events: list[str] = []
-
-    class Fake:
-        """A Timer as a Worker is one: 5 ms a call, whatever it is asked."""
-
-        def time(self, calls: int) -> float:
-            events.append(f"fake {calls}")
-            return 0.005 * calls
-
-    seconds = suite.timed({"fake": Fake(), "plain": lambda: events.append("plain")}, 1, 2)
-    assert seconds["fake"] == pytest.approx(0.005) and 0 < seconds["plain"] < 0.005
-    # warm-up and sizing: one call each; then samples of MIN_SAMPLE_S / 5 ms = 4 calls
-    fake = [i for i, event in enumerate(events) if event.startswith("fake")]
-    assert [events[i] for i in fake] == ["fake 1", "fake 1", "fake 4", "fake 4"]
-    assert events[fake[0] + 1] == events[fake[1] + 1] == "plain"
-    assert "plain" in events[fake[2] + 1 : fake[3]] and events[-1] == "plain"  # interleaved
 
 
 def test_spread_is_of_the_ratio_taken_round_by_round() -> None:

@@ -19,7 +19,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from minitvm.runtime import timing
 from minitvm.tools import cli
+from minitvm.tools.commands import run as run_command
+from minitvm.tools.options import CommandError
 
 ROOT = Path(__file__).resolve().parents[2]
 MLP = ROOT / "examples" / "mlp.onnx"
@@ -234,54 +237,7 @@ def test_run_times_a_small_model_many_times_by_default() -> None:
     assert result.returncode == 0, result.stderr
     runs = re.search(r"latency over (\d+) runs \(1 warm-up", result.stdout)
     assert runs is not None, result.stdout
-    assert cli.AUTO_MIN_RUNS < int(runs.group(1)) <= cli.AUTO_MAX_RUNS
-
-
-def test_timed_runs_picks_its_repeat_count_from_one_round(monkeypatch: pytest.MonkeyPatch) -> None:
-    import time
-
-    calls = {"a": 0, "b": 0}
-
-    def runner(name: str, seconds: float):
-        def run() -> list[np.ndarray]:
-            calls[name] += 1
-            time.sleep(seconds)
-            return [np.array(calls[name])]
-
-        return run
-
-    monkeypatch.setattr(cli, "AUTO_SECONDS", 0.3)
-    outputs, seconds = cli.timed_runs({"a": runner("a", 0.005), "b": runner("b", 0.005)}, 2, None)
-    # one round takes >= 10 ms: at most 30 runs in 0.3 s, and never fewer than AUTO_MIN_RUNS
-    assert cli.AUTO_MIN_RUNS <= len(seconds["a"]) == len(seconds["b"]) <= 30
-    assert calls["a"] == calls["b"] == 2 + 1 + len(seconds["a"])
-    assert outputs["a"][0] == calls["a"]
-    monkeypatch.setattr(cli, "AUTO_MAX_RUNS", 40)
-    _, seconds = cli.timed_runs({"a": runner("a", 0)}, 0, None)
-    assert len(seconds["a"]) == 40
-    _, seconds = cli.timed_runs({"a": runner("a", 0.05)}, 0, 3)
-    assert len(seconds["a"]) == 3
-
-
-def test_timed_runs_take_turns_in_blocks_after_a_pause_when_asked(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Several runtimes on several threads: each block of runs starts after `settle` seconds,
-    once the other runtime's spinning threads have gone to sleep."""
-    order: list[str] = []
-    sleeps: list[float] = []
-    monkeypatch.setattr(cli.time, "sleep", sleeps.append)
-    runners = {name: (lambda name=name: order.append(name) or []) for name in ("a", "b")}
-    _, seconds = cli.timed_runs(runners, 1, 25, settle=0.5)
-    assert len(seconds["a"]) == len(seconds["b"]) == 25
-    assert sleeps == [0.5] * 2 * cli.SETTLED_BLOCKS
-    runs = order[2:]  # after the warm-up round: 5 blocks of 3 runs each, then 5 of 2
-    assert runs[:12] == ["a"] * 3 + ["b"] * 3 + ["a"] * 3 + ["b"] * 3
-    assert runs[-4:] == ["a", "a", "b", "b"]
-    order.clear()
-    sleeps.clear()
-    cli.timed_runs(runners, 0, 3)  # no settle: run by run, no pauses
-    assert order == ["a", "b"] * 3 and sleeps == []
+    assert timing.AUTO_MIN_RUNS < int(runs.group(1)) <= timing.AUTO_MAX_RUNS
 
 
 def test_run_given_input_and_output_dir(tmp_path: Path) -> None:
@@ -346,7 +302,7 @@ def test_output_dir_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(np, "save", dies)
     with pytest.raises(OSError, match="No space left"):
-        cli.save_outputs(str(out), ["y"], [np.zeros(3, np.float32)])
+        run_command.save_outputs(str(out), ["y"], [np.zeros(3, np.float32)])
     assert (out / "y.npy").read_bytes() == b"old"
     assert leftovers(out) == []
 
@@ -420,7 +376,7 @@ def test_run_mismatch_fails_with_exit_1(
         assert num_threads == 2
         return lambda feeds: [np.maximum(feeds["x"], 0), -feeds["x"] + np.float32(0.01)]
 
-    monkeypatch.setattr(cli, "ort_session", off_by_some)
+    monkeypatch.setattr(run_command, "ort_session", off_by_some)
     code = cli.main(
         [
             "run",
@@ -452,16 +408,18 @@ def test_run_mismatch_fails_with_exit_1(
 
 def test_compare_counts_nan_and_shape_mismatches() -> None:
     a = np.array([1.0, np.nan, 3.0], np.float32)
-    assert cli.compare(a, a.copy(), 1e-3, 1e-4) == (0.0, 0.0, True)
-    assert cli.compare(a, np.array([1.0, 2.0, 3.0], np.float32), 1e-3, 1e-4)[2] is False
-    assert cli.compare(a, a[:2], 1e-3, 1e-4) == (float("inf"), float("inf"), False)
-    abs_err, rel_err, passed = cli.compare(np.array([1.0, 2.001]), np.array([1.0, 2.0]), 1e-3, 1e-4)
+    assert run_command.compare(a, a.copy(), 1e-3, 1e-4) == (0.0, 0.0, True)
+    assert run_command.compare(a, np.array([1.0, 2.0, 3.0], np.float32), 1e-3, 1e-4)[2] is False
+    assert run_command.compare(a, a[:2], 1e-3, 1e-4) == (float("inf"), float("inf"), False)
+    abs_err, rel_err, passed = run_command.compare(
+        np.array([1.0, 2.001]), np.array([1.0, 2.0]), 1e-3, 1e-4
+    )
     assert abs_err == pytest.approx(1e-3) and rel_err == pytest.approx(5e-4) and passed
 
 
 def test_compare_ort_without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(
-        cli.CommandError, match="--compare-ort needs ONNX Runtime: pip install onnxruntime"
+        CommandError, match="--compare-ort needs ONNX Runtime: pip install onnxruntime"
     ):
-        cli.ort_session(onnx.load(MLP), 1)
+        run_command.reference_session(onnx.load(MLP), 1)

@@ -10,7 +10,7 @@ from test_cli_compile_run import add_model, assert_fails, minitvm
 from test_conv_layout import residual_stage
 
 import minitvm as mt
-from minitvm.bench.profile import KernelTime, Profile, format_profile, profile
+from minitvm.tools.commands.profile import KernelTime, Profile, format_profile, profile
 
 
 def test_profile_times_every_kernel_of_the_model() -> None:

@@ -1,7 +1,7 @@
 """The transpose schedule template: which computes it takes, that every config of its space
 moves every element where numpy's transpose puts it, and what the untuned default is.
 
-The template (`schedule_templates.TransposeTemplate`) tiles computes that read one source
+The template (`schedules/transpose.py`) tiles computes that read one source
 along another output axis `s` than their innermost axis `d`: ResNet's NCHW <-> NCHW16c layout
 transforms and BERT's head transpose. Elementwise, GEMM and conv kernels keep their own
 templates. With `registers` 1 a tile is copied through vector registers: the template marks

@@ -235,7 +235,7 @@ class FakeMeasurer:
 
 
 def test_compare_samplers_scores_trials_to_the_best(conv: Task) -> None:
-    from minitvm.tuner.compare_samplers import compare, format_comparison
+    from minitvm.bench.compare_samplers import compare, format_comparison
     from minitvm.tuner.search import Baseline
 
     fake = FakeMeasurer()

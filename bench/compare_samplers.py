@@ -1,8 +1,9 @@
 """TPE vs random search on one tuning task: how many trials each needs to get close to the best.
 
-    python -m minitvm.tuner.compare_samplers gemm1024 --seeds 5 --trials 60
-    python -m minitvm.tuner.compare_samplers resnet_block --task conv --seeds 5 --trials 40
-    python -m minitvm.tuner.compare_samplers model.onnx --task 2 --seeds 3 --trials 30
+    python -m minitvm.bench.compare_samplers gemm1024 --seeds 5 --trials 60
+    python -m minitvm.bench.compare_samplers resnet_block --task conv --seeds 5 --trials 40
+    python -m minitvm.bench.compare_samplers model.onnx --task 2 --seeds 3 --trials 30
+    python bench/compare_samplers.py gemm1024          (the same)
 
 For each sampler and seed, a fresh in-memory study of the task runs `--trials` measured
 trials (the default config first, as `minitvm tune` does). The best latency either sampler
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 import onnx
 import optuna
 
+from minitvm.bench import models
 from minitvm.errors import MinitvmError
 from minitvm.tuner.measure import Measurer, MeasureResult, MeasureStatus
 from minitvm.tuner.search import (
@@ -91,10 +93,6 @@ class Comparison:
 def model_of(name: str) -> onnx.ModelProto | str:
     """An .onnx path, or `gemm<N>` / `resnet_block` built by minitvm.bench.models."""
     if name.startswith("gemm") and name[4:].isdigit() or name == "resnet_block":
-        try:
-            from minitvm.bench import models
-        except ImportError as error:
-            raise MinitvmError(f"{name}: minitvm.bench.models is not available ({error})") from None
         if name == "resnet_block":
             return models.resnet_basic_block()
         n = int(name[4:])
@@ -251,7 +249,7 @@ def format_comparison(comparison: Comparison) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m minitvm.tuner.compare_samplers",
+        prog="python -m minitvm.bench.compare_samplers",
         description="TPE vs random search on one tuning task (see the module docstring).",
     )
     parser.add_argument("model", help="an .onnx path, gemm<N> or resnet_block")

@@ -1,13 +1,15 @@
 """`minitvm profile`: where a compiled model's time goes, kernel by kernel.
 
-    minitvm profile model.onnx [--num-threads N] [--records URL] [--repeat N] [--top K]
+    minitvm profile model.onnx [--num-threads N] [--records URL] [--repeat N] [--warmup W]
+                    [--top K] [--input-shape ...] [-O N]
 
 The model is lowered to te kernels as `minitvm.compile` lowers it (tuning records applied
 when given); each kernel is then built on its own, as the tuner builds a task (a module whose
 `@main` calls the kernel on its own inputs, weights included, fed seeded random data), and
 timed: `warmup` calls, then `repeat` samples of back-to-back calls lasting at least
-MIN_SAMPLE_S each, the median sample per call. Kernels with the same text (a ResNet's equal
-blocks) are built and timed once. The whole model is compiled and timed the same way, so the
+MIN_SAMPLE_S each, the median sample per call (runtime/timing.py's `sampled`, the harness
+`minitvm bench` times with). Kernels with the same text (a ResNet's equal blocks) are built
+and timed once. The whole model is compiled and timed the same way, so the
 table ends with the sum of the kernels next to the model's own latency: a kernel timed alone
 finds its inputs in cache, and the model also pays for the calls between kernels, so the two
 differ by a few percent.
@@ -19,19 +21,23 @@ the NCHW16c epilogue and the transpose template came from this measurement); `mi
 
 from __future__ import annotations
 
+import argparse
 import statistics
-import time
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import onnx
+from minitvm.bench.options import add_timing_options, positive_int
+from minitvm.runtime import random_arrays
+from minitvm.runtime.timing import sampled
+from minitvm.tools.inputs import compile_model, load_onnx
+from minitvm.tools.options import add_compile_options
 
-from minitvm.compiler import build, load_model, lower_to_te
-from minitvm.frontend import from_onnx
-from minitvm.ir import print_module
-from minitvm.runtime import Executable, random_arrays
-from minitvm.schedules.kernel import kernel_template, kernels
-from minitvm.tuner.tasks import standalone_module
+if TYPE_CHECKING:  # onnx and the compiler are slow to import: the command loads them
+    import onnx
+
+    from minitvm.runtime import Executable
 
 #: Each timed sample lasts at least this long (calls back to back; their mean is the sample).
 MIN_SAMPLE_S = 0.005
@@ -63,18 +69,7 @@ class Profile:
 
 def median_seconds(call: Callable[[], object], repeat: int, warmup: int) -> float:
     """Median seconds per call over `repeat` samples (see the module docstring)."""
-    for _ in range(warmup):
-        call()
-    start = time.perf_counter()
-    call()
-    calls = max(1, min(1000, round(MIN_SAMPLE_S / max(time.perf_counter() - start, 1e-9))))
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        samples.append((time.perf_counter() - start) / calls)
-    return statistics.median(samples)
+    return statistics.median(sampled({"": call}, warmup, repeat, min_sample_s=MIN_SAMPLE_S)[""])
 
 
 def profile(
@@ -91,18 +86,19 @@ def profile(
         exe = minitvm.compile(model, num_threads=1)
         print(format_profile(profile(model, exe)))
     """
+    from minitvm.compiler import build, load_model, lower_to_te
+    from minitvm.frontend import from_onnx
+    from minitvm.ir import print_module
+    from minitvm.schedules.kernel import kernel_template, kernels
+    from minitvm.tuner.tasks import standalone_module
+
     proto = load_model(model)
     num_threads = exe.num_threads
     feeds = random_arrays(exe.inputs, seed=0)
     model_seconds = median_seconds(lambda: exe.run(feeds), repeat, warmup)
 
-    schedules = None
-    if records is not None:
-        from minitvm.records import merged_schedules  # Optuna is slow to import
-
-        schedules = merged_schedules(records, None)
     module = from_onnx(proto, {s.name: s.shape for s in exe.inputs})
-    lower_to_te(module, opt_level, schedules=schedules, num_threads=num_threads)
+    lower_to_te(module, opt_level, records=records, num_threads=num_threads)
     timed: dict[str, float] = {}
     result = []
     for kernel in kernels(module):
@@ -157,3 +153,28 @@ def format_profile(report: Profile, top: int | None = None) -> str:
         f"{1e3 * report.model_seconds:.3f} ms ({threads})"
     )
     return "\n".join(lines) + "\n"
+
+
+def run_profile(args: argparse.Namespace) -> None:
+    model = load_onnx(args.model)
+    exe = compile_model(model, dict(args.input_shape), args)
+    report = profile(model, exe, args.opt_level, args.records, args.repeat, args.warmup)
+    sys.stdout.write(format_profile(report, args.top))
+
+
+def add_profile_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "profile",
+        help="time each kernel of a compiled model alone: where the time goes",
+        description="Compile an ONNX model, then build and time each of its kernels alone "
+        "(seeded random inputs, weights included; equal kernels once) and the whole model; "
+        "print the kernels slowest first with their share, and the sum next to the model's "
+        "latency.",
+    )
+    add_compile_options(p)
+    add_timing_options(
+        p, 20, "timed samples per kernel; the median counts", 2, "untimed calls of each kernel first"
+    )
+    p.add_argument("--top", type=positive_int, default=None, metavar="K",
+                   help="show only the K slowest kernels (default: all)")  # fmt: skip
+    p.set_defaults(run=run_profile)

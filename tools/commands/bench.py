@@ -1,0 +1,32 @@
+"""`minitvm bench`: minitvm against ONNX Runtime and numpy's BLAS, one table.
+
+    minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
+
+The engine is bench/suite.py; its arguments, which `python bench/suite.py` shares, are in
+bench/options.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from minitvm.bench.options import add_bench_arguments
+
+
+def run_bench(args: argparse.Namespace) -> None:
+    from minitvm.bench import suite
+
+    suite.run(args.cases, args.threads, args.repeat, args.warmup, args.records)
+
+
+def add_bench_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "bench",
+        help="benchmark minitvm against ONNX Runtime and numpy: one table",
+        description="Compile and time GEMMs and models with minitvm, ONNX Runtime and (GEMM) "
+        "numpy's BLAS at the same thread counts, interleaved; every minitvm result is checked "
+        "first (a wrong one is printed as WRONG and makes the command exit 1). Cases: gemm512, "
+        "gemm1024 (gemm<N> for any N), mlp, resnet_block, resnet18, mobilenet_v2, resnet50, bert.",
+    )
+    add_bench_arguments(p)
+    p.set_defaults(run=run_bench)

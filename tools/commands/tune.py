@@ -1,0 +1,120 @@
+"""`minitvm tune`: auto-tune a model's kernel schedules (tuner/), or report what records hold.
+
+    minitvm tune model.onnx --trials N [--timeout S] [--records URL] [--sampler tpe|random]
+                 [--workers K] [--seed S] [--num-threads T] [--input-shape ...]
+    minitvm tune --report [--records URL] [--plot PNG]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from minitvm.bench.options import positive_float, positive_int
+from minitvm.tools.atomic import atomic_output
+from minitvm.tools.inputs import load_onnx
+from minitvm.tools.options import CommandError, add_input_shape_option
+
+
+def run_tune(args: argparse.Namespace) -> None:
+    if args.report:
+        report_records(args.records, None if args.no_plot else args.plot)
+        return
+    if args.model is None:
+        raise CommandError("tune: give the model to tune (or --report to see what records hold)")
+    if args.trials is None and args.timeout is None:
+        raise CommandError("tune: give a budget: --trials N, --timeout SECONDS or both")
+    model = load_onnx(args.model)
+    from minitvm.tuner.progress import TuneProgress
+    from minitvm.tuner.report import format_table, read_rows
+    from minitvm.tuner.search import MeasureOptions, tune
+
+    try:
+        with TuneProgress() as progress:
+            results = tune(
+                model,
+                args.records,
+                trials=args.trials,
+                timeout=args.timeout,
+                sampler=args.sampler,
+                workers=args.workers,
+                seed=args.seed,
+                num_threads=args.num_threads,
+                input_shapes=dict(args.input_shape) or None,
+                opt_level=args.opt_level,
+                measure=MeasureOptions(timeout=args.measure_timeout),
+                on_event=progress,
+                log=lambda line: print(line, file=sys.stderr, flush=True),
+            )
+    except KeyboardInterrupt:
+        raise CommandError(
+            f"interrupted; finished trials are kept in {args.records}: run the same command "
+            "again to resume"
+        ) from None
+    print()
+    rows = read_rows(args.records, keys={r.task.key for r in results}, sampler=args.sampler)
+    sys.stdout.write(format_table(rows))
+    use = f"minitvm compile {args.model} --records {args.records} --num-threads {args.num_threads}"
+    threads = f"{args.num_threads} thread{'s' if args.num_threads != 1 else ''}"
+    print(f"\nrecords: {args.records} (tuned for {threads}; use them: {use})")
+
+
+def report_records(records: str, plot: str | None) -> None:
+    from minitvm.tuner.report import convergence_png, format_table, read_rows
+
+    rows = read_rows(records)
+    sys.stdout.write(format_table(rows))
+    if plot and rows:
+        png = convergence_png(rows)
+        try:
+            with atomic_output(plot) as stream:
+                stream.flush()
+                stream.buffer.write(png)  # binary, still renamed into place only when complete
+        except OSError as e:
+            raise CommandError(f"--plot {plot}: {e.strerror or e}") from None
+        print(f"\nconvergence plot: {plot}")
+
+
+def add_tune_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    from minitvm.records import DEFAULT_RECORDS
+
+    p = subparsers.add_parser(
+        "tune",
+        help="auto-tune a model's kernel schedules (Optuna TPE); --report shows the records",
+        description="Find faster schedules for a model's kernels: one Optuna study per distinct "
+        "kernel (tuning task), each candidate built and timed in a worker process (a candidate "
+        "that crashes, hangs or computes a wrong result is a failed trial), trials and time "
+        "shared by each task's weight in the model's latency. Trials are kept in --records as "
+        "they finish: a killed run loses none, and the same command resumes it (--trials is "
+        "the total in the records). Compile with the results: minitvm compile --records URL.",
+    )
+    p.add_argument("model", nargs="?", help="path to an .onnx file (not with --report)")
+    p.add_argument("--trials", type=positive_int, metavar="N",
+                   help="trials in all, split among the tasks by weight")  # fmt: skip
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                   help="wall-time limit of this run, split among the tasks by weight")  # fmt: skip
+    p.add_argument("--records", default=DEFAULT_RECORDS, metavar="URL",
+                   help=f"Optuna storage: any SQLAlchemy URL, e.g. postgresql://user@host/db "
+                   f"to share studies among machines (default {DEFAULT_RECORDS})")  # fmt: skip
+    p.add_argument("--sampler", choices=("tpe", "random"), default="tpe",
+                   help="tpe (default) or random, the baseline; each has its own studies")  # fmt: skip
+    p.add_argument("--workers", type=positive_int, default=1, metavar="K",
+                   help="tuning processes sharing the studies (default 1; more than one on a "
+                   "machine disturbs the timings of each)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
+    p.add_argument("--num-threads", type=positive_int, default=None, metavar="N",
+                   help="threads the kernels are tuned for; records apply to compiles with "
+                   "the same count (default: all cores, as compile's default)")  # fmt: skip
+    add_input_shape_option(p)
+    p.add_argument("-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",
+                   help="optimization level 0-3 the model is compiled at (default 3)")  # fmt: skip
+    p.add_argument("--measure-timeout", type=positive_float, metavar="SECONDS",
+                   help="limit per candidate, build and runs (default: from the default "
+                   "schedule's times, at least 10 s)")  # fmt: skip
+    p.add_argument("--report", action="store_true",
+                   help="print default vs best latency per task in --records, write --plot")  # fmt: skip
+    p.add_argument("--plot", default="minitvm_convergence.png", metavar="PNG",
+                   help="--report: convergence plot, best latency vs trial (default "
+                   "minitvm_convergence.png)")  # fmt: skip
+    p.add_argument("--no-plot", action="store_true", help="--report: no plot")
+    p.set_defaults(run=run_tune)

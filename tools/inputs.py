@@ -1,0 +1,161 @@
+"""The model a `minitvm` subcommand is given and its inputs: loading the .onnx file, the
+inputs it declares, the `--input` files checked against them, and the compile with the
+command's options, which must leave no input dimension dynamic."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from minitvm.tools.options import CommandError
+
+if TYPE_CHECKING:  # onnx, numpy and the compiler are slow to import: commands load them
+    import numpy as np
+    import onnx
+
+    from minitvm.runtime import Executable
+
+#: name -> (numpy dtype, dims; a dim that is not a known positive size is its symbolic name
+#: or '?')
+Declared = Mapping[str, "tuple[np.dtype | None, list[int | str]]"]
+
+
+def load_onnx(path: str) -> onnx.ModelProto:
+    import onnx
+    from google.protobuf.message import DecodeError
+
+    try:
+        model = onnx.load(path)
+    except OSError as e:
+        raise CommandError(f"{e.filename or path}: {e.strerror}") from None
+    except DecodeError:
+        raise CommandError(f"{path} is not an ONNX model (it does not parse as one)") from None
+    if not model.HasField("graph"):
+        raise CommandError(f"{path} is not an ONNX model (it has no graph)")
+    return model
+
+
+def describe(shape: Sequence[object], dtype: object) -> str:
+    return f"{dtype}[{', '.join(map(str, shape))}]"
+
+
+def model_inputs(model: onnx.ModelProto) -> dict[str, tuple[np.dtype | None, list[int | str]]]:
+    """The graph inputs that are not initializers: name -> (numpy dtype, dims; a dim that is
+    not a known positive size is its symbolic name or '?')."""
+    from onnx import helper
+
+    initializers = {init.name for init in model.graph.initializer}
+    inputs = {}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        tensor = value.type.tensor_type
+        try:
+            dtype = helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+        except KeyError:
+            dtype = None
+        dims: list[int | str] = [
+            d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (d.dim_param or "?")
+            for d in tensor.shape.dim
+        ]
+        inputs[value.name] = (dtype, dims)
+    return inputs
+
+
+def describe_inputs(declared: Declared) -> str:
+    return "; ".join(f"{n}: {describe(dims, dtype)}" for n, (dtype, dims) in declared.items())
+
+
+def read_inputs(
+    given: Sequence[tuple[str, str]], model: onnx.ModelProto, shapes: dict[str, tuple[int, ...]]
+) -> dict[str, np.ndarray]:
+    """Load the `--input` files, checked against the model's inputs before anything is
+    compiled; add their shapes to `shapes` for inputs with dynamic dimensions."""
+    import numpy as np
+
+    declared = model_inputs(model)
+    arrays: dict[str, np.ndarray] = {}
+    for name, path in given:
+        if name not in declared:
+            raise CommandError(
+                f"--input {name}: the model has no input '{name}'; its inputs are "
+                f"{describe_inputs(declared)}"
+            )
+        if name in arrays:
+            raise CommandError(f"--input {name} is given twice")
+        try:
+            with open(path, "rb") as stream:
+                if stream.read(6) != b"\x93NUMPY":
+                    raise CommandError(
+                        f"--input {name}: {path} is not a .npy file (no NumPy header)"
+                    )
+                stream.seek(0)
+                array = np.load(stream, allow_pickle=False)
+        except OSError as e:
+            raise CommandError(f"--input {name}: {path}: {e.strerror or e}") from None
+        except (ValueError, EOFError) as e:  # a damaged header, truncated data, object arrays
+            raise CommandError(
+                f"--input {name}: {path} is not a readable .npy file ({e})"
+            ) from None
+        dtype, dims = declared[name]
+        wanted = shapes.get(name) or dims
+        fits = len(array.shape) == len(wanted) and all(
+            not isinstance(w, int) or w == a for w, a in zip(wanted, array.shape)
+        )
+        if not fits or (dtype is not None and array.dtype != dtype):
+            raise CommandError(
+                f"--input {name}: {path} holds {describe(array.shape, array.dtype)} but the "
+                f"model expects {describe(wanted, dtype)}"
+            )
+        if name not in shapes and not all(isinstance(d, int) for d in dims):
+            shapes[name] = tuple(array.shape)
+        arrays[name] = array
+    return arrays
+
+
+def resolve_symbols(declared: Declared, shapes: dict[str, tuple[int, ...]]) -> None:
+    """Give inputs whose dynamic dimensions are all named (`batch`, `seq`) by an input of
+    known shape that shape's sizes: `--input a=a.npy` fixes `n` in a: [n, 4] and b: [n, 4]."""
+    sizes: dict[str, int] = {}
+    for name, shape in shapes.items():
+        for dim, size in zip(declared[name][1], shape):
+            if isinstance(dim, str) and dim != "?":
+                sizes.setdefault(dim, size)
+    for name, (_, dims) in declared.items():
+        named = all(isinstance(d, int) or d in sizes for d in dims)
+        if name not in shapes and named and not all(isinstance(d, int) for d in dims):
+            shapes[name] = tuple(d if isinstance(d, int) else sizes[d] for d in dims)
+
+
+def compile_model(
+    model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], args: argparse.Namespace
+) -> Executable:
+    """Compile with the given input shapes, which must leave no input dimension dynamic
+    (a named dimension takes its size from any input of given shape that has it)."""
+    from minitvm.compiler import compile
+
+    declared = model_inputs(model)
+    for name in shapes:
+        if name not in declared:
+            raise CommandError(
+                f"--input-shape {name}: the model has no input '{name}'; its inputs are "
+                f"{describe_inputs(declared)}"
+            )
+    shapes = dict(shapes)
+    resolve_symbols(declared, shapes)
+    for name, (_, dims) in declared.items():
+        dynamic = [f"{i} ('{d}')" for i, d in enumerate(dims) if not isinstance(d, int)]
+        if dynamic and name not in shapes:
+            raise CommandError(
+                f"input '{name}' has dynamic dimension{'s' if len(dynamic) > 1 else ''} "
+                f"{', '.join(dynamic)}; give its shape with --input-shape {name}=D0xD1..."
+                + (f" or a value with --input {name}=FILE.npy" if "input" in args else "")
+            )
+    return compile(
+        model,
+        dict(shapes) or None,
+        opt_level=args.opt_level,
+        records=args.records,
+        num_threads=args.num_threads,
+    )

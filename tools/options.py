@@ -1,0 +1,72 @@
+"""What several `minitvm` subcommands share: their error type and the options that describe a
+model and how to compile it (`--input-shape`, `-O`, `--num-threads`, `--records`). The
+argument types and `--repeat`/`--warmup` are in bench/options.py, which bench scripts use
+too."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from minitvm.bench.options import positive_int
+from minitvm.errors import MinitvmError
+
+if TYPE_CHECKING:  # the compiler is slow to import: commands load it
+    from minitvm.compiler import CompileReport
+
+
+class CommandError(MinitvmError):
+    """A subcommand cannot do its job with the arguments it was given."""
+
+
+def input_shape(text: str) -> tuple[str, tuple[int, ...]]:
+    """Parse `NAME=1x3x224x224` (argparse type of `--input-shape`)."""
+    name, sep, dims = text.rpartition("=")
+    try:
+        shape = tuple(int(d) for d in dims.split("x"))
+    except ValueError:
+        shape = ()
+    if not sep or not name or not shape or any(d <= 0 for d in shape):
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=D0xD1x... with positive dimensions, got '{text}'"
+        )
+    return name, shape
+
+
+def add_input_shape_option(p: argparse.ArgumentParser) -> None:
+    """`--input-shape NAME=1x3x224x224`, repeatable: shared by import, compile, run and tune."""
+    p.add_argument(
+        "--input-shape",
+        type=input_shape,
+        action="append",
+        default=[],
+        metavar="NAME=1x3x224x224",
+        help="static shape for a graph input with symbolic or unknown dimensions; repeatable",
+    )
+
+
+def add_compile_options(p: argparse.ArgumentParser) -> None:
+    """The model and how to compile it: shared by `compile`, `run` and `profile`."""
+    p.add_argument("model", help="path to an .onnx file")
+    add_input_shape_option(p)
+    p.add_argument(
+        "-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",
+        help="optimization level 0-3 (default 3)",
+    )  # fmt: skip
+    p.add_argument(
+        "--num-threads", type=positive_int, default=None, metavar="N",
+        help="threads the compiled model (and ONNX Runtime) may use (default: all cores)",
+    )  # fmt: skip
+    p.add_argument(
+        "--records", metavar="URL",
+        help="apply the best schedules of these tuning records (minitvm tune's database URL, "
+        "e.g. sqlite:///minitvm_records.db) to the kernels tuned for this CPU and thread count",
+    )  # fmt: skip
+
+
+def tuned_line(args: argparse.Namespace, report: CompileReport) -> str:
+    """With --records, how many kernels got tuned schedules (else nothing)."""
+    if args.records is None:
+        return ""
+    tuned = report.op_counts.get("tuned kernels", 0)
+    return f"tuned schedules from {args.records}: {tuned} kernel{'s' if tuned != 1 else ''}\n"

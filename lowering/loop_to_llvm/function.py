@@ -66,7 +66,6 @@ from minitvm.lowering.loop_to_llvm.emitter import (
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
 from minitvm.lowering.loop_to_llvm import vector as _vector  # noqa: F401  (its LOWERINGS)
-from minitvm.passes.loop.plan_memory import OFFSET_ATTR
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
@@ -431,7 +430,7 @@ class FunctionLowering(Emitter):
 
 def _planned_offset(op: loop.AllocOp) -> int | None:
     """The arena offset loop-plan-memory gave `op` (an `offset` attribute), if any."""
-    attr = op.attributes.get(OFFSET_ATTR)
+    attr = op.attributes.get(loop.OFFSET_ATTR)
     if attr is None:
         return None
     if not isinstance(attr, IntegerAttr) or attr.value.data < 0 or attr.value.data % ALIGNMENT:

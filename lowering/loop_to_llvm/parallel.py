@@ -51,8 +51,6 @@ from minitvm.lowering.loop_to_llvm.emitter import Emitter, LoweringError, llvm_t
 from minitvm.lowering.loop_to_llvm.function import FunctionLowering
 from minitvm.lowering.loop_to_llvm.scalar import icmp_predicate
 
-#: The loop attribute asking for a multi-threaded loop.
-PARALLEL_ATTR = "parallel"
 #: `void __minitvm_parallel_for(void *body, void *ctx, int64_t trip)`, from `support_ir`.
 PARALLEL_FOR = "__minitvm_parallel_for"
 #: `int32_t`: how many threads parallel loops use (the runtime sets it).
@@ -73,7 +71,7 @@ _CTX_ALIGNMENT = 64
 
 def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
     """Outline `op` if it is a parallel loop (see the module docstring); False otherwise."""
-    if PARALLEL_ATTR not in op.attributes or op.inits or op.trip_count < 2:
+    if loop.PARALLEL_HINT not in op.attributes or op.inits or op.trip_count < 2:
         return False
     captured = _captured_values(op)
     constants = [v for v in captured if isinstance(v.owner, arith.ConstantOp)]

@@ -48,9 +48,6 @@ from xdsl.passes import ModulePass
 
 from minitvm.dialects import loop
 
-#: The discardable attribute holding a planned `loop.alloc`'s arena offset in bytes.
-OFFSET_ATTR = "offset"
-
 #: Offsets are multiples of a cache line (which suits any vector access too).
 ALIGNMENT = 64
 
@@ -153,7 +150,7 @@ def plan_function(fn: func.FuncOp) -> MemoryPlan:
     ranges = live_ranges(fn.body.block)
     offsets, arena = assign_offsets(ranges)
     for live, offset in zip(ranges, offsets, strict=True):
-        live.alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
+        live.alloc.attributes[loop.OFFSET_ATTR] = IntegerAttr(offset, i64)
     return MemoryPlan(sum(r.size for r in ranges), arena)
 
 

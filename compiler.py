@@ -31,7 +31,6 @@ from minitvm.lowering.graph_to_te.kernel_schedule import apply_kernel_configs
 from minitvm.lowering.graph_to_te.schedule_templates import Config
 from minitvm.lowering.jit import JitModule, compile_llvm, target_key
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
-from minitvm.lowering.loop_to_llvm.parallel import NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.graph.canonicalize import CanonicalizePass
 from minitvm.passes.graph.conv_layout import ConvLayoutPass
@@ -46,6 +45,7 @@ from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
 from minitvm.passes.loop.vectorize_transpose import VectorizeTransposePass
 from minitvm.runtime import Executable, TensorSpec, random_arrays
+from minitvm.runtime.abi import NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 
 
 @dataclass

@@ -31,7 +31,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
-from minitvm.lowering.loop_to_llvm.parallel import PARALLEL_FOR, is_outlined, support_ir
+from minitvm.lowering.loop_to_llvm.parallel import is_outlined, support_ir
+from minitvm.runtime.abi import PARALLEL_FOR
 
 #: Prefix of the CPU names LLVM gives AMD's Zen parts.
 _AMD_PREFIX = "znver"

@@ -60,7 +60,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects.graph.constant import elements_array
 from minitvm.lowering.loop_to_llvm.emitter import LoweringError, ModuleSymbols
-from minitvm.lowering.loop_to_llvm.function import ENTRY, EntryLayout, FunctionLowering
+from minitvm.lowering.loop_to_llvm.function import EntryLayout, FunctionLowering
+from minitvm.runtime.abi import ENTRY
 
 #: Module attribute describing the entry function's buffers (see `CompiledModuleInfo`).
 ENTRY_ATTR = "minitvm.entry"

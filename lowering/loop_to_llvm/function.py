@@ -66,15 +66,10 @@ from minitvm.lowering.loop_to_llvm.emitter import (
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
 from minitvm.lowering.loop_to_llvm import vector as _vector  # noqa: F401  (its LOWERINGS)
+from minitvm.runtime.abi import ALIGNMENT, ENTRY
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
-
-#: Arena offsets (and heap buffers) are aligned to a cache line, which also suits any vector.
-ALIGNMENT = 64
-
-#: Name of the model's entry function, which gets the `(io, consts, arena)` ABI.
-ENTRY = "main"
 
 _ptr = llvm.LLVMPointerType()
 _slt = icmp_predicate("slt")

@@ -22,11 +22,12 @@ becomes
       llvm.call @__minitvm_parallel_for(@k__par0_chunk, %ctx, 64)
     }
 
-`@..._chunk` has the chunk ABI `void body(void *ctx, int64_t lo, int64_t hi)`: run iterations
-[lo, hi). The values the body uses from outside (buffers, enclosing loops' indices, scalars)
-travel in `ctx`, except constants (and indices known while lowering, such as that of an
-enclosing one-iteration loop), which are re-created inside. The first function takes them as
-arguments so that buffers stay `noalias` there, as in the kernel they come from.
+`@..._chunk` has the chunk ABI `void body(void *ctx, int64_t lo, int64_t hi)` (`abi.CHUNK`):
+run iterations [lo, hi). The values the body uses from outside (buffers, enclosing loops'
+indices, scalars) travel in `ctx`, except constants (and indices known while lowering, such
+as that of an enclosing one-iteration loop), which are re-created inside. The first function
+takes them as arguments so that buffers stay `noalias` there, as in the kernel they come
+from.
 
 `__minitvm_parallel_for(body, ctx, trip)` is not generated here: the JIT links in `support_ir`,
 which reads the thread count from the global `__minitvm_num_threads` (the runtime sets it
@@ -34,7 +35,7 @@ before each run; 1, the initial value, calls the body once over the whole range,
 caller's thread), cuts the loop into chunks of `ceil(trip / (CHUNKS_PER_THREAD * threads))`
 iterations, and hands them to the runtime's thread pool (runtime/thread_pool.py) through the
 function pointer `__minitvm_thread_pool`, which the Executable sets. A module whose pointer
-is not set runs its loops serially.
+is not set runs its loops serially. These names and C types are runtime/abi.py's.
 """
 
 from __future__ import annotations
@@ -50,14 +51,7 @@ from minitvm.dialects import loop
 from minitvm.lowering.loop_to_llvm.emitter import Emitter, LoweringError, llvm_type, named_block
 from minitvm.lowering.loop_to_llvm.function import FunctionLowering
 from minitvm.lowering.loop_to_llvm.scalar import icmp_predicate
-
-#: `void __minitvm_parallel_for(void *body, void *ctx, int64_t trip)`, from `support_ir`.
-PARALLEL_FOR = "__minitvm_parallel_for"
-#: `int32_t`: how many threads parallel loops use (the runtime sets it).
-NUM_THREADS_GLOBAL = "__minitvm_num_threads"
-#: `void (*)(void *body, void *ctx, int64_t trip, int32_t threads, int64_t grain)`: the
-#: runtime's thread pool.
-THREAD_POOL_GLOBAL = "__minitvm_thread_pool"
+from minitvm.runtime.abi import NUM_THREADS_GLOBAL, PARALLEL_FOR, THREAD_POOL_GLOBAL
 
 #: Parallel loops are cut into this many chunks per thread, which the threads take in turn:
 #: a thread slowed down (by another process on its core) then takes fewer of them.

@@ -47,9 +47,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 from minitvm.dialects import loop
-
-#: Offsets are multiples of a cache line (which suits any vector access too).
-ALIGNMENT = 64
+from minitvm.runtime.abi import ALIGNMENT, ENTRY
 
 
 def _round_up(n: int) -> int:
@@ -161,7 +159,7 @@ class PlanMemoryPass(ModulePass):
     name = "loop-plan-memory"
 
     #: The function whose allocs become arena slices (convert-loop-to-llvm's entry).
-    function: str = "main"
+    function: str = ENTRY
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn in op.ops:

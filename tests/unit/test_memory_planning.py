@@ -14,12 +14,12 @@ from minitvm.dialects import loop
 from minitvm.ir import parse_module
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
 from minitvm.passes.loop.plan_memory import (
-    ALIGNMENT,
     LiveRange,
     PlanMemoryPass,
     assign_offsets,
     live_ranges,
 )
+from minitvm.runtime.abi import ALIGNMENT
 from models import light_model_path, with_random_weights
 from xdsl.context import Context
 from xdsl.dialects import func

@@ -9,8 +9,8 @@ from onnx import TensorProto, helper
 
 import minitvm
 from minitvm.errors import MinitvmError
+from minitvm.runtime.abi import ALIGNMENT
 from minitvm.runtime.executable import (
-    ALIGNMENT,
     SMALL_OUTPUT_BYTES,
     aligned_copy,
     aligned_empty,

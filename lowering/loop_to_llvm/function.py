@@ -167,7 +167,7 @@ class FunctionLowering(Emitter):
     def lower_op(self, op: Operation) -> None:
         match op:
             case loop.ForOp():
-                self._lower_for(op)
+                self.lower_for(op)
             case loop.IfOp():
                 self._lower_if(op)
             case loop.LoadOp() | loop.VectorLoadOp():
@@ -197,12 +197,9 @@ class FunctionLowering(Emitter):
 
     # ---------------------------------------------------------------- control flow
 
-    #: Whether a `parallel` loop becomes a multi-threaded region (false inside one already).
-    outline_parallel = True
-
-    def _lower_for(self, op: loop.ForOp) -> None:
-        if self.outline_parallel and _lower_parallel_for(self, op):
-            return
+    def lower_for(self, op: loop.ForOp) -> None:
+        """`op` as a loop on this thread, whatever its hints (parallel.py's
+        `ParallelFunctionLowering` outlines `parallel` loops before it gets here)."""
         lower, upper, step = op.bounds
         inits = [self.values[v] for v in op.inits]
         if op.trip_count <= 1:  # no loop: the body once (or never) in the current block
@@ -446,10 +443,3 @@ def _planned_arena_end(body: Block) -> int:
             size = num_elements(type_) * byte_size(type_.element_type)
             end = max(end, offset + _round_up(max(size, 1)))
     return end
-
-
-def _lower_parallel_for(lowering: FunctionLowering, op: loop.ForOp) -> bool:
-    """parallel.py's outlining of a `parallel` loop; False when `op` stays a plain loop."""
-    from minitvm.lowering.loop_to_llvm.parallel import lower_parallel_for  # (it imports us)
-
-    return lower_parallel_for(lowering, op)

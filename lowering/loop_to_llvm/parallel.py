@@ -63,6 +63,16 @@ _slt = icmp_predicate("slt")
 _CTX_ALIGNMENT = 64
 
 
+class ParallelFunctionLowering(FunctionLowering):
+    """A `FunctionLowering` that outlines `parallel` loops (what convert-loop-to-llvm uses).
+    A parallel loop inside an outlined one runs serially on its thread: the outlined body is
+    lowered by a plain `FunctionLowering` (`_ChunkLowering`)."""
+
+    def lower_for(self, op: loop.ForOp) -> None:
+        if not lower_parallel_for(self, op):
+            super().lower_for(op)
+
+
 def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
     """Outline `op` if it is a parallel loop (see the module docstring); False otherwise."""
     if loop.PARALLEL_HINT not in op.attributes or op.inits or op.trip_count < 2:
@@ -168,9 +178,8 @@ def _ctx_entry(
 
 
 class _ChunkLowering(FunctionLowering):
-    """Lowers a parallel loop's iterations [lo, hi) as `@name(captured..., i64 lo, i64 hi)`."""
-
-    outline_parallel = False  # a parallel loop inside runs serially on its thread
+    """Lowers a parallel loop's iterations [lo, hi) as `@name(captured..., i64 lo, i64 hi)`
+    (a parallel loop inside runs serially on its thread)."""
 
     def __init__(
         self,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     I64,
@@ -78,11 +79,41 @@ def _float_tensors(op_name: str, names: Sequence[str], types: Sequence[Attribute
     return tensors
 
 
+@dataclass(frozen=True)
+class Window:
+    """The sliding window of a conv or pool over the spatial dims: per spatial dim its
+    kernel extent, stride and dilation; `pads` holds the begins, then the ends."""
+
+    kernel: Shape
+    strides: Shape
+    pads: Shape
+    dilations: Shape
+
+    @property
+    def pad_begins(self) -> Shape:
+        return self.pads[: len(self.kernel)]
+
+    @property
+    def pad_ends(self) -> Shape:
+        return self.pads[len(self.kernel) :]
+
+
+def _window_props(props: Props, spatial: int) -> tuple[Shape, Shape, Shape]:
+    """strides, pads, dilations, absent ones at their defaults (1, 0, 1)."""
+    return (
+        get_ints(props, "strides", [1] * spatial),
+        get_ints(props, "pads", [0] * (2 * spatial)),
+        get_ints(props, "dilations", [1] * spatial),
+    )
+
+
+def _window(props: Props, kernel: Shape) -> Window:
+    return Window(tuple(kernel), *_window_props(props, len(kernel)))
+
+
 def _spatial_props(op_name: str, props: Props, spatial: int, *, kernel: Shape | None = None):
     """Read strides, pads, dilations (defaults 1, 0, 1) and check their lengths."""
-    strides = get_ints(props, "strides", [1] * spatial)
-    pads = get_ints(props, "pads", [0] * (2 * spatial))
-    dilations = get_ints(props, "dilations", [1] * spatial)
+    strides, pads, dilations = _window_props(props, spatial)
     for name, values, want in (
         ("strides", strides, spatial),
         ("pads", pads, 2 * spatial),
@@ -266,6 +297,16 @@ class ConvOp(GraphOp):
     group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _FORMAT
 
+    @property
+    def window(self) -> Window:
+        """Kernel (the weight's spatial dims), strides, pads and dilations."""
+        return _window(self.properties, shape_of(self.weight.type)[2:])
+
+    @property
+    def groups(self) -> int:
+        """The `group` property as an int (1 when absent)."""
+        return get_int(self.properties, "group", 1)
+
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
         x, sx, sw, bias = _conv_operands(cls.name, operand_types, " (N, C, 1-3 spatial dims)")
@@ -297,6 +338,16 @@ class ConvTransposeOp(GraphOp):
     output_padding = opt_prop_def(DenseArrayBase)
     group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _FORMAT
+
+    @property
+    def window(self) -> Window:
+        """Kernel (the weight's spatial dims), strides, pads and dilations."""
+        return _window(self.properties, shape_of(self.weight.type)[2:])
+
+    @property
+    def groups(self) -> int:
+        """The `group` property as an int (1 when absent)."""
+        return get_int(self.properties, "group", 1)
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
@@ -411,6 +462,16 @@ class ConvNchwcOp(GraphOp):
     dilations = opt_prop_def(DenseArrayBase)
     group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _FORMAT
+
+    @property
+    def window(self) -> Window:
+        """Kernel (the weight's spatial dims), strides, pads and dilations."""
+        return _window(self.properties, shape_of(self.weight.type)[2:4])
+
+    @property
+    def groups(self) -> int:
+        """The `group` property as an int (1 when absent)."""
+        return get_int(self.properties, "group", 1)
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
@@ -575,6 +636,11 @@ class PoolOp(GraphOp):
     ceil_mode = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
+    @property
+    def window(self) -> Window:
+        """kernel_shape, strides, pads and dilations."""
+        return _window(self.properties, get_ints(self.properties, "kernel_shape"))
+
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
         (x,) = _float_tensors(cls.name, ("input",), operand_types)
@@ -612,6 +678,11 @@ class AvgPoolOp(PoolOp):
 
     name = "graph.avg_pool"
     count_include_pad = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+
+    @property
+    def includes_pad(self) -> bool:
+        """`count_include_pad`: whether taps on the pads count in the divisor."""
+        return bool(get_int(self.properties, "count_include_pad", 0))
 
 
 class GlobalPoolOp(GraphOp):

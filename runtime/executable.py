@@ -118,7 +118,9 @@ class Executable:
         self._input_name_set = frozenset(s.name for s in self.inputs)
         #: Threads parallel loops run on (read at each run).
         self.num_threads = num_threads
-        self._threads = None if threads_address is None else NUM_THREADS_TYPE.from_address(threads_address)
+        self._threads = (
+            None if threads_address is None else NUM_THREADS_TYPE.from_address(threads_address)
+        )
         if pool_address is not None:
             ctypes.c_void_p.from_address(pool_address).value = thread_pool.parallel_for_address()
         self.stats = dict(stats or {})

@@ -307,7 +307,11 @@ def test_default_schedule_marks_the_outer_spatial_loop_of_big_computes() -> None
     module = from_onnx(matmul_relu(37, 29, 41))
     lower_to_te(module)
     ConvertTeToLoopPass().apply(make_context(), module)
-    marked = [op for op in module.walk() if isinstance(op, loop.ForOp) and loop.PARALLEL_HINT in op.attributes]
+    marked = [
+        op
+        for op in module.walk()
+        if isinstance(op, loop.ForOp) and loop.PARALLEL_HINT in op.attributes
+    ]
     # MatMul (37*29*41 multiply-adds) and Relu (37*41 elements, 3 ops each: under the bar).
     assert [op.trip_count for op in marked] == [37]
     for op in marked:
@@ -316,7 +320,9 @@ def test_default_schedule_marks_the_outer_spatial_loop_of_big_computes() -> None
     small = from_onnx(matmul_relu(3, 4, 5))
     lower_to_te(small)
     ConvertTeToLoopPass().apply(make_context(), small)
-    assert not any(loop.PARALLEL_HINT in op.attributes for op in small.walk() if isinstance(op, loop.ForOp))
+    assert not any(
+        loop.PARALLEL_HINT in op.attributes for op in small.walk() if isinstance(op, loop.ForOp)
+    )
 
 
 def test_compiled_model_is_thread_count_invariant() -> None:

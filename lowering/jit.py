@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
-from minitvm.lowering.loop_to_llvm.parallel import is_outlined, support_ir
+from minitvm.lowering.loop_to_llvm.parallel import CHUNK_SUFFIX, is_outlined, support_ir
 from minitvm.runtime.abi import PARALLEL_FOR
 
 #: Prefix of the CPU names LLVM gives AMD's Zen parts.
@@ -180,7 +180,7 @@ def _link_parallel_runtime(module: llvm.ModuleRef) -> bool:
     for function in module.functions:
         if not function.is_declaration and is_outlined(function.name):
             function.linkage = llvm.Linkage.internal
-            if not function.name.endswith("_chunk"):
+            if not function.name.endswith(CHUNK_SUFFIX):
                 function.add_function_attribute("noinline")
     support = llvm.parse_assembly(support_ir())
     support.triple = module.triple

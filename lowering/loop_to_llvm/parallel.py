@@ -53,6 +53,10 @@ from minitvm.lowering.loop_to_llvm.function import FunctionLowering
 from minitvm.lowering.loop_to_llvm.scalar import icmp_predicate
 from minitvm.runtime.abi import NUM_THREADS_GLOBAL, PARALLEL_FOR, THREAD_POOL_GLOBAL
 
+#: Suffix of an outlined loop's chunk entry (`@k__par0_chunk`: the `abi.CHUNK` the pool
+#: calls); the JIT keeps the body it calls out of line.
+CHUNK_SUFFIX = "_chunk"
+
 #: Parallel loops are cut into this many chunks per thread, which the threads take in turn:
 #: a thread slowed down (by another process on its core) then takes fewer of them.
 CHUNKS_PER_THREAD = 4
@@ -93,7 +97,7 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
     parent.symbols.add_function(chunk.lower_chunk())
     types = [llvm_type(v.type) for v in passed]
     slots, size = _slots(types)
-    parent.symbols.add_function(_ctx_entry(parent, f"{name}_chunk", name, types, slots))
+    parent.symbols.add_function(_ctx_entry(parent, name + CHUNK_SUFFIX, name, types, slots))
 
     # Allocated as pointers (8 bytes each): llvmlite keeps an alloca of i8 typed `i8*` and
     # then refuses to store anything but an i8 through it; a `ptr` alloca is opaque.
@@ -102,7 +106,7 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
     for value, (offset, align) in zip(passed, slots):
         slot = _slot(parent, ctx, offset)
         parent.emit(llvm.StoreOp(parent.values[value], slot, alignment=align))
-    body = parent.hoist(llvm.AddressOfOp(f"{name}_chunk", _ptr))
+    body = parent.hoist(llvm.AddressOfOp(name + CHUNK_SUFFIX, _ptr))
     parent.symbols.declare(PARALLEL_FOR, [_ptr, _ptr, i64], None)
     parent.call(PARALLEL_FOR, [body, ctx, parent.const(op.trip_count, i64)], None)
     return True
@@ -110,7 +114,7 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
 
 def is_outlined(symbol: str) -> bool:
     """Whether `symbol` names a function this module outlined (`@k__par3`, `@k__par3_chunk`)."""
-    return re.search(r"__par\d+(_chunk)?$", symbol) is not None
+    return re.search(rf"__par\d+({CHUNK_SUFFIX})?$", symbol) is not None
 
 
 def _captured_values(op: Operation) -> list[SSAValue]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -282,8 +283,27 @@ def _check_bias(op_name: str, bias: TensorType | None, channels: int) -> None:
         raise ShapeError(f"{op_name}: bias must have shape {channels}, got {fmt_shape(shape_of(bias))}")
 
 
+class _Convolution:
+    """`window` and `groups` of the convolution ops, whose weight's dims from 2 on (up to
+    `_KERNEL_END`) are the kernel's."""
+
+    _KERNEL_END: ClassVar[int | None] = None
+
+    @property
+    def window(self: ConvOp | ConvTransposeOp | ConvNchwcOp) -> Window:
+        """Kernel (the weight's spatial dims), strides, pads and dilations."""
+        weight = self.weight.type
+        assert isinstance(weight, TensorType)
+        return _window(self.properties, shape_of(weight)[2 : self._KERNEL_END])
+
+    @property
+    def groups(self: ConvOp | ConvTransposeOp | ConvNchwcOp) -> int:
+        """The `group` property as an int (1 when absent)."""
+        return get_int(self.properties, "group", 1)
+
+
 @irdl_op_definition
-class ConvOp(GraphOp):
+class ConvOp(_Convolution, GraphOp):
     """N-D convolution, NC + spatial layout; weight is (C_out, C_in / group, kernel...)."""
 
     name = "graph.conv"
@@ -296,16 +316,6 @@ class ConvOp(GraphOp):
     dilations = opt_prop_def(DenseArrayBase)
     group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _FORMAT
-
-    @property
-    def window(self) -> Window:
-        """Kernel (the weight's spatial dims), strides, pads and dilations."""
-        return _window(self.properties, shape_of(self.weight.type)[2:])
-
-    @property
-    def groups(self) -> int:
-        """The `group` property as an int (1 when absent)."""
-        return get_int(self.properties, "group", 1)
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
@@ -324,7 +334,7 @@ class ConvOp(GraphOp):
 
 
 @irdl_op_definition
-class ConvTransposeOp(GraphOp):
+class ConvTransposeOp(_Convolution, GraphOp):
     """Transposed convolution; weight is (C_in, C_out / group, kernel...)."""
 
     name = "graph.conv_transpose"
@@ -338,16 +348,6 @@ class ConvTransposeOp(GraphOp):
     output_padding = opt_prop_def(DenseArrayBase)
     group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _FORMAT
-
-    @property
-    def window(self) -> Window:
-        """Kernel (the weight's spatial dims), strides, pads and dilations."""
-        return _window(self.properties, shape_of(self.weight.type)[2:])
-
-    @property
-    def groups(self) -> int:
-        """The `group` property as an int (1 when absent)."""
-        return get_int(self.properties, "group", 1)
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
@@ -443,7 +443,7 @@ class LayoutTransformOp(GraphOp):
 
 
 @irdl_op_definition
-class ConvNchwcOp(GraphOp):
+class ConvNchwcOp(_Convolution, GraphOp):
     """2-D convolution in the blocked layout: input [N, C/cb, H, W, cb], weight [M/mb, C/cb,
     KH, KW, cb, mb], optional bias [M]; result [N, M/mb, OH, OW, mb]. It is graph.conv on the
     unblocked tensors, weight W[m, c, kh, kw] = w[m // mb, c // cb, kh, kw, c % cb, m % mb];
@@ -453,6 +453,7 @@ class ConvNchwcOp(GraphOp):
     channel m alone, so M = C, mb = cb and the weight is [M/mb, 1, KH, KW, 1, mb]."""
 
     name = "graph.conv_nchwc"
+    _KERNEL_END: ClassVar[int | None] = 4  # weight [M/mb, C/cb, KH, KW, cb, mb]
     input = operand_def(TensorType)
     weight = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
@@ -462,16 +463,6 @@ class ConvNchwcOp(GraphOp):
     dilations = opt_prop_def(DenseArrayBase)
     group = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _FORMAT
-
-    @property
-    def window(self) -> Window:
-        """Kernel (the weight's spatial dims), strides, pads and dilations."""
-        return _window(self.properties, shape_of(self.weight.type)[2:4])
-
-    @property
-    def groups(self) -> int:
-        """The `group` property as an int (1 when absent)."""
-        return get_int(self.properties, "group", 1)
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:

@@ -30,10 +30,10 @@ from minitvm.host import default_num_threads
 from minitvm.ir import make_context
 from minitvm.lowering.jit import JitModule, compile_llvm, llvm_ir_text
 from minitvm.lowering.loop_to_llvm import CompiledModuleInfo
-from minitvm.lowering.loop_to_llvm.parallel import NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 from minitvm.passes.te.apply_records import ApplyConfigsPass
 from minitvm.pipeline import CONV_BLOCK, Stage, build_stages, te_stages
 from minitvm.runtime import Executable, TensorSpec, random_arrays
+from minitvm.runtime.abi import ENTRY, NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 from minitvm.schedules.base import Config
 from minitvm.schedules.kernel import kernels
 
@@ -252,7 +252,7 @@ def build(
     jit: JitModule = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))  # type: ignore[assignment]
     parallel = jit.parallel_loops
     return Executable(
-        jit.address("main"),
+        jit.address(ENTRY),
         jit,
         inputs,
         outputs,

@@ -68,7 +68,7 @@ def gemm_executable(n: int, schedule: list | None) -> Executable:
     lower_to_te(module)
     if schedule is not None:
         (compute,) = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
-        compute.attributes["schedule"] = ArrayAttr(schedule)
+        compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr(schedule)
     spec = TensorSpec("", (n, n), np.dtype(np.float32))
     inputs = [TensorSpec("a", spec.shape, spec.dtype), TensorSpec("b", spec.shape, spec.dtype)]
     return build(module, inputs, [TensorSpec("c", spec.shape, spec.dtype)], num_threads=1)

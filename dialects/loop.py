@@ -20,7 +20,8 @@ that verify scalar masks only, `loop.vreduce` folds a vector's lanes into a scal
 Scalars and index arithmetic use xDSL's `arith` and `math`. `loop.alloc` is scratch memory
 whose placement the memory planner and `loop_to_llvm` decide; `loop.constant` is a weight
 buffer baked into the executable.
-Loop attributes `parallel`, `unroll` and `vectorize` are hints for the loop passes.
+Loop attributes `parallel`, `unroll` and `vectorize` are hints for the loop passes
+(`PARALLEL_HINT`, `UNROLL_HINT`, `VECTORIZE_HINT`).
 """
 
 from __future__ import annotations
@@ -67,6 +68,33 @@ from xdsl.traits import IsTerminator, NoMemoryEffect, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects.graph.constant import ElementsAttr, verify_elements
+
+
+# --------------------------------------------------------------------------------------------
+# Attribute names other modules set and read (discardable: a pass may drop them)
+# --------------------------------------------------------------------------------------------
+
+#: Unit attribute on a `loop.for`: run its iterations on all threads. convert-te-to-loop sets
+#: it from `te.parallel` (or te_nest's default choice) and drops it on reduction loops;
+#: convert-loop-to-llvm outlines the loop (lowering/loop_to_llvm/parallel.py);
+#: loop-promote-accumulators and loop-vectorize-transpose leave such a loop alone.
+PARALLEL_HINT = "parallel"
+#: Unit attribute on a `loop.for`: unroll it. convert-te-to-loop sets it from `te.unroll`;
+#: loop-unroll consumes it (and leaves a loop that is also vectorized to loop-vectorize).
+UNROLL_HINT = "unroll"
+#: Unit attribute on a `loop.for`: turn it into one vector body. convert-te-to-loop sets it
+#: from `te.vectorize`; loop-vectorize consumes it (dropping it where it cannot vectorize),
+#: loop-vectorize-transpose reads it on the inner loop of a transpose tile.
+VECTORIZE_HINT = "vectorize"
+
+#: Unit attribute marking a `func.func` as a loop-level kernel: convert-te-to-loop sets it on
+#: each kernel it converts (the successor of `te.KERNEL_ATTR`) and tells @main from them by it.
+KERNEL_ATTR = "loop.kernel"
+
+#: Integer attribute (bytes, a multiple of `runtime.abi.ALIGNMENT`) on a `loop.alloc` of the
+#: entry function: its offset into the arena. loop-plan-memory sets it; convert-loop-to-llvm's
+#: entry layout places the buffer there (unplanned allocs go above the planned ones).
+OFFSET_ATTR = "offset"
 
 
 def _int(value: int) -> IntegerAttr:

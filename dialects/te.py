@@ -27,13 +27,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
-    i64,
     ArrayAttr,
     DenseArrayBase,
     IndexType,
     IntAttr,
     StringAttr,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import (
@@ -52,8 +52,14 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-#: Marks a `func.func` as a te kernel (a unit attribute on the function).
+#: Marks a `func.func` as a te kernel (a unit attribute on the function). convert-graph-to-te
+#: sets it on each kernel it outlines; the te passes and convert-te-to-loop find kernels by it.
 KERNEL_ATTR = "te.kernel"
+
+#: A `te.compute`'s schedule: an `ArrayAttr` of schedule primitives (discardable, as a hint
+#: is). The schedule templates write it and the te passes append to it; `ComputeOp.schedule`
+#: reads it (te_nest.py and convert-te-to-loop apply it).
+SCHEDULE_ATTR = "schedule"
 
 # What convert-graph-to-te tells te-default-schedule (pure WHAT: which compute is which), and
 # what the schedule passes leave behind. `kernel_task_key` leaves these out of a kernel's key.
@@ -298,7 +304,7 @@ class ComputeOp(IRDLOperation):
         if reduce_kind is not None:
             props["reduce_kind"] = StringAttr(reduce_kind)
             props["reduce_extents"] = DenseArrayBase.from_list(i64, list(reduce_extents))
-        attrs = {"schedule": ArrayAttr(schedule)} if schedule else {}
+        attrs = {SCHEDULE_ATTR: ArrayAttr(schedule)} if schedule else {}
         super().__init__(result_types=[result_type], properties=props, regions=[body],
                          attributes=attrs)
 
@@ -341,7 +347,7 @@ class ComputeOp(IRDLOperation):
 
     @property
     def schedule(self) -> tuple[Attribute, ...]:
-        attr = self.attributes.get("schedule")
+        attr = self.attributes.get(SCHEDULE_ATTR)
         return tuple(attr.data) if isinstance(attr, ArrayAttr) else ()
 
     def verify_(self) -> None:
@@ -373,7 +379,7 @@ class ComputeOp(IRDLOperation):
                 f"te.compute: body yields {last.value.type} but the result's elements are "
                 f"{self.result.type.element_type}"
             )
-        schedule = self.attributes.get("schedule")
+        schedule = self.attributes.get(SCHEDULE_ATTR)
         if schedule is not None and (
             not isinstance(schedule, ArrayAttr)
             or not all(isinstance(p, SchedulePrimitive) for p in schedule.data)

@@ -54,4 +54,4 @@ def inline_computes(kernel: func.FuncOp) -> None:
             Rewriter.erase_op(compute)
         else:  # still a kernel result: materialize it, without the hint
             rest = [p for p in compute.schedule if not isinstance(p, te.InlineAttr)]
-            compute.attributes["schedule"] = ArrayAttr(rest)
+            compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr(rest)

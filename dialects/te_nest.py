@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects import func
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from minitvm.dialects import te
+from minitvm.dialects import loop, te
 from minitvm.errors import MinitvmError
 
 # --------------------------------------------------------------------------------------------
@@ -132,11 +132,11 @@ class LoopNest:
             case te.ReorderAttr():
                 self.reorder([s.data for s in primitive.order])
             case te.VectorizeAttr():
-                self.mark(primitive.axis.data, "vectorize")
+                self.mark(primitive.axis.data, loop.VECTORIZE_HINT)
             case te.UnrollAttr():
-                self.mark(primitive.axis.data, "unroll")
+                self.mark(primitive.axis.data, loop.UNROLL_HINT)
             case te.ParallelAttr():
-                self.mark(primitive.axis.data, "parallel")
+                self.mark(primitive.axis.data, loop.PARALLEL_HINT)
             case te.FuseAttr():
                 self.fuse(primitive.outer.data, primitive.inner.data)
             case te.InlineAttr() | te.ComputeAtAttr():
@@ -216,7 +216,7 @@ PARALLEL_MIN_WORK = 16384
 def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
     """Mark the first loop of two or more iterations parallel if only spatial loops enclose
     it, it is spatial, the schedule marked none and the compute has the work for it."""
-    if any("parallel" in lp.hints for lp in nest.loops):
+    if any(loop.PARALLEL_HINT in lp.hints for lp in nest.loops):
         return
     work = sum(1 for _ in compute.body.walk())
     for lp in nest.loops:
@@ -227,7 +227,7 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
         if lp.reduction:
             return
         if lp.extent >= 2:
-            lp.hints.add("parallel")
+            lp.hints.add(loop.PARALLEL_HINT)
             return
 
 

@@ -27,7 +27,8 @@ from xdsl.utils.target import Target
 
 from minitvm.host import host_cpu
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
-from minitvm.lowering.loop_to_llvm.parallel import PARALLEL_FOR, is_outlined, support_ir
+from minitvm.lowering.loop_to_llvm.parallel import CHUNK_SUFFIX, is_outlined, support_ir
+from minitvm.runtime.abi import PARALLEL_FOR
 
 
 def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
@@ -148,7 +149,7 @@ def _link_parallel_runtime(module: llvm.ModuleRef) -> bool:
     for function in module.functions:
         if not function.is_declaration and is_outlined(function.name):
             function.linkage = llvm.Linkage.internal
-            if not function.name.endswith("_chunk"):
+            if not function.name.endswith(CHUNK_SUFFIX):
                 function.add_function_attribute("noinline")
     support = llvm.parse_assembly(support_ir())
     support.triple = module.triple

@@ -53,9 +53,6 @@ from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
 from minitvm.dialects.te_inline import inline_computes
 
-#: Marks a loop-level kernel function (the te.kernel attribute's successor).
-LOOP_KERNEL_ATTR = "loop.kernel"
-
 
 def memref_of(type_: Attribute) -> MemRefType:
     assert isinstance(type_, TensorType), type_
@@ -204,7 +201,7 @@ def _factored_division(
 def _loop_hints(lp: Loop) -> list[str]:
     """The loop attributes of `lp`; `parallel` is dropped on a reduction loop, whose
     iterations would race on the accumulator."""
-    return sorted(h for h in lp.hints if not (lp.reduction and h == "parallel"))
+    return sorted(h for h in lp.hints if not (lp.reduction and h == loop.PARALLEL_HINT))
 
 
 def _identity(kind: str, type_: Attribute) -> Operation:
@@ -556,7 +553,7 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
     block.add_op(func.ReturnOp())
 
     new = func.FuncOp(kernel.sym_name.data, (block.arg_types, []), Region(block))
-    new.attributes[LOOP_KERNEL_ATTR] = UnitAttr()
+    new.attributes[loop.KERNEL_ATTR] = UnitAttr()
     return new, KernelSignature(len(in_types), len(out_types), scratch_types)
 
 
@@ -619,7 +616,7 @@ class ConvertTeToLoopPass(ModulePass):
                 fn.detach()
                 fn.erase()
         for fn in list(op.ops):
-            if isinstance(fn, func.FuncOp) and LOOP_KERNEL_ATTR not in fn.attributes:
+            if isinstance(fn, func.FuncOp) and loop.KERNEL_ATTR not in fn.attributes:
                 new = convert_main(fn, signatures)
                 op.body.block.insert_op_before(new, fn)
                 fn.detach()

@@ -1,11 +1,12 @@
 """A compiled model: native code plus the buffers it runs over. No xDSL in here.
 
-The generated entry point has the C signature `void main(void **io, void **consts, char *arena)`:
-`io` holds the input then output buffers, `consts` the weights, `arena` every intermediate
-tensor at offsets fixed at compile time. The Executable owns all three, so a run is: check the
-inputs, point `io` at them and at the output buffers, call once, hand out the outputs (small
-ones are copied out of buffers the Executable keeps, see SMALL_OUTPUT_BYTES). Intermediates
-are allocated once per Executable, not per run.
+The generated entry point has the C signature `void main(void **io, void **consts, char *arena)`
+(abi.py holds the contract with the generated code): `io` holds the input then output buffers,
+`consts` the weights, `arena` every intermediate tensor at offsets fixed at compile time.
+The Executable owns all three, so a run is: check the inputs, point `io` at them and at the
+output buffers, call once, hand out the outputs (small ones are copied out of buffers the
+Executable keeps, see SMALL_OUTPUT_BYTES). Intermediates are allocated once per Executable,
+not per run.
 
 Code with parallel loops has an `int32_t` global holding the thread count, which each run sets
 from `num_threads` (so it may be changed between runs), and a function pointer global that
@@ -24,11 +25,9 @@ import numpy as np
 
 from minitvm.errors import MinitvmError
 from minitvm.runtime import thread_pool
+from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, NUM_THREADS_TYPE
 
 EntryPoint = Callable[[ctypes.Array, ctypes.Array, ctypes.c_void_p], None]
-
-#: The C type of the generated entry point.
-ENTRY_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
 
 @dataclass(frozen=True)
@@ -56,13 +55,6 @@ def random_arrays(specs: Sequence[TensorSpec], seed: int = 0) -> dict[str, np.nd
         else:
             arrays[spec.name] = rng.integers(0, 4, spec.shape).astype(spec.dtype)
     return arrays
-
-
-#: Alignment of the buffers the runtime allocates (constants, outputs, the arena): a cache
-#: line, so that no 64-byte vector load or store straddles two lines. numpy's own large
-#: arrays start 16 bytes into a page: with its weights 16 bytes off, a BERT encoder layer ran
-#: 5% slower (20.75 vs 19.71 ms, one thread), the MLP 2%.
-ALIGNMENT = 64
 
 
 def data_address(array: np.ndarray) -> int:
@@ -126,7 +118,9 @@ class Executable:
         self._input_name_set = frozenset(s.name for s in self.inputs)
         #: Threads parallel loops run on (read at each run).
         self.num_threads = num_threads
-        self._threads = None if threads_address is None else ctypes.c_int32.from_address(threads_address)
+        self._threads = (
+            None if threads_address is None else NUM_THREADS_TYPE.from_address(threads_address)
+        )
         if pool_address is not None:
             ctypes.c_void_p.from_address(pool_address).value = thread_pool.parallel_for_address()
         self.stats = dict(stats or {})

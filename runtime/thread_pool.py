@@ -49,11 +49,7 @@ import platform
 import llvmlite.binding as llvm
 
 from minitvm.errors import MinitvmError
-
-#: `void parallel_for(void *body, void *ctx, int64_t trip, int32_t threads, int64_t grain)`.
-PARALLEL_FOR_TYPE = ctypes.CFUNCTYPE(
-    None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32, ctypes.c_int64
-)
+from minitvm.runtime.abi import THREAD_POOL
 
 #: How long a pool thread spins after its last chunk before it sleeps, unless
 #: MINITVM_POOL_SPIN_US says: ~5 ms, as long as libgomp's spin count we used to set. It spans
@@ -336,15 +332,11 @@ def _pool() -> llvm.ExecutionEngine:
 
 
 def parallel_for_address() -> int:
-    """The address of the pool's `parallel_for` (built on first use)."""
+    """The address of the pool's `parallel_for`, an `abi.THREAD_POOL` (built on first use)."""
     return _pool().get_function_address("minitvm_pool_parallel_for")
-
-
-#: `void body(void *ctx, int64_t lo, int64_t hi)`: the chunk ABI of an outlined loop.
-CHUNK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
 def parallel_for(body: int, ctx: int, trip: int, threads: int, grain: int) -> None:
     """Run `body(ctx, lo, hi)` over [0, trip) in chunks of `grain` on `threads` threads
     (what generated code calls; from Python for tests and experiments)."""
-    PARALLEL_FOR_TYPE(parallel_for_address())(body, ctx, trip, threads, grain)
+    THREAD_POOL(parallel_for_address())(body, ctx, trip, threads, grain)

@@ -104,7 +104,7 @@ def _should_inline(compute: te.ComputeOp, anchor: te.ComputeOp | None) -> bool:
 
 
 def _schedule(compute: te.ComputeOp, primitive: Attribute) -> None:
-    compute.attributes["schedule"] = ArrayAttr([*compute.schedule, primitive])
+    compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr([*compute.schedule, primitive])
 
 
 def _reads_stay_in_iteration(

@@ -34,7 +34,7 @@ from minitvm.schedules.fused import schedule_fused_kernel
 from minitvm.schedules.templates import TEMPLATES, apply_default_schedule, template_for
 
 #: Attributes that say HOW, or what a schedule pass left behind: no part of a kernel's key.
-_SCHEDULE_ATTRS = ("schedule", te.TEMPLATED_ATTR, te.FUSED_ATTR, te.TUNED_ATTR)
+_SCHEDULE_ATTRS = (te.SCHEDULE_ATTR, te.TEMPLATED_ATTR, te.FUSED_ATTR, te.TUNED_ATTR)
 
 
 def _computes(kernel: func.FuncOp) -> list[te.ComputeOp]:
@@ -111,11 +111,11 @@ def set_kernel_config(kernel: func.FuncOp, config: Config) -> None:
     # an anchor-less fused chain (a reshape + transpose) had its intermediates inlined
     inlined = any(isinstance(p, te.InlineAttr) for c in _computes(kernel) for p in c.schedule)
     for compute in _computes(kernel):
-        compute.attributes.pop("schedule", None)
+        compute.attributes.pop(te.SCHEDULE_ATTR, None)
         if compute is not anchor:
             apply_default_schedule(compute, main=False)
     if primitives:
-        anchor.attributes["schedule"] = ArrayAttr(primitives)
+        anchor.attributes[te.SCHEDULE_ATTR] = ArrayAttr(primitives)
     if fused or inlined:
         schedule_fused_kernel(kernel, anchor if fused else None)
 

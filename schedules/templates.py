@@ -63,7 +63,7 @@ def apply_default_schedule(compute: te.ComputeOp, main: bool) -> None:
 
 def _append(compute: te.ComputeOp, primitives: Sequence[Attribute]) -> None:
     if primitives:
-        compute.attributes["schedule"] = ArrayAttr([*compute.schedule, *primitives])
+        compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr([*compute.schedule, *primitives])
 
 
 def apply_template(compute: te.ComputeOp, config: Config | None = None) -> ScheduleTemplate | None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -78,11 +80,41 @@ def _float_tensors(op_name: str, names: Sequence[str], types: Sequence[Attribute
     return tensors
 
 
+@dataclass(frozen=True)
+class Window:
+    """The sliding window of a conv or pool over the spatial dims: per spatial dim its
+    kernel extent, stride and dilation; `pads` holds the begins, then the ends."""
+
+    kernel: Shape
+    strides: Shape
+    pads: Shape
+    dilations: Shape
+
+    @property
+    def pad_begins(self) -> Shape:
+        return self.pads[: len(self.kernel)]
+
+    @property
+    def pad_ends(self) -> Shape:
+        return self.pads[len(self.kernel) :]
+
+
+def _window_props(props: Props, spatial: int) -> tuple[Shape, Shape, Shape]:
+    """strides, pads, dilations, absent ones at their defaults (1, 0, 1)."""
+    return (
+        get_ints(props, "strides", [1] * spatial),
+        get_ints(props, "pads", [0] * (2 * spatial)),
+        get_ints(props, "dilations", [1] * spatial),
+    )
+
+
+def _window(props: Props, kernel: Shape) -> Window:
+    return Window(tuple(kernel), *_window_props(props, len(kernel)))
+
+
 def _spatial_props(op_name: str, props: Props, spatial: int, *, kernel: Shape | None = None):
     """Read strides, pads, dilations (defaults 1, 0, 1) and check their lengths."""
-    strides = get_ints(props, "strides", [1] * spatial)
-    pads = get_ints(props, "pads", [0] * (2 * spatial))
-    dilations = get_ints(props, "dilations", [1] * spatial)
+    strides, pads, dilations = _window_props(props, spatial)
     for name, values, want in (
         ("strides", strides, spatial),
         ("pads", pads, 2 * spatial),
@@ -251,8 +283,27 @@ def _check_bias(op_name: str, bias: TensorType | None, channels: int) -> None:
         raise ShapeError(f"{op_name}: bias must have shape {channels}, got {fmt_shape(shape_of(bias))}")
 
 
+class _Convolution:
+    """`window` and `groups` of the convolution ops, whose weight's dims from 2 on (up to
+    `_KERNEL_END`) are the kernel's."""
+
+    _KERNEL_END: ClassVar[int | None] = None
+
+    @property
+    def window(self: ConvOp | ConvTransposeOp | ConvNchwcOp) -> Window:
+        """Kernel (the weight's spatial dims), strides, pads and dilations."""
+        weight = self.weight.type
+        assert isinstance(weight, TensorType)
+        return _window(self.properties, shape_of(weight)[2 : self._KERNEL_END])
+
+    @property
+    def groups(self: ConvOp | ConvTransposeOp | ConvNchwcOp) -> int:
+        """The `group` property as an int (1 when absent)."""
+        return get_int(self.properties, "group", 1)
+
+
 @irdl_op_definition
-class ConvOp(GraphOp):
+class ConvOp(_Convolution, GraphOp):
     """N-D convolution, NC + spatial layout; weight is (C_out, C_in / group, kernel...)."""
 
     name = "graph.conv"
@@ -283,7 +334,7 @@ class ConvOp(GraphOp):
 
 
 @irdl_op_definition
-class ConvTransposeOp(GraphOp):
+class ConvTransposeOp(_Convolution, GraphOp):
     """Transposed convolution; weight is (C_in, C_out / group, kernel...)."""
 
     name = "graph.conv_transpose"
@@ -392,7 +443,7 @@ class LayoutTransformOp(GraphOp):
 
 
 @irdl_op_definition
-class ConvNchwcOp(GraphOp):
+class ConvNchwcOp(_Convolution, GraphOp):
     """2-D convolution in the blocked layout: input [N, C/cb, H, W, cb], weight [M/mb, C/cb,
     KH, KW, cb, mb], optional bias [M]; result [N, M/mb, OH, OW, mb]. It is graph.conv on the
     unblocked tensors, weight W[m, c, kh, kw] = w[m // mb, c // cb, kh, kw, c % cb, m % mb];
@@ -402,6 +453,7 @@ class ConvNchwcOp(GraphOp):
     channel m alone, so M = C, mb = cb and the weight is [M/mb, 1, KH, KW, 1, mb]."""
 
     name = "graph.conv_nchwc"
+    _KERNEL_END: ClassVar[int | None] = 4  # weight [M/mb, C/cb, KH, KW, cb, mb]
     input = operand_def(TensorType)
     weight = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
@@ -575,6 +627,11 @@ class PoolOp(GraphOp):
     ceil_mode = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
+    @property
+    def window(self) -> Window:
+        """kernel_shape, strides, pads and dilations."""
+        return _window(self.properties, get_ints(self.properties, "kernel_shape"))
+
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
         (x,) = _float_tensors(cls.name, ("input",), operand_types)
@@ -612,6 +669,11 @@ class AvgPoolOp(PoolOp):
 
     name = "graph.avg_pool"
     count_include_pad = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+
+    @property
+    def includes_pad(self) -> bool:
+        """`count_include_pad`: whether taps on the pads count in the divisor."""
+        return bool(get_int(self.properties, "count_include_pad", 0))
 
 
 class GlobalPoolOp(GraphOp):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from minitvm.dialects.graph import elementwise as ew
@@ -225,15 +225,6 @@ def _pad_spatial(
     return np.pad(x, widths, constant_values=value)
 
 
-def _spatial_props(op: Operation, spatial: int) -> tuple[tuple[int, ...], ...]:
-    props = op.properties
-    return (
-        get_ints(props, "strides", [1] * spatial),
-        get_ints(props, "pads", [0] * (2 * spatial)),
-        get_ints(props, "dilations", [1] * spatial),
-    )
-
-
 def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
     type_ = op.results[index].type
     assert isinstance(type_, TensorType)
@@ -241,18 +232,17 @@ def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
 
 
 def _conv(op: Operation, xs: Arrays) -> Arrays:
+    assert isinstance(op, nn.ConvOp)
     x, w, *b = xs
-    spatial = len(w.shape) - 2
-    group = get_int(op.properties, "group", 1)
-    return [_convolve(x, w, b[0] if b else None, *_spatial_props(op, spatial), group,
-                      _out_shape(op)[2:])]  # fmt: skip
+    return [_convolve(x, w, b[0] if b else None, op.window, op.groups, _out_shape(op)[2:])]
 
 
 def _convolve(
-    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, strides: Sequence[int],
-    pads: Sequence[int], dilations: Sequence[int], group: int, out: Sequence[int],
+    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, window: nn.Window, group: int,
+    out: Sequence[int],
 ) -> np.ndarray:
     """im2col: gather every window into a column, then one batched matmul over groups."""
+    strides, pads, dilations = window.strides, window.pads, window.dilations
     n = x.shape[0]
     m, cg, *kernel = w.shape
     spatial = len(kernel)
@@ -273,12 +263,14 @@ def _convolve(
 def _conv_transpose(op: Operation, xs: Arrays) -> Arrays:
     """Each input pixel scatters input * kernel into the output: one matmul, then one strided
     add per kernel tap (col2im), then the pads crop the full output."""
+    assert isinstance(op, nn.ConvTransposeOp)
     x, w, *b = xs
     n, c, *size = x.shape
     _, mg, *kernel = w.shape
     spatial = len(kernel)
-    group = get_int(op.properties, "group", 1)
-    strides, pads, dilations = _spatial_props(op, spatial)
+    group = op.groups
+    window = op.window
+    strides, pads, dilations = window.strides, window.pads, window.dilations
     out = _out_shape(op)[2:]
     cg = c // group
     # cols[n, g, mg, *k, *size] = sum_c x[n, g, c, *size] * w[g, c, mg, *k]
@@ -342,19 +334,20 @@ def _layout_transform(op: Operation, xs: Arrays) -> Arrays:
 
 def _conv_nchwc(op: Operation, xs: Arrays) -> Arrays:
     """graph.conv on the unblocked input and weight, the result blocked by mb."""
+    assert isinstance(op, nn.ConvNchwcOp)
     x, w, *b = xs
     out = _out_shape(op)
-    group = get_int(op.properties, "group", 1)
     y = _convolve(relayout(x, x.shape[4], None), unblock_weight(w), b[0] if b else None,
-                  *_spatial_props(op, 2), group, out[2:4])  # fmt: skip
+                  op.window, op.groups, out[2:4])  # fmt: skip
     return [relayout(y, None, out[4])]
 
 
 def _pool(op: Operation, xs: Arrays) -> Arrays:
+    assert isinstance(op, nn.PoolOp)
     x = xs[0]
-    kernel = get_ints(op.properties, "kernel_shape")
+    window = op.window
+    kernel, strides, pads, dilations = window.kernel, window.strides, window.pads, window.dilations
     spatial = len(kernel)
-    strides, pads, dilations = _spatial_props(op, spatial)
     out = _out_shape(op)[2:]
     begins = pads[:spatial]
     # Ceil mode may let the last window run past the end padding: pad that far too.
@@ -367,12 +360,13 @@ def _pool(op: Operation, xs: Arrays) -> Arrays:
     if isinstance(op, nn.MaxPoolOp):
         padded = _pad_spatial(x, begins, ends, -np.inf)
         return [_windows(padded, kernel, strides, dilations, out).max(axis=axes)]
+    assert isinstance(op, nn.AvgPoolOp)
     padded = _pad_spatial(x, begins, ends, 0)
     total = _windows(padded, kernel, strides, dilations, out).sum(axis=axes)
     # The divisor counts the window's taps on the input, plus those on the explicit pads when
     # count_include_pad is set (never those past the pads, which only ceil mode reaches).
     mask = np.ones((1, 1, *x.shape[2:]), dtype=np.float64)
-    if get_int(op.properties, "count_include_pad", 0):
+    if op.includes_pad:
         mask = _pad_spatial(mask, begins, pads[spatial:], 1)
         mask = _pad_spatial(mask, [0] * spatial, [e - p for e, p in zip(ends, pads[spatial:])], 0)
     else:
@@ -548,14 +542,11 @@ def _nearest_index(mode: str, coords: np.ndarray, size: int) -> np.ndarray:
 
 
 def _resize(op: Operation, xs: Arrays) -> Arrays:
+    assert isinstance(op, tn.ResizeOp)
     y = xs[0]
-    props = op.properties
-    scales_attr = props["scales"]
-    assert isinstance(scales_attr, DenseArrayBase)
-    scales = [float(s) for s in scales_attr.get_values()]
-    mode = get_str(props, "mode", "nearest")
-    transform = get_str(props, "coordinate_transformation_mode", "half_pixel")
-    nearest = get_str(props, "nearest_mode", "round_prefer_floor")
+    sampling = op.sampling
+    scales, mode = sampling.scales, sampling.mode
+    transform, nearest = sampling.coordinate_mode, sampling.nearest_mode
     if transform == "tf_crop_and_resize":
         raise EvaluationError(
             "graph.resize: coordinate_transformation_mode \"tf_crop_and_resize\" is not "

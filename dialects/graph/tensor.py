@@ -13,6 +13,7 @@ shape that arrives at run time is specialized before it gets here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -124,6 +125,17 @@ class ExpandOp(DeclaredShapeOp):
             )
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """How graph.resize samples its input: a scale per dim, the interpolation `mode`, the
+    `coordinate_transformation_mode` and the `nearest_mode` (absent ones at their defaults)."""
+
+    scales: tuple[float, ...]
+    mode: str
+    coordinate_mode: str
+    nearest_mode: str
+
+
 @irdl_op_definition
 class ResizeOp(DeclaredShapeOp):
     """Resample to the result shape (nearest or linear), with ONNX's coordinate modes."""
@@ -144,6 +156,16 @@ class ResizeOp(DeclaredShapeOp):
     )  # fmt: skip
     NEAREST_MODES: ClassVar[tuple[str, ...]] = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
+    @property
+    def sampling(self) -> Sampling:
+        props = self.properties
+        return Sampling(
+            tuple(float(s) for s in self.scales.get_values()),
+            get_str(props, "mode", "nearest"),
+            get_str(props, "coordinate_transformation_mode", "half_pixel"),
+            get_str(props, "nearest_mode", "round_prefer_floor"),
+        )
+
     @classmethod
     def make(cls, input: SSAValue, *, sizes: Sequence[int], scales: Sequence[float], **props: object):  # type: ignore[override]
         scales_attr = DenseArrayBase.from_list(f32, [float(s) for s in scales])
@@ -155,14 +177,12 @@ class ResizeOp(DeclaredShapeOp):
         scales = self.scales.get_values()
         if len(scales) != len(source):
             raise ShapeError(f"graph.resize: scales needs {len(source)} entries, got {len(scales)}")
+        sampling = self.sampling
         for name, value, allowed in (
-            ("mode", get_str(self.properties, "mode", "nearest"), self.MODES),
-            ("coordinate_transformation_mode",
-             get_str(self.properties, "coordinate_transformation_mode", "half_pixel"),
-             self.COORDINATE_MODES),
-            ("nearest_mode", get_str(self.properties, "nearest_mode", "round_prefer_floor"),
-             self.NEAREST_MODES),
-        ):  # fmt: skip
+            ("mode", sampling.mode, self.MODES),
+            ("coordinate_transformation_mode", sampling.coordinate_mode, self.COORDINATE_MODES),
+            ("nearest_mode", sampling.nearest_mode, self.NEAREST_MODES),
+        ):
             if value not in allowed:
                 raise ShapeError(f"graph.resize: {name} \"{value}\" is not one of {', '.join(allowed)}")
         if self.scales.elt_type != f32:

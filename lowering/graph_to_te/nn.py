@@ -24,11 +24,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, f32
+from xdsl.dialects.builtin import IndexType, TensorType, f32
 from xdsl.ir import Operation
 
 from minitvm.dialects import graph
-from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
+from minitvm.dialects.graph.base import get_float, get_int
 from minitvm.dialects.te_expr import (
     Expr,
     Tensor,
@@ -121,15 +121,6 @@ def _window_ranges(
         base + i: (-pads[i], (o - 1) * s + (k - 1) * d - pads[i])
         for i, (o, k, s, d) in enumerate(zip(out, kernel, strides, dilations))
     }
-
-
-def _spatial_props(op: Operation, spatial: int) -> tuple[tuple[int, ...], ...]:
-    props = op.properties
-    return (
-        get_ints(props, "strides", [1] * spatial),
-        get_ints(props, "pads", [0] * (2 * spatial)),
-        get_ints(props, "dilations", [1] * spatial),
-    )
 
 
 def _add_channel_bias(
@@ -268,8 +259,9 @@ def _conv(
     * w[m, c, k], with g = m // (M/G) the group of output channel m."""
     c_out, c_group, *kernel = w.shape
     spatial = len(kernel)
-    strides, pads, dilations = _spatial_props(op, spatial)
-    group = get_int(op.properties, "group", 1)
+    window = op.window
+    strides, pads, dilations = window.strides, window.pads, window.dilations
+    group = op.groups
     m_group = c_out // group
     padded = _pad_spatial(kb, x, pads[:spatial], pads[spatial:])
     # With one input channel per group (depthwise) only the kernel taps are reduced over.
@@ -303,9 +295,10 @@ def _conv_nchwc(
     padded[n, mo, h, w, mi] * w[mo, 0, kh, kw, 0, mi], its co and ci of extent 1. So the
     conv schedule's vector along mi loads the input as a vector instead of broadcasting it."""
     _, c_outer, kernel_h, kernel_w, c_inner, m_block = w.shape
-    strides, pads, dilations = _spatial_props(op, 2)
+    window = op.window
+    strides, pads, dilations = window.strides, window.pads, window.dilations
     padded = _pad_spatial(kb, x, pads[:2], pads[2:], dims=(2, 3))
-    depthwise = get_int(op.properties, "group", 1) != 1
+    depthwise = op.groups != 1
 
     def body(
         n: Expr, mo: Expr, oh: Expr, ow: Expr, mi: Expr, co: Expr, kh: Expr, kw: Expr, ci: Expr
@@ -331,8 +324,9 @@ def _conv_transpose(
     that divides exactly and lands inside x."""
     c_in, m_group, *kernel = w.shape
     spatial = len(kernel)
-    strides, pads, dilations = _spatial_props(op, spatial)
-    group = get_int(op.properties, "group", 1)
+    window = op.window
+    strides, pads, dilations = window.strides, window.pads, window.dilations
+    group = op.groups
     c_group = c_in // group
     out = _result_shape(op)
     channel_axis = c_group > 1
@@ -378,14 +372,13 @@ Ints = tuple[int, ...]
 
 
 def _pool_geometry(
-    op: Operation,
+    op: graph.PoolOp,
 ) -> tuple[Ints, Ints, Ints, Ints, Ints, dict[int, tuple[int, int]]]:
     """kernel, strides, pads, dilations, result shape, static ranges of the input positions."""
-    kernel = get_ints(op.properties, "kernel_shape")
-    spatial = len(kernel)
-    strides, pads, dilations = _spatial_props(op, spatial)
+    window = op.window
+    kernel, strides, pads, dilations = window.kernel, window.strides, window.pads, window.dilations
     out = _result_shape(op)
-    ranges = _window_ranges(2, out[2:], kernel, strides, dilations, pads[:spatial])
+    ranges = _window_ranges(2, out[2:], kernel, strides, dilations, window.pad_begins)
     return kernel, strides, pads, dilations, out, ranges
 
 
@@ -432,7 +425,7 @@ def _avg_pool(kb: KernelBuilder, op: graph.AvgPoolOp, x: Tensor) -> list[Tensor]
     ceil mode reaches), as ONNX Runtime and PyTorch count."""
     kernel, strides, pads, dilations, out, ranges = _pool_geometry(op)
     spatial = len(kernel)
-    include_pad = get_int(op.properties, "count_include_pad", 0)
+    include_pad = op.includes_pad
 
     def window_sum(n: Expr, c: Expr, *rest: Expr) -> Expr:
         index = _window_index(n, c, rest, strides, dilations, pads)
@@ -638,13 +631,9 @@ def _nearest(mode: str, x: Expr, size: int) -> Expr:
 def _resize(kb: KernelBuilder, op: graph.ResizeOp, x: Tensor) -> list[Tensor]:
     """Nearest: one read at the per-dim nearest index. Linear: n-linear interpolation over the
     resized dims (2^k reads for k resized dims) with coordinates clamped into the input."""
-    props = op.properties
-    scales_attr = props["scales"]
-    assert isinstance(scales_attr, DenseArrayBase)
-    scales = [float(s) for s in scales_attr.get_values()]
-    mode = get_str(props, "mode", "nearest")
-    transform = get_str(props, "coordinate_transformation_mode", "half_pixel")
-    nearest_mode = get_str(props, "nearest_mode", "round_prefer_floor")
+    sampling = op.sampling
+    scales, mode = sampling.scales, sampling.mode
+    transform, nearest_mode = sampling.coordinate_mode, sampling.nearest_mode
     if transform not in _COORDINATE_MODES:
         raise MinitvmError(
             f"convert-graph-to-te: graph.resize coordinate_transformation_mode \"{transform}\" "

@@ -4,7 +4,8 @@
   `lower_to_llvm`;
 - function.py: one function: structured control flow -> CFG, buffers -> pointers;
 - scalar.py: arith and math ops;
-- parallel.py: `parallel` loops -> outlined chunk functions run on all threads;
+- parallel.py: `parallel` loops -> outlined chunk functions run on all threads (it extends
+  function.py's `FunctionLowering`; function.py knows nothing of it);
 - vector.py: the lane-wise loop ops (vcmpf, vcmpi, vselect, vcast, vreduce);
 - emitter.py: type mapping and the op emitter the two above share;
 - llvm_ext.py: the llvm ops xDSL 0.75 lacks, and their translation to llvmlite.

@@ -60,7 +60,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects.graph.constant import elements_array
 from minitvm.lowering.loop_to_llvm.emitter import LoweringError, ModuleSymbols
-from minitvm.lowering.loop_to_llvm.function import ENTRY, EntryLayout, FunctionLowering
+from minitvm.lowering.loop_to_llvm.function import EntryLayout
+from minitvm.lowering.loop_to_llvm.parallel import ParallelFunctionLowering
+from minitvm.runtime.abi import ENTRY
 
 #: Module attribute describing the entry function's buffers (see `CompiledModuleInfo`).
 ENTRY_ATTR = "minitvm.entry"
@@ -136,7 +138,7 @@ class ConvertLoopToLlvmPass(ModulePass):
             if not isinstance(fn, func.FuncOp):
                 raise LoweringError(f"convert-loop-to-llvm: unexpected {fn.name} in the module")
             entry = EntryLayout() if fn.sym_name.data == ENTRY else None
-            lowering = FunctionLowering(fn, symbols, entry, self.noalias)
+            lowering = ParallelFunctionLowering(fn, symbols, entry, self.noalias)
             Rewriter.replace_op(fn, lowering.lower())
             if entry is not None:
                 layout = entry

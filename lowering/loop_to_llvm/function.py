@@ -66,16 +66,10 @@ from minitvm.lowering.loop_to_llvm.emitter import (
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
 from minitvm.lowering.loop_to_llvm import vector as _vector  # noqa: F401  (its LOWERINGS)
-from minitvm.passes.loop.plan_memory import OFFSET_ATTR
+from minitvm.runtime.abi import ALIGNMENT, ENTRY
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
-
-#: Arena offsets (and heap buffers) are aligned to a cache line, which also suits any vector.
-ALIGNMENT = 64
-
-#: Name of the model's entry function, which gets the `(io, consts, arena)` ABI.
-ENTRY = "main"
 
 _ptr = llvm.LLVMPointerType()
 _slt = icmp_predicate("slt")
@@ -173,7 +167,7 @@ class FunctionLowering(Emitter):
     def lower_op(self, op: Operation) -> None:
         match op:
             case loop.ForOp():
-                self._lower_for(op)
+                self.lower_for(op)
             case loop.IfOp():
                 self._lower_if(op)
             case loop.LoadOp() | loop.VectorLoadOp():
@@ -203,12 +197,9 @@ class FunctionLowering(Emitter):
 
     # ---------------------------------------------------------------- control flow
 
-    #: Whether a `parallel` loop becomes a multi-threaded region (false inside one already).
-    outline_parallel = True
-
-    def _lower_for(self, op: loop.ForOp) -> None:
-        if self.outline_parallel and _lower_parallel_for(self, op):
-            return
+    def lower_for(self, op: loop.ForOp) -> None:
+        """`op` as a loop on this thread, whatever its hints (parallel.py's
+        `ParallelFunctionLowering` outlines `parallel` loops before it gets here)."""
         lower, upper, step = op.bounds
         inits = [self.values[v] for v in op.inits]
         if op.trip_count <= 1:  # no loop: the body once (or never) in the current block
@@ -431,7 +422,7 @@ class FunctionLowering(Emitter):
 
 def _planned_offset(op: loop.AllocOp) -> int | None:
     """The arena offset loop-plan-memory gave `op` (an `offset` attribute), if any."""
-    attr = op.attributes.get(OFFSET_ATTR)
+    attr = op.attributes.get(loop.OFFSET_ATTR)
     if attr is None:
         return None
     if not isinstance(attr, IntegerAttr) or attr.value.data < 0 or attr.value.data % ALIGNMENT:
@@ -452,10 +443,3 @@ def _planned_arena_end(body: Block) -> int:
             size = num_elements(type_) * byte_size(type_.element_type)
             end = max(end, offset + _round_up(max(size, 1)))
     return end
-
-
-def _lower_parallel_for(lowering: FunctionLowering, op: loop.ForOp) -> bool:
-    """parallel.py's outlining of a `parallel` loop; False when `op` stays a plain loop."""
-    from minitvm.lowering.loop_to_llvm.parallel import lower_parallel_for  # (it imports us)
-
-    return lower_parallel_for(lowering, op)

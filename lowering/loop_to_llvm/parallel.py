@@ -22,11 +22,12 @@ becomes
       llvm.call @__minitvm_parallel_for(@k__par0_chunk, %ctx, 64)
     }
 
-`@..._chunk` has the chunk ABI `void body(void *ctx, int64_t lo, int64_t hi)`: run iterations
-[lo, hi). The values the body uses from outside (buffers, enclosing loops' indices, scalars)
-travel in `ctx`, except constants (and indices known while lowering, such as that of an
-enclosing one-iteration loop), which are re-created inside. The first function takes them as
-arguments so that buffers stay `noalias` there, as in the kernel they come from.
+`@..._chunk` has the chunk ABI `void body(void *ctx, int64_t lo, int64_t hi)` (`abi.CHUNK`):
+run iterations [lo, hi). The values the body uses from outside (buffers, enclosing loops'
+indices, scalars) travel in `ctx`, except constants (and indices known while lowering, such
+as that of an enclosing one-iteration loop), which are re-created inside. The first function
+takes them as arguments so that buffers stay `noalias` there, as in the kernel they come
+from.
 
 `__minitvm_parallel_for(body, ctx, trip)` is not generated here: the JIT links in `support_ir`,
 which reads the thread count from the global `__minitvm_num_threads` (the runtime sets it
@@ -34,7 +35,7 @@ before each run; 1, the initial value, calls the body once over the whole range,
 caller's thread), cuts the loop into chunks of `ceil(trip / (CHUNKS_PER_THREAD * threads))`
 iterations, and hands them to the runtime's thread pool (runtime/thread_pool.py) through the
 function pointer `__minitvm_thread_pool`, which the Executable sets. A module whose pointer
-is not set runs its loops serially.
+is not set runs its loops serially. These names and C types are runtime/abi.py's.
 """
 
 from __future__ import annotations
@@ -50,16 +51,11 @@ from minitvm.dialects import loop
 from minitvm.lowering.loop_to_llvm.emitter import Emitter, LoweringError, llvm_type, named_block
 from minitvm.lowering.loop_to_llvm.function import FunctionLowering
 from minitvm.lowering.loop_to_llvm.scalar import icmp_predicate
+from minitvm.runtime.abi import NUM_THREADS_GLOBAL, PARALLEL_FOR, THREAD_POOL_GLOBAL
 
-#: The loop attribute asking for a multi-threaded loop.
-PARALLEL_ATTR = "parallel"
-#: `void __minitvm_parallel_for(void *body, void *ctx, int64_t trip)`, from `support_ir`.
-PARALLEL_FOR = "__minitvm_parallel_for"
-#: `int32_t`: how many threads parallel loops use (the runtime sets it).
-NUM_THREADS_GLOBAL = "__minitvm_num_threads"
-#: `void (*)(void *body, void *ctx, int64_t trip, int32_t threads, int64_t grain)`: the
-#: runtime's thread pool.
-THREAD_POOL_GLOBAL = "__minitvm_thread_pool"
+#: Suffix of an outlined loop's chunk entry (`@k__par0_chunk`: the `abi.CHUNK` the pool
+#: calls); the JIT keeps the body it calls out of line.
+CHUNK_SUFFIX = "_chunk"
 
 #: Parallel loops are cut into this many chunks per thread, which the threads take in turn:
 #: a thread slowed down (by another process on its core) then takes fewer of them.
@@ -71,9 +67,19 @@ _slt = icmp_predicate("slt")
 _CTX_ALIGNMENT = 64
 
 
+class ParallelFunctionLowering(FunctionLowering):
+    """A `FunctionLowering` that outlines `parallel` loops (what convert-loop-to-llvm uses).
+    A parallel loop inside an outlined one runs serially on its thread: the outlined body is
+    lowered by a plain `FunctionLowering` (`_ChunkLowering`)."""
+
+    def lower_for(self, op: loop.ForOp) -> None:
+        if not lower_parallel_for(self, op):
+            super().lower_for(op)
+
+
 def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
     """Outline `op` if it is a parallel loop (see the module docstring); False otherwise."""
-    if PARALLEL_ATTR not in op.attributes or op.inits or op.trip_count < 2:
+    if loop.PARALLEL_HINT not in op.attributes or op.inits or op.trip_count < 2:
         return False
     captured = _captured_values(op)
     constants = [v for v in captured if isinstance(v.owner, arith.ConstantOp)]
@@ -91,7 +97,7 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
     parent.symbols.add_function(chunk.lower_chunk())
     types = [llvm_type(v.type) for v in passed]
     slots, size = _slots(types)
-    parent.symbols.add_function(_ctx_entry(parent, f"{name}_chunk", name, types, slots))
+    parent.symbols.add_function(_ctx_entry(parent, name + CHUNK_SUFFIX, name, types, slots))
 
     # Allocated as pointers (8 bytes each): llvmlite keeps an alloca of i8 typed `i8*` and
     # then refuses to store anything but an i8 through it; a `ptr` alloca is opaque.
@@ -100,7 +106,7 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
     for value, (offset, align) in zip(passed, slots):
         slot = _slot(parent, ctx, offset)
         parent.emit(llvm.StoreOp(parent.values[value], slot, alignment=align))
-    body = parent.hoist(llvm.AddressOfOp(f"{name}_chunk", _ptr))
+    body = parent.hoist(llvm.AddressOfOp(name + CHUNK_SUFFIX, _ptr))
     parent.symbols.declare(PARALLEL_FOR, [_ptr, _ptr, i64], None)
     parent.call(PARALLEL_FOR, [body, ctx, parent.const(op.trip_count, i64)], None)
     return True
@@ -108,7 +114,7 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
 
 def is_outlined(symbol: str) -> bool:
     """Whether `symbol` names a function this module outlined (`@k__par3`, `@k__par3_chunk`)."""
-    return re.search(r"__par\d+(_chunk)?$", symbol) is not None
+    return re.search(rf"__par\d+({CHUNK_SUFFIX})?$", symbol) is not None
 
 
 def _captured_values(op: Operation) -> list[SSAValue]:
@@ -176,9 +182,8 @@ def _ctx_entry(
 
 
 class _ChunkLowering(FunctionLowering):
-    """Lowers a parallel loop's iterations [lo, hi) as `@name(captured..., i64 lo, i64 hi)`."""
-
-    outline_parallel = False  # a parallel loop inside runs serially on its thread
+    """Lowers a parallel loop's iterations [lo, hi) as `@name(captured..., i64 lo, i64 hi)`
+    (a parallel loop inside runs serially on its thread)."""
 
     def __init__(
         self,

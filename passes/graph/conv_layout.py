@@ -123,7 +123,7 @@ class ConvToBlockedPattern(RewritePattern):
     def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
         x_shape, w_shape = _shape(op.input), _shape(op.weight)
         weight = op.weight.owner
-        group = get_int(op.properties, "group", 1)
+        group = op.groups
         mb = channel_block(w_shape[0], self.block)
         if len(x_shape) != 4 or not isinstance(weight, ConstantOp) or mb is None:
             return
@@ -279,7 +279,7 @@ class SinkUnblockThroughPoolPattern(RewritePattern):
         owner = op.input.owner
         assert isinstance(owner, LayoutTransformOp)
         properties: dict[str, object] = dict(op.properties)
-        properties["kernel_shape"] = [*get_ints(op.properties, "kernel_shape"), 1]
+        properties["kernel_shape"] = [*op.window.kernel, 1]
         for name in ("strides", "dilations"):  # absent: all 1, the third dim's value too
             if name in op.properties:
                 properties[name] = [*get_ints(op.properties, name), 1]

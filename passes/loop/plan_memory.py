@@ -47,12 +47,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 from minitvm.dialects import loop
-
-#: The discardable attribute holding a planned `loop.alloc`'s arena offset in bytes.
-OFFSET_ATTR = "offset"
-
-#: Offsets are multiples of a cache line (which suits any vector access too).
-ALIGNMENT = 64
+from minitvm.runtime.abi import ALIGNMENT, ENTRY
 
 
 def _round_up(n: int) -> int:
@@ -153,7 +148,7 @@ def plan_function(fn: func.FuncOp) -> MemoryPlan:
     ranges = live_ranges(fn.body.block)
     offsets, arena = assign_offsets(ranges)
     for live, offset in zip(ranges, offsets, strict=True):
-        live.alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
+        live.alloc.attributes[loop.OFFSET_ATTR] = IntegerAttr(offset, i64)
     return MemoryPlan(sum(r.size for r in ranges), arena)
 
 
@@ -164,7 +159,7 @@ class PlanMemoryPass(ModulePass):
     name = "loop-plan-memory"
 
     #: The function whose allocs become arena slices (convert-loop-to-llvm's entry).
-    function: str = "main"
+    function: str = ENTRY
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn in op.ops:

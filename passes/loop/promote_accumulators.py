@@ -247,7 +247,7 @@ def _promote(for_op: loop.ForOp, accumulators: Sequence[_Accumulator]) -> loop.F
 
 def promote_loop(for_op: loop.ForOp, indices: _Indices | None = None) -> loop.ForOp:
     """`for_op` with its accumulators carried (itself if it has none)."""
-    if for_op.trip_count < 1 or "parallel" in for_op.attributes:
+    if for_op.trip_count < 1 or loop.PARALLEL_HINT in for_op.attributes:
         return for_op
     body = for_op.body.block.ops
     if not any(isinstance(op, loop.StoreOp | loop.VectorStoreOp) for op in body):

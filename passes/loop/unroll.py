@@ -50,9 +50,6 @@ from xdsl.pattern_rewriter import (
 
 from minitvm.dialects import loop
 
-UNROLL = "unroll"
-VECTORIZE = "vectorize"
-
 
 @dataclass
 class UnrollLoopPattern(RewritePattern):
@@ -61,14 +58,14 @@ class UnrollLoopPattern(RewritePattern):
     max_trip_count: int
 
     def unrollable(self, op: loop.ForOp) -> bool:
-        return UNROLL in op.attributes and VECTORIZE not in op.attributes
+        return loop.UNROLL_HINT in op.attributes and loop.VECTORIZE_HINT not in op.attributes
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter) -> None:
         if not self.unrollable(op):
             return
         if op.trip_count > self.max_trip_count:
-            del op.attributes[UNROLL]
+            del op.attributes[loop.UNROLL_HINT]
             rewriter.notify_op_modified(op)
             return
         nested = (inner for inner in op.body.walk() if isinstance(inner, loop.ForOp))

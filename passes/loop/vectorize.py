@@ -120,8 +120,6 @@ from xdsl.utils.exceptions import VerifyException
 from minitvm.dialects import loop
 from minitvm.dialects.arith_values import constant_int
 
-VECTORIZE = "vectorize"
-
 #: Trip counts vectorized as one body of that many lanes.
 LANE_COUNTS = (4, 8, 16, 32)
 
@@ -610,7 +608,7 @@ class VectorizeLoopPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter) -> None:
-        if VECTORIZE not in op.attributes:
+        if loop.VECTORIZE_HINT not in op.attributes:
             return
         try:
             block, results = LoopVectorizer(op, self.fma).build()
@@ -618,7 +616,7 @@ class VectorizeLoopPattern(RewritePattern):
             _log.debug(
                 "loop-vectorize: loop %%%s stays scalar: %s", op.induction_var.name_hint, reason
             )
-            del op.attributes[VECTORIZE]
+            del op.attributes[loop.VECTORIZE_HINT]
             rewriter.notify_op_modified(op)
             return
         rewriter.inline_block(block, InsertPoint.before(op))

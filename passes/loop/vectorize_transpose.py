@@ -58,9 +58,7 @@ from xdsl.traits import is_side_effect_free
 
 from minitvm.dialects import loop
 from minitvm.dialects.arith_values import constant_int
-from minitvm.passes.loop.vectorize import LANE_COUNTS, VECTORIZE
-
-PARALLEL = "parallel"
+from minitvm.passes.loop.vectorize import LANE_COUNTS
 
 
 def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int] | None:
@@ -167,9 +165,9 @@ def _counts(op: loop.ForOp) -> bool:
 def match_tile(outer: loop.ForOp) -> _Tile | None:
     """`outer` and its one inner loop as a transpose tile, or None (see the module docstring)."""
     inner = _only_op(list(outer.body.block.ops))
-    if not isinstance(inner, loop.ForOp) or VECTORIZE not in inner.attributes:
+    if not isinstance(inner, loop.ForOp) or loop.VECTORIZE_HINT not in inner.attributes:
         return None
-    if PARALLEL in outer.attributes or not _counts(outer) or not _counts(inner):
+    if loop.PARALLEL_HINT in outer.attributes or not _counts(outer) or not _counts(inner):
         return None
     ops = [op for op in inner.body.block.ops if not isinstance(op, loop.YieldOp)]
     loads = [op for op in ops if isinstance(op, loop.LoadOp)]

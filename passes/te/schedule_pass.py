@@ -93,13 +93,13 @@ def append_schedule(
     schedule = ArrayAttr([*compute.schedule, *primitives])
     copy = kernel.clone()
     twin = computes_of(copy)[computes_of(kernel).index(compute)]
-    twin.attributes["schedule"] = schedule
+    twin.attributes[te.SCHEDULE_ATTR] = schedule
     try:
         inline_computes(copy)
         kernel_nests(copy)
     except MinitvmError as error:
         raise MinitvmError(f"{describe(kernel, compute)}: {error}") from None
-    compute.attributes["schedule"] = schedule
+    compute.attributes[te.SCHEDULE_ATTR] = schedule
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ def te_module(arg_types, body, schedules: dict[int, list] | None = None) -> Modu
     lower_to_te(module)
     computes = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
     for n, schedule in (schedules or {}).items():
-        computes[n].attributes["schedule"] = ArrayAttr(schedule)
+        computes[n].attributes[te.SCHEDULE_ATTR] = ArrayAttr(schedule)
     return module
 
 
@@ -70,7 +70,7 @@ def schedule_unscheduled(module: ModuleOp, schedule: list) -> None:
     """Give `schedule` to every compute the fusion rules left unscheduled."""
     for compute in (op for op in module.walk() if isinstance(op, te.ComputeOp)):
         if not compute.schedule:
-            compute.attributes["schedule"] = ArrayAttr(schedule)
+            compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr(schedule)
 
 
 def loop_ir(module: ModuleOp) -> ModuleOp:
@@ -92,7 +92,7 @@ def hints_left(module: ModuleOp) -> list[str]:
         hint
         for op in module.walk()
         if isinstance(op, loop.ForOp)
-        for hint in ("unroll", "vectorize")
+        for hint in (loop.UNROLL_HINT, loop.VECTORIZE_HINT)
         if hint in op.attributes
     ]
 
@@ -704,7 +704,7 @@ def randomly_scheduled(case: str, seed: int) -> ModuleOp:
     pick = random.Random(f"{case}-{seed}")
     for compute in (op for op in module.walk() if isinstance(op, te.ComputeOp)):
         if not compute.schedule:
-            compute.attributes["schedule"] = ArrayAttr(random_hinted_schedule(compute, pick))
+            compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr(random_hinted_schedule(compute, pick))
     return module
 
 

@@ -14,12 +14,12 @@ from minitvm.dialects import loop
 from minitvm.ir import parse_module
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
 from minitvm.passes.loop.plan_memory import (
-    ALIGNMENT,
     LiveRange,
     PlanMemoryPass,
     assign_offsets,
     live_ranges,
 )
+from minitvm.runtime.abi import ALIGNMENT
 from models import light_model_path, with_random_weights
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -58,7 +58,7 @@ def planned(module) -> dict[str, tuple[int, int]]:
     result = {}
     for op in main_of(module).body.block.ops:
         if isinstance(op, loop.AllocOp):
-            offset = op.attributes["offset"]
+            offset = op.attributes[loop.OFFSET_ATTR]
             assert isinstance(offset, IntegerAttr)
             size = 4 * int(np.prod(op.result.type.get_shape()))
             result[op.result.name_hint] = (offset.value.data, size)
@@ -100,7 +100,7 @@ def test_unplanned_allocs_go_above_planned_ones() -> None:
     PlanMemoryPass().apply(Context(), module)
     block = main_of(module).body.block
     allocs = [op for op in block.ops if isinstance(op, loop.AllocOp)]
-    del allocs[1].attributes["offset"]  # %b: laid out after the planned ones
+    del allocs[1].attributes[loop.OFFSET_ATTR]  # %b: laid out after the planned ones
     _, info = lower_to_llvm(module)
     top = max(o + -(-s // 64) * 64 for n, (o, s) in enumerate(info.allocs) if n != 1)
     assert info.allocs[1][0] == top

@@ -24,9 +24,9 @@ from minitvm.frontend import from_onnx
 from minitvm.ir import make_context, parse_module
 from minitvm.lowering.jit import compile_llvm
 from minitvm.lowering.loop_to_llvm import lower_to_llvm
-from minitvm.lowering.loop_to_llvm.parallel import NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.runtime import Executable, TensorSpec, thread_pool
+from minitvm.runtime.abi import CHUNK, ENTRY, NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 
 KERNELS = """
 // Rows of a 7x33 matrix (7: no thread count divides it), with a constant and a scalar
@@ -139,7 +139,7 @@ def executable(text: str, shapes: list[tuple[int, ...]], threads: int) -> Execut
     f32 = np.dtype(np.float32)
     specs = [TensorSpec(f"t{n}", s, f32) for n, s in enumerate(shapes)]
     return Executable(
-        jit.address("main"),
+        jit.address(ENTRY),
         jit,
         specs[:1],
         specs[1:],
@@ -204,7 +204,7 @@ def test_chunks_cover_every_iteration_once() -> None:
     seen = np.zeros(10, np.int64)
     calls = []
 
-    @thread_pool.CHUNK
+    @CHUNK
     def body(ctx: int | None, lo: int, hi: int) -> None:
         calls.append((lo, hi))
         seen[lo:hi] += 1
@@ -220,7 +220,7 @@ def test_degenerate_ranges_and_grains_run_every_iteration_once() -> None:
     (the caller runs them serially, in one call)."""
     calls: list[tuple[int, int]] = []
 
-    @thread_pool.CHUNK
+    @CHUNK
     def body(ctx: int | None, lo: int, hi: int) -> None:
         calls.append((lo, hi))
 
@@ -240,7 +240,7 @@ def test_pool_threads_take_chunks_alongside_the_caller() -> None:
     started: list[int] = []
     other_thread = threading.Event()
 
-    @thread_pool.CHUNK
+    @CHUNK
     def body(ctx: int | None, lo: int, hi: int) -> None:
         started.append(threading.get_ident())
         if len(set(started)) > 1:
@@ -257,11 +257,11 @@ def test_a_loop_inside_a_chunk_runs_on_its_callers_thread() -> None:
     runs serially there instead of waiting for the pool it is part of."""
     inner_calls = []
 
-    @thread_pool.CHUNK
+    @CHUNK
     def inner(ctx: int | None, lo: int, hi: int) -> None:
         inner_calls.append((threading.get_ident(), lo, hi))
 
-    @thread_pool.CHUNK
+    @CHUNK
     def outer(ctx: int | None, lo: int, hi: int) -> None:
         thread_pool.parallel_for(chunk_address(inner), 0, 5, 2, 1)
         inner_calls.append((threading.get_ident(), "outer", lo))
@@ -307,7 +307,11 @@ def test_default_schedule_marks_the_outer_spatial_loop_of_big_computes() -> None
     module = from_onnx(matmul_relu(37, 29, 41))
     lower_to_te(module)
     ConvertTeToLoopPass().apply(make_context(), module)
-    marked = [op for op in module.walk() if isinstance(op, loop.ForOp) and "parallel" in op.attributes]
+    marked = [
+        op
+        for op in module.walk()
+        if isinstance(op, loop.ForOp) and loop.PARALLEL_HINT in op.attributes
+    ]
     # MatMul (37*29*41 multiply-adds) and Relu (37*41 elements, 3 ops each: under the bar).
     assert [op.trip_count for op in marked] == [37]
     for op in marked:
@@ -316,7 +320,9 @@ def test_default_schedule_marks_the_outer_spatial_loop_of_big_computes() -> None
     small = from_onnx(matmul_relu(3, 4, 5))
     lower_to_te(small)
     ConvertTeToLoopPass().apply(make_context(), small)
-    assert not any("parallel" in op.attributes for op in small.walk() if isinstance(op, loop.ForOp))
+    assert not any(
+        loop.PARALLEL_HINT in op.attributes for op in small.walk() if isinstance(op, loop.ForOp)
+    )
 
 
 def test_compiled_model_is_thread_count_invariant() -> None:

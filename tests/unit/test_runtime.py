@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import onnx
 import pytest
@@ -9,8 +12,8 @@ from onnx import TensorProto, helper
 
 import minitvm
 from minitvm.errors import MinitvmError
+from minitvm.runtime.abi import ALIGNMENT
 from minitvm.runtime.executable import (
-    ALIGNMENT,
     SMALL_OUTPUT_BYTES,
     aligned_copy,
     aligned_empty,
@@ -191,3 +194,16 @@ def test_aligned_copy_keeps_values_shape_and_dtype(offset: int):
     np.testing.assert_array_equal(copy, array)
     assert (copy is array) == (offset == 0)
     assert aligned_empty((0, 3), np.float32).shape == (0, 3)
+
+
+def test_the_abi_and_the_runtime_import_no_compiler():
+    """runtime/abi.py is the contract the lowering and the runtime share: loading it, or the
+    runtime, must not pull in xDSL or the compiler (a deployed model needs neither)."""
+    script = (
+        "import sys, minitvm.runtime.abi, minitvm.runtime.executable, minitvm.runtime.thread_pool\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'xdsl'"
+        " or m.startswith(('minitvm.lowering', 'minitvm.dialects', 'minitvm.compiler'))))"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[]\n"

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import minitvm
 from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
-from minitvm.dialects import te
+from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
 from minitvm.schedules.base import InvalidConfig, Knob
@@ -164,8 +164,8 @@ def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
     assert template.default_config(anchor) == {"lanes": 8, "unroll": 1, "column_block": 40}
     nest = scheduled_nest(anchor)
     assert [(lp.name, lp.extent, lp.hints) for lp in nest.loops] == [
-        ("i0", 1, set()), ("i1.o", 5, {"parallel"}), ("r0", 64, set()),
-        ("i1.i.o", 5, set()), ("i1.i.i", 8, {"vectorize"}),
+        ("i0", 1, set()), ("i1.o", 5, {loop.PARALLEL_HINT}), ("r0", 64, set()),
+        ("i1.i.o", 5, set()), ("i1.i.i", 8, {loop.VECTORIZE_HINT}),
     ]  # fmt: skip
     x = np.random.default_rng(6).standard_normal((1, 64)).astype(np.float32)
     results = []
@@ -179,7 +179,7 @@ def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
     # with two rows the rows are the threads' share: no blocks
     anchor, template = kernel_template(templated_kernel(te_module(matmul_model(2, 64, 200)), "reduction"))  # type: ignore[misc]
     assert [k.name for k in template.space(anchor)] == ["lanes", "unroll"]  # type: ignore[union-attr]
-    assert scheduled_nest(anchor).loops[0].hints == {"parallel"}
+    assert scheduled_nest(anchor).loops[0].hints == {loop.PARALLEL_HINT}
 
 
 def test_a_grouped_pointwise_conv_runs_register_blocks_of_its_rows_when_they_are_short() -> None:

@@ -100,7 +100,7 @@ def test_random_schedules_keep_results(case: str, seed: int):
     pick = random.Random(seed)
     computes = [op for op in scheduled.walk() if isinstance(op, te.ComputeOp)]
     for compute in computes:
-        compute.attributes["schedule"] = ArrayAttr(random_schedule(compute, pick))
+        compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr(random_schedule(compute, pick))
     got = run(scheduled, inputs)
     for e, r in zip(expected, got, strict=True):
         np.testing.assert_allclose(r, e, rtol=1e-5, atol=1e-6)
@@ -110,7 +110,7 @@ def test_schedule_naming_an_unknown_loop_is_a_clean_error():
     module = module_of([(4, 4)], lambda b, a: insert(b, g.ReluOp.make(a[0])))
     lower_to_te(module)
     compute = next(op for op in module.walk() if isinstance(op, te.ComputeOp))
-    compute.attributes["schedule"] = ArrayAttr([te.vectorize("i7")])
+    compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr([te.vectorize("i7")])
     with pytest.raises(MinitvmError, match="schedule: no loop named 'i7' \\(loops: i0, i1\\)"):
         run(module, [np.zeros((4, 4), np.float32)])
 
@@ -135,8 +135,8 @@ def test_inline_and_compute_at_keep_results(axis: str):
     pad, conv, bias = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
     assert pad.reduce_kind is None and conv.reduce_kind is not None and bias.reduce_kind is None
     conv.properties["name"] = te.StringAttr("conv")
-    pad.attributes["schedule"] = ArrayAttr([te.inline()])
-    bias.attributes["schedule"] = ArrayAttr([te.compute_at("conv", axis)])
+    pad.attributes[te.SCHEDULE_ATTR] = ArrayAttr([te.inline()])
+    bias.attributes[te.SCHEDULE_ATTR] = ArrayAttr([te.compute_at("conv", axis)])
     got = run(module, inputs)
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)
 
@@ -146,7 +146,7 @@ def test_compute_at_on_a_reduction_loop_is_a_clean_error():
     lower_to_te(module)
     _, conv, bias = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
     conv.properties["name"] = te.StringAttr("conv")
-    bias.attributes["schedule"] = ArrayAttr([te.compute_at("conv", "r0")])
+    bias.attributes[te.SCHEDULE_ATTR] = ArrayAttr([te.compute_at("conv", "r0")])
     with pytest.raises(MinitvmError, match="loop 'r0' is not an unsplit spatial axis"):
         run(module, [np.zeros(s, np.float32) for s in [(1, 3, 9, 8), (4, 3, 3, 3), (4,)]])
 

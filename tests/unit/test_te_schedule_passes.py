@@ -22,7 +22,7 @@ from xdsl.utils.arg_spec import parse_pipeline
 import minitvm
 from minitvm.compiler import build, lower_to_te
 from minitvm.dialects import graph as g
-from minitvm.dialects import te
+from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import default_nest, scheduled_nest
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
@@ -170,8 +170,8 @@ def test_compute_at_and_mark_inline_append_kernel_level_primitives():
     module = te_module(conv_relu())
     kernel = kernels(module)[0]
     _, _, bias, relu = computes(kernel)  # pad, anchor (conv), bias, relu
-    relu.attributes["schedule"] = ArrayAttr([])
-    bias.attributes["schedule"] = ArrayAttr([])
+    relu.attributes[te.SCHEDULE_ATTR] = ArrayAttr([])
+    bias.attributes[te.SCHEDULE_ATTR] = ArrayAttr([])
     apply(
         module,
         "te-mark-inline{kernel=fused_conv_0 compute=2},te-compute-at{kernel=fused_conv_0 compute=3 target=anchor axis=i1}",
@@ -332,7 +332,7 @@ def test_fusing_a_fused_conv_keeps_results_on_two_threads(axes: str):
     anchor = next(c for c in computes(kernels(scheduled)[0]) if c.label == "anchor")
     loops = scheduled_nest(anchor).loops
     assert [lp.name for lp in loops if lp.hints] == [fused]
-    assert loops[[lp.name for lp in loops].index(fused)].hints == {"parallel"}
+    assert loops[[lp.name for lp in loops].index(fused)].hints == {loop.PARALLEL_HINT}
 
 
 def blocked_conv_relu() -> tuple[onnx.ModelProto, func.FuncOp, te.ComputeOp]:
@@ -355,7 +355,7 @@ def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
     model, kernel, anchor = blocked_conv_relu()
     loops = scheduled_nest(anchor).loops
     assert [(lp.name, lp.extent) for lp in loops[:2]] == [("i0", 1), ("i1.i2.fused", 28)]
-    assert loops[1].hints == {"parallel"}
+    assert loops[1].hints == {loop.PARALLEL_HINT}
     assert any(te.compute_at("anchor", "i2") in c.schedule for c in computes(kernel))
     feeds = {"x": np.random.default_rng(0).standard_normal((1, 16, 14, 14)).astype(np.float32)}
     (got,) = minitvm.compile(model, num_threads=2).run(feeds)
@@ -405,7 +405,7 @@ def test_pack_of_an_attached_epilogue_runs_before_the_loops_it_runs_in():
 
     def attach_bias(module: ModuleOp) -> str:
         _, _, bias, _ = computes(kernels(module)[0])
-        bias.attributes["schedule"] = ArrayAttr([te.compute_at("anchor", "i2")])
+        bias.attributes[te.SCHEDULE_ATTR] = ArrayAttr([te.compute_at("anchor", "i2")])
         return "te-pack{kernel=fused_conv_0 compute=2 operand=1 dim=0 factor=8}"
 
     scheduled = check_same_results(conv_relu(), attach_bias)
@@ -486,7 +486,7 @@ def test_random_schedules_with_fuse_and_pack_keep_results(case: str, seed: int):
     expected = run(te_module((shapes, body)), inputs)
     module = te_module((shapes, body))
     for compute in module.walk():  # the random schedule replaces the default one
-        compute.attributes.pop("schedule", None)
+        compute.attributes.pop(te.SCHEDULE_ATTR, None)
     pipeline = random_pipeline(module.clone(), random.Random(f"{case}-{seed}"))
     apply(module, pipeline)
     got = run(module, inputs)

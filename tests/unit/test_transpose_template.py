@@ -421,9 +421,9 @@ def test_the_parallel_default_takes_the_outermost_tile_loop(resnet: ModuleOp) ->
     # 2 threads: each takes whole channel blocks of the output
     nest = scheduled_nest(anchor_of(kernel_named(resnet, "layout_transform_3")))
     assert [lp.name for lp in nest.loops] == ["i0", "i1.o", "i2", "i3.o", "i1.i", "i3.i"]
-    assert [lp.name for lp in nest.loops if "parallel" in lp.hints] == ["i1.o"]
+    assert [lp.name for lp in nest.loops if loop.PARALLEL_HINT in lp.hints] == ["i1.o"]
     nest = scheduled_nest(anchor_of(kernel_named(resnet, "layout_transform_0")))
-    assert [lp.name for lp in nest.loops if "parallel" in lp.hints] == ["i1"]
+    assert [lp.name for lp in nest.loops if loop.PARALLEL_HINT in lp.hints] == ["i1"]
 
 
 def test_untuned_elementwise_kernels_keep_the_plain_loop_order(bert: ModuleOp) -> None:

@@ -54,7 +54,7 @@ def gemm_text(schedule: list | None = None) -> str:
     lower_to_te(module)
     if schedule is not None:
         (compute,) = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
-        compute.attributes["schedule"] = ArrayAttr(schedule)
+        compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr(schedule)
     return print_module(module)
 
 

@@ -518,12 +518,7 @@ class ConvertTeToLoopPass(ModulePass):
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and te.KERNEL_ATTR in fn.attributes:
                 new, signatures[fn.sym_name.data] = convert_kernel(fn)
-                op.body.block.insert_op_before(new, fn)
-                fn.detach()
-                fn.erase()
+                Rewriter.replace_op(fn, new)
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and LOOP_KERNEL_ATTR not in fn.attributes:
-                new = convert_main(fn, signatures)
-                op.body.block.insert_op_before(new, fn)
-                fn.detach()
-                fn.erase()
+                Rewriter.replace_op(fn, convert_main(fn, signatures))

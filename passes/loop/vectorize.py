@@ -113,7 +113,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
@@ -553,7 +553,7 @@ class LoopVectorizer:
         try:
             new.verify()  # detached: its constraints only, not the block it will end up in
         except VerifyException as error:
-            new.drop_all_references()
+            Rewriter.erase_op(new)  # never inserted: only its uses of the body's values go
             raise NotVectorizable(f"no vector form of {op.name}: {error}") from None
         self.emit(new)
         new.results[0].name_hint = result.name_hint
@@ -571,9 +571,9 @@ def _fusable_product(op: arith.MulfOp) -> bool:
 
 
 def discard(block: Block) -> None:
-    """Drop a detached block's ops (and their uses of values outside it)."""
+    """Erase a detached block's ops (and their uses of values outside it), last first."""
     for op in reversed(list(block.ops)):
-        op.drop_all_references()
+        Rewriter.erase_op(op)
 
 
 class VectorizeLoopPattern(RewritePattern):

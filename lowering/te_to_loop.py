@@ -24,7 +24,6 @@ in MLIR's conversion-pass shape.)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,10 +47,17 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import graph, loop, te
 from minitvm.dialects.arith_values import constant_int
+from minitvm.dialects.index_analysis import (
+    DIVISIONS,
+    REMAINDERS,
+    LinearForm,
+    exact_division,
+    factored_division,
+)
 from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
+from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
-from minitvm.dialects.te_inline import inline_computes
 
 
 def memref_of(type_: Attribute) -> MemRefType:
@@ -60,11 +66,8 @@ def memref_of(type_: Attribute) -> MemRefType:
 
 
 # --------------------------------------------------------------------------------------------
-# Index arithmetic: linear forms of index values, to divide by constants at compile time
+# Index arithmetic: divisions by constants decided at compile time (dialects/index_analysis)
 # --------------------------------------------------------------------------------------------
-
-_DIVISIONS = arith.DivUIOp | arith.DivSIOp | arith.FloorDivSIOp
-_REMAINDERS = arith.RemUIOp | arith.RemSIOp
 
 
 def _unsigned(op_class: type[Operation], index: Expr, divisor: int) -> Expr:
@@ -76,121 +79,15 @@ def _unsigned(op_class: type[Operation], index: Expr, divisor: int) -> Expr:
     return Expr(op.results[0])
 
 
-@dataclass
-class _Linear:
-    """sum(coefficient * atom) + constant; atoms are index values whose range may be known."""
-
-    terms: dict[SSAValue, int]
-    constant: int
-
-    def scaled(self, factor: int) -> _Linear:
-        return _Linear({a: c * factor for a, c in self.terms.items()}, self.constant * factor)
-
-    def plus(self, other: _Linear) -> _Linear:
-        terms = dict(self.terms)
-        for atom, c in other.terms.items():
-            terms[atom] = terms.get(atom, 0) + c
-        return _Linear({a: c for a, c in terms.items() if c}, self.constant + other.constant)
-
-    def bounds(self, ranges: dict[SSAValue, tuple[int, int]]) -> tuple[int, int] | None:
-        lo = hi = self.constant
-        for atom, c in self.terms.items():
-            if atom not in ranges:
-                return None
-            a, b = ranges[atom]
-            lo, hi = lo + min(c * a, c * b), hi + max(c * a, c * b)
-        return lo, hi
-
-    def emit(self) -> Expr:
-        total: Expr | None = None
-        for atom, c in self.terms.items():
-            term = Expr(atom) if c == 1 else Expr(atom) * c
-            total = term if total is None else total + term
-        if total is None:
-            return const(self.constant, IndexType())
-        return total + self.constant if self.constant else total
-
-
-def _linear(value: SSAValue, ranges: dict[SSAValue, tuple[int, int]]) -> _Linear:
-    """`value` as a linear form; what is not a sum or constant multiple becomes an atom (a
-    division by a constant gets its range in `ranges` when its dividend's is known)."""
-    if (number := constant_int(value)) is not None:
-        return _Linear({}, number)
-    owner = value.owner
-    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
-        lhs, rhs = _linear(owner.lhs, ranges), _linear(owner.rhs, ranges)
-        if isinstance(owner, arith.AddiOp):
-            return lhs.plus(rhs)
-        if isinstance(owner, arith.SubiOp):
-            return lhs.plus(rhs.scaled(-1))
-        if not rhs.terms or not lhs.terms:
-            return lhs.scaled(rhs.constant) if not rhs.terms else rhs.scaled(lhs.constant)
-    elif isinstance(owner, _DIVISIONS | _REMAINDERS) and value not in ranges:
-        d = constant_int(owner.rhs)
-        dividend = _linear(owner.lhs, ranges).bounds(ranges)
-        if d is not None and d > 0 and dividend is not None and dividend[0] >= 0:
-            lo, hi = dividend
-            quotient = isinstance(owner, _DIVISIONS)
-            ranges[value] = (lo // d, hi // d) if quotient else (0, min(hi, d - 1))
-    return _Linear({value: 1}, 0)
-
-
-def _divide(
-    lhs: SSAValue, rhs: SSAValue, ranges: dict[SSAValue, tuple[int, int]], quotient: bool
-) -> _Linear | None:
-    """lhs / rhs (or lhs % rhs) as a linear form free of the division, when `rhs` is a
-    constant d and lhs = d * q + r with every term of q a multiple of d and 0 <= r < d over
-    the atoms' ranges (then q and r are the quotient and remainder, for every division
-    kind: lhs >= 0). None when that cannot be shown."""
-    d = constant_int(rhs)
-    if d is None or d <= 0:
-        return None
-    form = _linear(lhs, ranges)
-    if not form.terms or (bounds := form.bounds(ranges)) is None or bounds[0] < 0:
-        return None
-    q = _Linear({a: c // d for a, c in form.terms.items() if c % d == 0}, form.constant // d)
-    r = _Linear({a: c for a, c in form.terms.items() if c % d}, form.constant % d)
-    r_bounds = r.bounds(ranges)
-    if r_bounds is None or r_bounds[0] < 0 or r_bounds[1] >= d:
-        return None
-    return q if quotient else r
-
-
-def _factored_division(
-    lhs: SSAValue, rhs: SSAValue, ranges: dict[SSAValue, tuple[int, int]], quotient: bool
-) -> Expr | None:
-    """lhs / rhs (or lhs % rhs) with the division moved onto the outer part of lhs, when
-    `rhs` is a constant d and lhs = k * x + r for a factor k of d, with 0 <= r < k and x >= 0
-    over the atoms' ranges: then lhs / d = x / (d / k) and lhs % d = k * (x % (d / k)) + r.
-    That is an output channel of a split loop, o = 4 * o_o + o_i, finding its group of 68
-    channels: o / 68 = o_o / 17, one value for the whole unrolled block. None otherwise."""
-    d = constant_int(rhs)
-    if d is None or d <= 1:
-        return None
-    form = _linear(lhs, ranges)
-    bounds = form.bounds(ranges)
-    if not form.terms or bounds is None or bounds[0] < 0:
-        return None
-    small = (k for k in range(2, math.isqrt(d) + 1) if d % k == 0)
-    factors = {f for k in small for f in (k, d // k)} - {d}
-    for k in sorted(factors, reverse=True):
-        big = {a: c // k for a, c in form.terms.items() if c % k == 0}
-        outer = _Linear(big, form.constant // k)
-        rest = _Linear({a: c for a, c in form.terms.items() if c % k}, form.constant % k)
-        rest_bounds, outer_bounds = rest.bounds(ranges), outer.bounds(ranges)
-        if (
-            not outer.terms
-            or rest_bounds is None
-            or outer_bounds is None
-            or rest_bounds[0] < 0
-            or rest_bounds[1] >= k
-            or outer_bounds[0] < 0
-        ):
-            continue
-        if quotient:
-            return _unsigned(arith.DivUIOp, outer.emit(), d // k)
-        return _unsigned(arith.RemUIOp, outer.emit(), d // k) * k + rest.emit()
-    return None
+def _emit_linear(form: LinearForm) -> Expr:
+    """`form` emitted in the block `emit_into` is building."""
+    total: Expr | None = None
+    for atom, c in form.terms.items():
+        term = Expr(atom) if c == 1 else Expr(atom) * c
+        total = term if total is None else total + term
+    if total is None:
+        return const(form.constant, IndexType())
+    return total + form.constant if form.constant else total
 
 
 # --------------------------------------------------------------------------------------------
@@ -314,20 +211,26 @@ class _ComputeEmitter:
         self, block: Block, op: Operation, mapping, loop_vars
     ) -> SSAValue | None:
         """`op`'s value without the division, if it is an index divided (or reduced) by a
-        constant that the loops' ranges decide (see `_divide`); None otherwise."""
-        if not isinstance(op, _DIVISIONS | _REMAINDERS) or op.results[0].type != IndexType():
+        constant that the loops' ranges decide (see `exact_division` and
+        `factored_division`); None otherwise."""
+        if not isinstance(op, DIVISIONS | REMAINDERS) or op.results[0].type != IndexType():
             return None
         ranges = {
             loop_vars[lp.name]: (0, lp.extent - 1) for lp in self.nest.loops if lp.name in loop_vars
         }
         lhs, rhs = (mapping.get(v, v) for v in op.operands)
-        quotient = isinstance(op, _DIVISIONS)
-        form = _divide(lhs, rhs, ranges, quotient)
+        quotient = isinstance(op, DIVISIONS)
+        form = exact_division(lhs, rhs, ranges, quotient)
         with emit_into(block):
             if form is not None:
-                return form.emit().value
-            factored = _factored_division(lhs, rhs, ranges, quotient)
-            return None if factored is None else factored.value
+                return _emit_linear(form).value
+            if (factored := factored_division(lhs, rhs, ranges)) is None:
+                return None
+            outer, rest, divisor = factored
+            if quotient:
+                return _unsigned(arith.DivUIOp, _emit_linear(outer), divisor).value
+            remainder = _unsigned(arith.RemUIOp, _emit_linear(outer), divisor)
+            return (remainder * (constant_int(rhs) // divisor) + _emit_linear(rest)).value
 
     def emit(self, block: Block, bound: dict[str, SSAValue] | None = None) -> None:
         """Append this compute's loops to `block`; `bound` axes are loops of a producer this
@@ -612,12 +515,7 @@ class ConvertTeToLoopPass(ModulePass):
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and te.KERNEL_ATTR in fn.attributes:
                 new, signatures[fn.sym_name.data] = convert_kernel(fn)
-                op.body.block.insert_op_before(new, fn)
-                fn.detach()
-                fn.erase()
+                Rewriter.replace_op(fn, new)
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and loop.KERNEL_ATTR not in fn.attributes:
-                new = convert_main(fn, signatures)
-                op.body.block.insert_op_before(new, fn)
-                fn.detach()
-                fn.erase()
+                Rewriter.replace_op(fn, convert_main(fn, signatures))

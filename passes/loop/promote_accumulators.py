@@ -46,26 +46,33 @@ Anything else stays as it is. MLIR counterpart: `affine-scalrep` plus LICM's pro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import is_side_effect_free
 
 from minitvm.dialects import loop
-from minitvm.dialects.arith_values import constant_int
+from minitvm.dialects.index_analysis import ValueKeys
 
 _ACCESSES = (loop.LoadOp, loop.StoreOp, loop.VectorLoadOp, loop.VectorStoreOp)
 
 
-def _hoist_invariant_indices(for_op: loop.ForOp, inside: set[SSAValue]) -> None:
+def _hoist_invariant_indices(
+    for_op: loop.ForOp, inside: set[SSAValue], rewriter: PatternRewriter
+) -> None:
     """Move pure arith ops of the body whose operands are all defined outside the loop
     before it, in order (so that chains of them move too); `inside` follows."""
-    parent = for_op.parent_block()
-    assert parent is not None
+    hoisted: list[Operation] = []
     for op in list(for_op.body.block.ops):
         if (
             op.name.startswith("arith.")
@@ -73,78 +80,29 @@ def _hoist_invariant_indices(for_op: loop.ForOp, inside: set[SSAValue]) -> None:
             and is_side_effect_free(op)
             and not any(o in inside for o in op.operands)
         ):
-            op.detach()
-            parent.insert_op_before(op, for_op)
+            hoisted.append(op)
             inside.difference_update(op.results)
+    # xDSL 0.75's rewriter has no call that moves an op (MLIR's moveOpBefore): they are
+    # unlinked and inserted again through the rewriter, as xDSL's licm does, rather than
+    # copied (a ResNet-50 hoists 37,000 ops: copies cost seconds)
+    for op in hoisted:
+        op.detach()
+    rewriter.insert(hoisted, InsertPoint.before(for_op))
 
 
-class _Indices:
-    """Index values as (base, constant) pairs, base being a structural key: two values
-    computed the same way from the same values get the same key. Memoized: a kernel's
-    unrolled blocks repeat the same index arithmetic many times."""
-
-    def __init__(self) -> None:
-        self.keys: dict[SSAValue, object] = {}
-        self.offsets: dict[SSAValue, tuple[object, int]] = {}
-
-    def key(self, value: SSAValue) -> object:
-        if value not in self.keys:
-            owner = value.owner
-            if isinstance(owner, Operation) and not owner.regions and is_side_effect_free(owner):
-                self.keys[value] = (
-                    owner.name,
-                    value.index,  # pyright: ignore[reportAttributeAccessIssue]
-                    str(owner.properties),
-                    tuple(self.key(o) for o in owner.operands),
-                )
-            else:
-                self.keys[value] = ("value", id(value))
-        return self.keys[value]
-
-    def offset(self, value: SSAValue) -> tuple[object, int]:
-        """`value` as (base key, constant) with value = base + constant, folding sums and
-        products of constants (an unrolled copy's `j_o * 64 + 1 * 16`); a constant has
-        base None."""
-        if value in self.offsets:
-            return self.offsets[value]
-        number = constant_int(value)
-        result: tuple[object, int] | None = None if number is None else (None, number)
-        owner = value.owner
-        if result is None and isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
-            (base_l, off_l), (base_r, off_r) = self.offset(owner.lhs), self.offset(owner.rhs)
-            if isinstance(owner, arith.MuliOp):
-                if base_l is None and base_r is None:
-                    result = (None, off_l * off_r)
-            elif base_r is None:
-                result = (
-                    base_l,
-                    off_l + off_r if isinstance(owner, arith.AddiOp) else off_l - off_r,
-                )
-            elif base_l is None and isinstance(owner, arith.AddiOp):
-                result = (base_r, off_l + off_r)
-        if result is None:
-            result = (self.key(value), 0)
-        self.offsets[value] = result
-        return result
-
-    def difference(self, a: SSAValue, b: SSAValue) -> int | None:
-        """a - b when it is a known constant."""
-        (base_a, off_a), (base_b, off_b) = self.offset(a), self.offset(b)
-        return off_a - off_b if base_a == base_b else None
-
-    def disjoint(self, a: Operation, b: Operation) -> bool:
-        """Whether accesses `a` and `b` (same buffer) provably touch different elements:
-        in some dim their indices differ by a known constant, by at least the width of the
-        access with the lower index there (a vector's lanes in the last dim, else 1)."""
-        ia, ib = list(a.indices), list(b.indices)  # type: ignore[attr-defined]
-        for n, (x, y) in enumerate(zip(ia, ib)):
-            delta = self.difference(x, y)
-            if delta is None:
-                continue
-            last = n == len(ia) - 1
-            if delta >= (_width(b) if last else 1) or -delta >= (_width(a) if last else 1):
-                return True
-        return False
+def _disjoint(a: Operation, b: Operation, keys: ValueKeys) -> bool:
+    """Whether accesses `a` and `b` (same buffer) provably touch different elements: in
+    some dim their indices differ by a known constant, by at least the width of the access
+    with the lower index there (a vector's lanes in the last dim, else 1)."""
+    ia, ib = list(a.indices), list(b.indices)  # type: ignore[attr-defined]
+    for n, (x, y) in enumerate(zip(ia, ib)):
+        delta = keys.difference(x, y)
+        if delta is None:
+            continue
+        last = n == len(ia) - 1
+        if delta >= (_width(b) if last else 1) or -delta >= (_width(a) if last else 1):
+            return True
+    return False
 
 
 def _width(op: Operation) -> int:
@@ -172,7 +130,7 @@ class _Accumulator:
 
 
 def _accumulators(
-    for_op: loop.ForOp, accesses: Sequence[Operation], inside: set[SSAValue], indices: _Indices
+    for_op: loop.ForOp, accesses: Sequence[Operation], inside: set[SSAValue], keys: ValueKeys
 ) -> list[_Accumulator] | None:
     """The accumulators of one buffer's `accesses` in the loop, or None if they cannot be
     promoted."""
@@ -182,10 +140,10 @@ def _accumulators(
         index_values = list(op.indices)  # type: ignore[attr-defined]
         if op.parent is not body or any(i in inside for i in index_values):
             return None
-        place = (_width(op), tuple(indices.offset(i) for i in index_values))
+        place = (_width(op), tuple(keys.offset(i) for i in index_values))
         if place in accumulators:
             accumulators[place].accesses.append(op)
-        elif all(indices.disjoint(acc.first, op) for acc in accumulators.values()):
+        elif all(_disjoint(acc.first, op, keys) for acc in accumulators.values()):
             accumulators[place] = _Accumulator([op])
         else:
             return None
@@ -193,10 +151,11 @@ def _accumulators(
     return list(accumulators.values()) if stored else None
 
 
-def _promote(for_op: loop.ForOp, accumulators: Sequence[_Accumulator]) -> loop.ForOp:
-    """`for_op` rebuilt to carry the accumulators (loaded before it, stored after it)."""
-    parent = for_op.parent_block()
-    assert parent is not None
+def _promote(
+    for_op: loop.ForOp, accumulators: Sequence[_Accumulator], rewriter: PatternRewriter
+) -> None:
+    """Replace `for_op` by a loop that carries the accumulators (loaded before it, stored
+    after it)."""
     inits = []
     for acc in accumulators:
         first = acc.first
@@ -205,11 +164,14 @@ def _promote(for_op: loop.ForOp, accumulators: Sequence[_Accumulator]) -> loop.F
             load: Operation = loop.VectorLoadOp(first.buffer, indices, _width(first))  # type: ignore[attr-defined]
         else:
             load = loop.LoadOp(first.buffer, indices)  # type: ignore[attr-defined]
-        parent.insert_op_before(load, for_op)
+        rewriter.insert(load, InsertPoint.before(for_op))
         inits.append(load.results[0])
-    # the body block moves to the new loop, with an argument per accumulator
-    block = for_op.body.detach_block(0)
-    current: list[SSAValue] = [block.insert_arg(v.type, len(block.args)) for v in inits]
+    # the body moves to the new loop, with an argument per accumulator
+    body = rewriter.move_region_contents_to_new_regions(for_op.body)
+    block = body.block
+    current: list[SSAValue] = [
+        rewriter.insert_block_argument(block, len(block.args), v.type) for v in inits
+    ]
     for arg, acc in zip(current, accumulators):
         arg.name_hint = acc.first.results[0].name_hint if acc.first.results else None
     index_of = {id(op): n for n, acc in enumerate(accumulators) for op in acc.accesses}
@@ -218,21 +180,19 @@ def _promote(for_op: loop.ForOp, accumulators: Sequence[_Accumulator]) -> loop.F
         if n is None:
             continue
         if isinstance(op, loop.LoadOp | loop.VectorLoadOp):
-            op.results[0].replace_all_uses_with(current[n])
+            rewriter.replace_all_uses_with(op.results[0], current[n])
         else:
             current[n] = op.value  # type: ignore[attr-defined]
-        block.erase_op(op)
+        rewriter.erase(op)
     old_yield = block.last_op
     assert isinstance(old_yield, loop.YieldOp)
-    yielded = [*old_yield.values, *current]
-    block.erase_op(old_yield)
-    block.add_op(loop.YieldOp(*yielded))
+    rewriter.replace(old_yield, loop.YieldOp(*old_yield.values, *current))
     lower, upper, step = for_op.bounds
-    new = loop.ForOp(lower, upper, step, [*for_op.inits, *inits], block)
+    new = loop.ForOp(lower, upper, step, [*for_op.inits, *inits], body)
     new.attributes.update(for_op.attributes)
-    parent.insert_op_before(new, for_op)
+    rewriter.insert(new, InsertPoint.before(for_op))
     for old_result, new_result in zip(for_op.results, new.results):
-        old_result.replace_all_uses_with(new_result)
+        rewriter.replace_all_uses_with(old_result, new_result)
     stores: list[Operation] = []
     for acc, result in zip(accumulators, new.results[len(for_op.results) :]):
         indices = list(acc.first.indices)  # type: ignore[attr-defined]
@@ -240,33 +200,39 @@ def _promote(for_op: loop.ForOp, accumulators: Sequence[_Accumulator]) -> loop.F
             stores.append(loop.VectorStoreOp(result, acc.first.buffer, indices))  # type: ignore[attr-defined]
         else:
             stores.append(loop.StoreOp(result, acc.first.buffer, indices))  # type: ignore[attr-defined]
-    parent.insert_ops_after(stores, new)
-    parent.erase_op(for_op)
-    return new
+    rewriter.insert(stores, InsertPoint.after(new))
+    rewriter.erase(for_op)
 
 
-def promote_loop(for_op: loop.ForOp, indices: _Indices | None = None) -> loop.ForOp:
-    """`for_op` with its accumulators carried (itself if it has none)."""
-    if for_op.trip_count < 1 or loop.PARALLEL_HINT in for_op.attributes:
-        return for_op
-    body = for_op.body.block.ops
-    if not any(isinstance(op, loop.StoreOp | loop.VectorStoreOp) for op in body):
-        return for_op  # an accumulator is stored directly in the body
-    inside = loop.defined_within(for_op)
-    _hoist_invariant_indices(for_op, inside)
-    indices = indices or _Indices()
-    by_buffer: dict[SSAValue, list[Operation]] = {}
-    opaque: set[SSAValue] = set()  # passed to something else (a call, a copy): left alone
-    for op in for_op.walk():
-        if isinstance(op, _ACCESSES):
-            by_buffer.setdefault(op.buffer, []).append(op)
-        else:
-            opaque.update(o for o in op.operands if isinstance(o.type, MemRefType))
-    promoted: list[_Accumulator] = []
-    for buffer, accesses in by_buffer.items():
-        if buffer not in inside and buffer not in opaque:
-            promoted += _accumulators(for_op, accesses, inside, indices) or []
-    return _promote(for_op, promoted) if promoted else for_op
+@dataclass
+class PromoteAccumulatorsPattern(RewritePattern):
+    """Carry the accumulators of one `loop.for` (see the module docstring)."""
+
+    #: shared by all loops of the walk: unrolled blocks repeat the same index arithmetic
+    keys: ValueKeys = field(default_factory=ValueKeys)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter) -> None:
+        if op.trip_count < 1 or loop.PARALLEL_HINT in op.attributes:
+            return
+        body = op.body.block.ops
+        if not any(isinstance(inner, loop.StoreOp | loop.VectorStoreOp) for inner in body):
+            return  # an accumulator is stored directly in the body
+        inside = loop.defined_within(op)
+        _hoist_invariant_indices(op, inside, rewriter)
+        by_buffer: dict[SSAValue, list[Operation]] = {}
+        opaque: set[SSAValue] = set()  # passed to something else (a call, a copy): left alone
+        for inner in op.walk():
+            if isinstance(inner, _ACCESSES):
+                by_buffer.setdefault(inner.buffer, []).append(inner)
+            else:
+                opaque.update(o for o in inner.operands if isinstance(o.type, MemRefType))
+        promoted: list[_Accumulator] = []
+        for buffer, accesses in by_buffer.items():
+            if buffer not in inside and buffer not in opaque:
+                promoted += _accumulators(op, accesses, inside, self.keys) or []
+        if promoted:
+            _promote(op, promoted, rewriter)
 
 
 @dataclass(frozen=True)
@@ -276,8 +242,8 @@ class PromoteAccumulatorsPass(ModulePass):
     name = "loop-promote-accumulators"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # innermost loops first: what moves out of one may be promoted by the next
-        loops = [o for o in op.walk() if isinstance(o, loop.ForOp)]
-        indices = _Indices()
-        for for_op in reversed(loops):
-            promote_loop(for_op, indices)
+        # innermost loops first: what moves out of one may be promoted by the next; a new
+        # loop is not looked at again (it has nothing left to promote)
+        PatternRewriteWalker(
+            PromoteAccumulatorsPattern(), walk_regions_first=True, apply_recursively=False
+        ).rewrite_module(op)

@@ -113,12 +113,13 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import loop
 from minitvm.dialects.arith_values import constant_int
+from minitvm.dialects.index_analysis import DIVISIONS, REMAINDERS, ValueKeys, combined_stride
 
 #: Trip counts vectorized as one body of that many lanes.
 LANE_COUNTS = (4, 8, 16, 32)
@@ -160,10 +161,6 @@ _CASTS: dict[type[Operation], str] = {
     arith.ExtUIOp: "extui",
     arith.TruncIOp: "trunci",
 }
-
-
-_DIVISIONS = (arith.DivUIOp, arith.DivSIOp, arith.FloorDivSIOp)
-_REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
 
 
 class NotVectorizable(Exception):
@@ -230,25 +227,6 @@ def identity(kind: str, type_: Attribute) -> Attribute:
     return IntegerAttr(value, type_)
 
 
-def same_value(a: SSAValue, b: SSAValue) -> bool:
-    """`a` and `b` are the same value, or computed the same way by pure ops."""
-    if a is b:
-        return True
-    op_a, op_b = a.owner, b.owner
-    if not isinstance(op_a, Operation) or not isinstance(op_b, Operation):
-        return False
-    return (
-        op_a.name == op_b.name
-        and not op_a.regions
-        and is_side_effect_free(op_a)
-        and a.index == b.index  # pyright: ignore[reportAttributeAccessIssue]
-        and op_a.properties == op_b.properties
-        and op_a.attributes == op_b.attributes
-        and len(op_a.operands) == len(op_b.operands)
-        and all(same_value(x, y) for x, y in zip(op_a.operands, op_b.operands))
-    )
-
-
 @dataclass
 class Access:
     buffer: SSAValue
@@ -278,6 +256,8 @@ class LoopVectorizer:
     splats: dict[SSAValue, SSAValue] = field(default_factory=dict)
     accesses: list[Access] = field(default_factory=list)
     stored: set[SSAValue] = field(default_factory=set)
+    #: which indices are equal (the same value or computed the same way)
+    keys: ValueKeys = field(default_factory=ValueKeys)
     #: where new ops go
     target: Block = field(default_factory=Block)
 
@@ -292,7 +272,9 @@ class LoopVectorizer:
         start = 0
         try:
             for lanes, bodies in pieces:
-                piece = LoopVectorizer(self.for_op, self.fma, lanes=lanes, target=out)
+                piece = LoopVectorizer(
+                    self.for_op, self.fma, lanes=lanes, target=out, keys=self.keys
+                )
                 if lanes == 1:
                     values = piece.scalar_iterations(start, bodies, values)
                 else:
@@ -406,7 +388,7 @@ class LoopVectorizer:
             first = accesses[0]
             for access in accesses:
                 if not access.vector or not all(
-                    same_value(x, y) for x, y in zip(access.indices, first.indices)
+                    self.keys.same(x, y) for x, y in zip(access.indices, first.indices)
                 ):
                     raise NotVectorizable(
                         f"lanes may depend on each other through %{buffer.name_hint or 'buffer'}"
@@ -463,7 +445,7 @@ class LoopVectorizer:
             and parts[0] is not None
             and parts[1] is not None
             and (parts[0][0], parts[1][0]) == ("row", "column")
-            and same_value(parts[0][1], parts[1][1])
+            and self.keys.same(parts[0][1], parts[1][1])
             and parts[0][2] == parts[1][2] == width
             and self.stride.get(parts[0][1]) == 1
             and not any(i in self.stride or i in self.collapsed for i in indices[:-2])
@@ -491,11 +473,11 @@ class LoopVectorizer:
         self.emit(loop.VectorStoreOp(self.vec(op.value), op.buffer, indices))
 
     def affine_index(self, op: Operation) -> None:
-        if isinstance(op, _DIVISIONS + _REMAINDERS) and op.operands[0] in self.stride:
+        if isinstance(op, DIVISIONS | REMAINDERS) and op.operands[0] in self.stride:
             width = constant_int(op.operands[1])
             if width is None or width <= 0:
                 raise NotVectorizable(f"the induction variable flows into {op.name}")
-            part = "column" if isinstance(op, _REMAINDERS) else "row"
+            part = "column" if isinstance(op, REMAINDERS) else "row"
             self.emit(op.clone(self.scalar))
             self.collapsed[op.results[0]] = (part, op.operands[0], width)
             return
@@ -503,17 +485,9 @@ class LoopVectorizer:
             op.result.type, IndexType
         ):
             raise NotVectorizable(f"the induction variable flows into {op.name}")
-        lhs, rhs = op.operands
-        a, b = self.stride.get(lhs, 0), self.stride.get(rhs, 0)
-        if isinstance(op, arith.AddiOp):
-            stride = a + b
-        elif isinstance(op, arith.SubiOp):
-            stride = a - b
-        else:
-            factor = constant_int(rhs if a else lhs)
-            if (a and b) or factor is None:
-                raise NotVectorizable("an index scaled by a non-constant")
-            stride = (a or b) * factor
+        stride = combined_stride(op, self.stride.get(op.lhs, 0), self.stride.get(op.rhs, 0))
+        if stride is None:
+            raise NotVectorizable("an index scaled by a non-constant")
         if stride == 0:
             raise NotVectorizable("an index in which the induction variable cancels")
         self.emit(op.clone(self.scalar))
@@ -577,7 +551,7 @@ class LoopVectorizer:
         try:
             new.verify()  # detached: its constraints only, not the block it will end up in
         except VerifyException as error:
-            new.drop_all_references()
+            Rewriter.erase_op(new)  # never inserted: only its uses of the body's values go
             raise NotVectorizable(f"no vector form of {op.name}: {error}") from None
         self.emit(new)
         new.results[0].name_hint = result.name_hint
@@ -595,9 +569,9 @@ def _fusable_product(op: arith.MulfOp) -> bool:
 
 
 def discard(block: Block) -> None:
-    """Drop a detached block's ops (and their uses of values outside it)."""
+    """Erase a detached block's ops (and their uses of values outside it), last first."""
     for op in reversed(list(block.ops)):
-        op.drop_all_references()
+        Rewriter.erase_op(op)
 
 
 class VectorizeLoopPattern(RewritePattern):

@@ -58,31 +58,8 @@ from xdsl.traits import is_side_effect_free
 
 from minitvm.dialects import loop
 from minitvm.dialects.arith_values import constant_int
+from minitvm.dialects.index_analysis import combined_stride, linear_in_arguments
 from minitvm.passes.loop.vectorize import LANE_COUNTS
-
-
-def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int] | None:
-    """`value` as sum(coefficient * atom) + constant over block arguments, or None."""
-    owner = value.owner
-    if not isinstance(owner, Operation):
-        return {value: 1}, 0
-    if (constant := constant_int(value)) is not None:
-        return {}, constant
-    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
-        lhs, rhs = _linear(owner.lhs), _linear(owner.rhs)
-        if lhs is None or rhs is None:
-            return None
-        if isinstance(owner, arith.MuliOp):
-            (factor, (terms, constant)) = (rhs[1], lhs) if not rhs[0] else (lhs[1], rhs)
-            if lhs[0] and rhs[0]:
-                return None
-            return {v: c * factor for v, c in terms.items()}, constant * factor
-        sign = 1 if isinstance(owner, arith.AddiOp) else -1
-        terms = dict(lhs[0])
-        for v, c in rhs[0].items():
-            terms[v] = terms.get(v, 0) + sign * c
-        return terms, lhs[1] + sign * rhs[1]
-    return None
 
 
 class _Strides:
@@ -100,10 +77,10 @@ class _Strides:
         every v in [0, extent), the quotient is r // divisor throughout: a 4-channel tile
         of NCHW16c, c = 4 * c.o + c.i, reads block c // 16 and lane c % 16 = 4 * (c.o % 4)
         + c.i."""
-        form = _linear(dividend)
+        form = linear_in_arguments(dividend)
         if form is None:
             return None
-        terms, constant = form
+        terms, constant = form.terms, form.constant
         a = terms.get(self.variable, 0)
         if a == 0:
             return 0
@@ -117,18 +94,11 @@ class _Strides:
         stride: int | None
         if not isinstance(owner, Operation):
             stride = 0  # an enclosing loop's variable: fixed inside the tile
-        elif isinstance(owner, arith.AddiOp | arith.SubiOp):
+        elif isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
             lhs, rhs = self.of(owner.lhs), self.of(owner.rhs)
-            sign = 1 if isinstance(owner, arith.AddiOp) else -1
-            stride = None if lhs is None or rhs is None else lhs + sign * rhs
+            stride = None if lhs is None or rhs is None else combined_stride(owner, lhs, rhs)
         elif isinstance(owner, arith.FloorDivSIOp) and (divisor := constant_int(owner.rhs)):
             stride = self._quotient(owner.lhs, divisor) if divisor > 0 else None
-        elif isinstance(owner, arith.MuliOp):
-            lhs, rhs = self.of(owner.lhs), self.of(owner.rhs)
-            factors = (constant_int(owner.rhs), lhs), (constant_int(owner.lhs), rhs)
-            stride = next((c * s for c, s in factors if c is not None and s is not None), None)
-            if lhs == 0 and rhs == 0:
-                stride = 0
         else:
             moving = [self.of(o) for o in owner.operands]
             stride = 0 if all(m == 0 for m in moving) else None

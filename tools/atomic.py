@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from typing import IO
@@ -39,3 +40,13 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def write_text(text: str, output: str | None) -> None:
+    """Write to `output` atomically, or to stdout when it is None."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    with atomic_output(output) as stream:
+        stream.write(text)

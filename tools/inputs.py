@@ -131,10 +131,23 @@ def resolve_symbols(declared: Declared, shapes: dict[str, tuple[int, ...]]) -> N
 def compile_model(
     model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], args: argparse.Namespace
 ) -> Executable:
-    """Compile with the given input shapes, which must leave no input dimension dynamic
-    (a named dimension takes its size from any input of given shape that has it)."""
+    """Compile with the given input shapes (see `static_shapes`) and the options of `args`."""
     from minitvm.compiler import compile
 
+    return compile(
+        model,
+        static_shapes(model, shapes, args),
+        opt_level=args.opt_level,
+        records=args.records,
+        num_threads=args.num_threads,
+    )
+
+
+def static_shapes(
+    model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], args: argparse.Namespace
+) -> dict[str, tuple[int, ...]] | None:
+    """The input shapes to compile with: `shapes`, which must leave no input dimension
+    dynamic (a named dimension takes its size from any input of given shape that has it)."""
     declared = model_inputs(model)
     for name in shapes:
         if name not in declared:
@@ -152,10 +165,4 @@ def compile_model(
                 f"{', '.join(dynamic)}; give its shape with --input-shape {name}=D0xD1..."
                 + (f" or a value with --input {name}=FILE.npy" if "input" in args else "")
             )
-    return compile(
-        model,
-        dict(shapes) or None,
-        opt_level=args.opt_level,
-        records=args.records,
-        num_threads=args.num_threads,
-    )
+    return dict(shapes) or None

@@ -423,3 +423,31 @@ def test_compare_ort_without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> Non
         CommandError, match="--compare-ort needs ONNX Runtime: pip install onnxruntime"
     ):
         run_command.reference_session(onnx.load(MLP), 1)
+
+
+def test_compile_prints_the_pipeline_it_runs(tmp_path: Path) -> None:
+    from minitvm.pipeline import compile_stages, pipeline_spec
+
+    result = minitvm("compile", MLP, "--print-pipeline", "--num-threads", "2", "-O", "1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == pipeline_spec(compile_stages(1, num_threads=2)) + "\n"
+    assert result.stdout.startswith("graph-canonicalize,graph-dce,convert-graph-to-te,")
+    records = f"sqlite:///{tmp_path}/r.db"
+    out = tmp_path / "pipeline.txt"
+    tuned = minitvm("compile", MLP, "--print-pipeline", "--records", records, "--num-threads",
+                    "2", "-o", out)  # fmt: skip
+    assert tuned.returncode == 0 and tuned.stdout == "", tuned.stderr
+    assert f'te-apply-records{{records="{records}" threads=2}}' in out.read_text()
+
+
+def test_compile_emits_the_llvm_ir_it_builds(tmp_path: Path) -> None:
+    from minitvm.compiler import llvm_ir
+
+    out = tmp_path / "mlp.ll"
+    result = minitvm("compile", MLP, "--emit-llvm", "--num-threads", "1", "-o", out)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert text == llvm_ir(str(MLP), num_threads=1)
+    assert 'define void @"main"(ptr' in text  # the entry ABI: main(io, consts, arena)
+    error = "minitvm: error: -o is for --print-pipeline or --emit-llvm output\n"
+    assert_fails(minitvm("compile", MLP, "-o", out), error)

@@ -1,6 +1,7 @@
-"""The declared pipeline (pipeline.py) is what the compiler runs: printed as a `minitvm-opt -p`
-string and run on the imported graph IR, it rebuilds the compiler's LLVM IR byte for byte, on
-every `minitvm bench` model, untuned and with tuning records that change its kernels."""
+"""The declared pipeline (pipeline.py) is what the compiler runs: printed by `minitvm compile
+--print-pipeline` and run by minitvm-opt on `minitvm import`'s graph IR, it rebuilds the
+compiler's LLVM IR byte for byte, on every `minitvm bench` model, untuned and with tuning
+records that change its kernels."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import pytest
 
 from minitvm.bench.suite import CASES
 from minitvm.compiler import llvm_ir
-from minitvm.pipeline import compile_stages, pipeline_spec
 from minitvm.records import open_storage
 from minitvm.schedules.base import InvalidConfig
 from minitvm.tools import cli, minitvm_opt
@@ -54,12 +54,15 @@ def records_changing_every_task(model: onnx.ModelProto, path: Path) -> str:
     return url
 
 
-def opt_llvm_ir(model_path: Path, spec: str, tmp_path: Path) -> str:
-    """`minitvm import model | minitvm-opt -p spec -t llvm`, through files."""
-    graph = tmp_path / "graph.mlir"
+def opt_llvm_ir(model_path: Path, tmp_path: Path, *options: str) -> str:
+    """`minitvm import model | minitvm-opt -p "$(minitvm compile model --print-pipeline
+    options...)" -t llvm`, through files."""
+    graph, spec, out = tmp_path / "graph.mlir", tmp_path / "pipeline.txt", tmp_path / "opt.ll"
     assert cli.main(["import", str(model_path), "-o", str(graph)]) == 0
-    out = tmp_path / "opt.ll"
-    assert minitvm_opt.main([str(graph), "-p", spec, "-t", "llvm", "-o", str(out)]) == 0
+    printed = cli.main(["compile", str(model_path), "--print-pipeline", *options, "-o", str(spec)])
+    assert printed == 0
+    pipeline = spec.read_text().strip()
+    assert minitvm_opt.main([str(graph), "-p", pipeline, "-t", "llvm", "-o", str(out)]) == 0
     return out.read_text()
 
 
@@ -71,12 +74,9 @@ def test_minitvm_opt_rebuilds_the_compilers_llvm_ir(case: str, tmp_path: Path) -
     onnx.save(model, str(path))
 
     untuned = llvm_ir(model, num_threads=1)
-    spec = pipeline_spec(compile_stages(3, num_threads=1))
-    assert opt_llvm_ir(path, spec, tmp_path) == untuned
+    assert opt_llvm_ir(path, tmp_path, "--num-threads", "1") == untuned
 
     records = records_changing_every_task(model, tmp_path / "records.db")
     tuned = llvm_ir(model, num_threads=1, records=records)
     assert tuned != untuned, "the records changed no kernel"
-    spec = pipeline_spec(compile_stages(3, records=records, num_threads=1))
-    assert "te-apply-records" in spec
-    assert opt_llvm_ir(path, spec, tmp_path) == tuned
+    assert opt_llvm_ir(path, tmp_path, "--num-threads", "1", "--records", records) == tuned

@@ -1,6 +1,12 @@
-"""`minitvm compile`: compile a model and show where the time went.
+"""`minitvm compile`: compile a model and show where the time went; or print the pipeline it
+runs, or the LLVM IR it builds.
 
     minitvm compile model.onnx [--input-shape ...] [-O N] [--num-threads N] [--records URL]
+    minitvm compile model.onnx --print-pipeline [-O N] [--num-threads N] [--records URL]
+    minitvm compile model.onnx --emit-llvm [-o model.ll] [...]
+
+`--print-pipeline` prints the passes as a `minitvm-opt -p` string: run on `minitvm import`'s
+output it builds the LLVM IR that `--emit-llvm` prints (pipeline.py).
 """
 
 from __future__ import annotations
@@ -9,8 +15,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from minitvm.tools.inputs import compile_model, describe, load_onnx
-from minitvm.tools.options import add_compile_options, tuned_line
+from minitvm.tools.atomic import write_text
+from minitvm.tools.inputs import compile_model, describe, load_onnx, static_shapes
+from minitvm.tools.options import CommandError, add_compile_options, tuned_line
 
 if TYPE_CHECKING:
     from minitvm.compiler import CompileReport
@@ -31,6 +38,21 @@ def format_report(report: CompileReport) -> str:
 
 def run_compile(args: argparse.Namespace) -> None:
     model = load_onnx(args.model)
+    if args.print_pipeline:
+        from minitvm.pipeline import compile_stages, pipeline_spec
+
+        stages = compile_stages(args.opt_level, records=args.records, num_threads=args.num_threads)
+        write_text(pipeline_spec(stages) + "\n", args.output)
+        return
+    if args.emit_llvm:
+        from minitvm.compiler import llvm_ir
+
+        shapes = static_shapes(model, dict(args.input_shape), args)
+        text = llvm_ir(model, shapes, args.opt_level, args.records, args.num_threads)
+        write_text(text, args.output)
+        return
+    if args.output is not None:
+        raise CommandError("-o is for --print-pipeline or --emit-llvm output")
     exe = compile_model(model, dict(args.input_shape), args)
     report: CompileReport = exe.stats["report"]  # type: ignore[assignment]
     threads = f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''}"
@@ -51,4 +73,17 @@ def add_compile_command(subparsers: argparse._SubParsersAction) -> None:  # pyri
         "and the op count at each IR level (graph, te, loop, llvm).",
     )
     add_compile_options(p)
+    what = p.add_mutually_exclusive_group()
+    what.add_argument(
+        "--print-pipeline", action="store_true",
+        help="print the passes this compile runs, as a minitvm-opt -p string, and stop",
+    )  # fmt: skip
+    what.add_argument(
+        "--emit-llvm", action="store_true",
+        help="print the LLVM IR this compile hands to LLVM (before LLVM's optimizations)",
+    )  # fmt: skip
+    p.add_argument(
+        "-o", "--output", metavar="FILE",
+        help="write --print-pipeline's or --emit-llvm's output here (atomically)",
+    )  # fmt: skip
     p.set_defaults(run=run_compile)

@@ -6,21 +6,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from minitvm.tools.atomic import atomic_output
+from minitvm.tools.atomic import write_text
 from minitvm.tools.inputs import load_onnx
 from minitvm.tools.options import add_input_shape_option
-
-
-def write_text(text: str, output: str | None) -> None:
-    """Write to `output` atomically, or to stdout when it is None."""
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    with atomic_output(output) as stream:
-        stream.write(text)
 
 
 def run_import(args: argparse.Namespace) -> None:

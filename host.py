@@ -1,6 +1,7 @@
 """The machine we compile for: the host CPU as LLVM sees it, and the cores we may use.
 
-Everything that depends on the CPU asks here: the LLVM target machine (`lowering/jit.py`),
+Everything that depends on the CPU asks here: the LLVM target machine (`lowering/jit.py`,
+the measurements of `machine.py`),
 the key tuning records are filed under (`target_key`: a schedule tuned on one CPU and thread
 count says nothing of another), and the default thread count. The CPU name is LLVM's unless
 that is an Intel one with AVX-512, which becomes `sapphirerapids`: under a hypervisor that
@@ -35,6 +36,16 @@ def host_cpu() -> tuple[str, str]:
     if features.get("avx512f") and not name.startswith(_AMD_PREFIX):
         name = "sapphirerapids"
     return name, features.flatten()
+
+
+def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
+    """A new target machine for the host, built from its feature list (an execution engine
+    takes ownership of its own)."""
+    name, features = host_cpu()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=name, features=features, opt=opt_level, codemodel="jitdefault", jit=True
+    )
 
 
 def target_key(num_threads: int) -> str:

@@ -25,19 +25,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from minitvm.host import host_cpu
+from minitvm.host import target_machine
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
 from minitvm.lowering.loop_to_llvm.parallel import CHUNK_SUFFIX, is_outlined, support_ir
 from minitvm.runtime.abi import PARALLEL_FOR
-
-
-def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
-    """A new target machine for the host (an execution engine takes ownership of its own)."""
-    name, features = host_cpu()
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(
-        cpu=name, features=features, opt=opt_level, codemodel="jitdefault", jit=True
-    )
 
 
 def llvm_ir_text(module: ModuleOp, tm: llvm.TargetMachine | None = None) -> str:

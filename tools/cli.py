@@ -30,6 +30,7 @@ from minitvm.errors import MinitvmError
 from minitvm.tools.commands.bench import add_bench_command
 from minitvm.tools.commands.compile import add_compile_command
 from minitvm.tools.commands.import_model import add_import_command
+from minitvm.tools.commands.info import add_info_command
 from minitvm.tools.commands.profile import add_profile_command
 from minitvm.tools.commands.run import add_run_command
 from minitvm.tools.commands.tune import add_tune_command
@@ -44,6 +45,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [  # pyright: ign
     add_bench_command,
     add_profile_command,
     add_tune_command,
+    add_info_command,
 ]
 
 

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import te
@@ -210,16 +210,22 @@ def _own_index_on_unit_dims(computes: Sequence[te.ComputeOp]) -> None:
     0 (the same value, as `broadcast_read` writes it): a read of the anchor then looks
     pointwise, and te_to_loop lets the epilogue update the anchor's buffer in place."""
     for compute in computes:
-        for read in compute.body.walk():
+        for read in list(compute.body.walk()):
             if not isinstance(read, te.ReadOp) or not isinstance(read.tensor.owner, te.ComputeOp):
                 continue
             if read.tensor.type != compute.result.type:
                 continue
-            for k, index in enumerate(read.indices):
-                owner = index.owner
-                zero = isinstance(owner, arith.ConstantOp) and owner.value == _ZERO
-                if zero and compute.shape[k] == 1:
-                    read.operands[1 + k] = compute.spatial_args[k]
+            indices = [
+                compute.spatial_args[k] if compute.shape[k] == 1 and _is_zero(index) else index
+                for k, index in enumerate(read.indices)
+            ]
+            if indices != list(read.indices):
+                Rewriter.replace_op(read, te.ReadOp(read.tensor, indices))
+
+
+def _is_zero(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, arith.ConstantOp) and owner.value == _ZERO
 
 
 def schedule_fused_kernel(kernel: func.FuncOp, anchor: te.ComputeOp | None) -> None:

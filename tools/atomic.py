@@ -50,3 +50,10 @@ def write_text(text: str, output: str | None) -> None:
         return
     with atomic_output(output) as stream:
         stream.write(text)
+
+
+def write_bytes(data: bytes, path: str) -> None:
+    """Write binary `data` (a PNG) to `path` atomically."""
+    with atomic_output(path) as stream:
+        stream.flush()
+        stream.buffer.write(data)  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from test_cli_compile_run import add_model, assert_fails, minitvm
 from test_conv_layout import residual_stage
 
 import minitvm as mt
+from minitvm.machine import Machine, Measured
 from minitvm.tools.commands.profile import KernelTime, Profile, format_profile, profile
 
 
@@ -51,8 +52,10 @@ def test_cli_profile(tmp_path: Path) -> None:
         "profile", model, "--input-shape", "a=2x3", "--num-threads", "1", "--repeat", "2"
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0].split()[:3] == ["ms", "share", "kernel"]
+    header = ["ms", "share", "GFLOP/s", "GB/s", "flop/B", "roof", "kernel"]
+    assert result.stdout.splitlines()[0].split()[:7] == header
     assert "the whole model:" in result.stdout and "(1 thread)" in result.stdout
+    assert "roofline (1 thread, minitvm info):" in result.stdout
     assert_fails(
         minitvm("profile", model),
         "minitvm: error: input 'a' has dynamic dimension 1 ('n'); give its shape with "
@@ -62,3 +65,33 @@ def test_cli_profile(tmp_path: Path) -> None:
     assert_fails(
         minitvm("profile", missing), f"minitvm: error: {missing}: No such file or directory\n"
     )
+
+
+def test_kernels_are_placed_on_the_machines_roofline() -> None:
+    measured = Measured(100.0, 24, 20.0, 64 << 20, "2026-01-01T00:00:00")
+    machine = Machine("cpu", "llvm", ("avx2",), 2, (), measured)
+    kernels = [
+        # 2 GFLOP in 25 ms at 2 threads (peak 200): the least time is 10 ms, 40% of the roof
+        KernelTime("conv", "conv_nchwc", (1,), (1,), 25e-3, flops=2 * 10**9, bytes=10**6),
+        # 80 MB and no flops in 4 ms at 40 GB/s: the least time is 2 ms
+        KernelTime("copy", "transpose", (1,), (1,), 4e-3, flops=0, bytes=80 * 10**6),
+    ]
+    report = Profile(kernels, 30e-3, 2, machine)
+    assert report.peak_gflops == 200.0 and report.peak_gbs == 40.0
+    assert report.roof(kernels[0]) == pytest.approx(0.4)
+    assert report.roof(kernels[1]) == pytest.approx(0.5)
+    lines = format_profile(report).splitlines()
+    assert lines[1].split()[:6] == ["25.000", "86.2%", "80.0", "0.0", "2000.0", "40%"]
+    assert lines[2].split()[:6] == ["4.000", "13.8%", "0.0", "20.0", "0.0", "50%"]
+    assert lines[-1] == (
+        "roofline (2 threads, minitvm info): 200.0 GFLOP/s, 40.0 GB/s; the kernels: "
+        "69.0 GFLOP/s, 34% of the peak"
+    )
+
+
+def test_cli_profile_draws_the_roofline(tmp_path: Path) -> None:
+    model = add_model(tmp_path / "add.onnx", [64, 64])
+    plot = tmp_path / "roofline.png"
+    result = minitvm("profile", model, "--num-threads", "1", "--repeat", "2", "--plot", plot)
+    assert result.returncode == 0, result.stderr
+    assert plot.read_bytes().startswith(b"\x89PNG") and f"roofline plot: {plot}" in result.stdout

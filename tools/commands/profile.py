@@ -1,7 +1,7 @@
 """`minitvm profile`: where a compiled model's time goes, kernel by kernel.
 
     minitvm profile model.onnx [--num-threads N] [--records URL] [--repeat N] [--warmup W]
-                    [--top K] [--input-shape ...] [-O N]
+                    [--top K] [--input-shape ...] [-O N] [--plot roofline.png]
 
 The model is lowered to te kernels as `minitvm.compile` lowers it (tuning records applied
 when given); each kernel is then built on its own, as the tuner builds a task (a module whose
@@ -13,6 +13,14 @@ and timed once. The whole model is compiled and timed the same way, so the
 table ends with the sum of the kernels next to the model's own latency: a kernel timed alone
 finds its inputs in cache, and the model also pays for the calls between kernels, so the two
 differ by a few percent.
+
+Each kernel is placed on the roofline of this machine (`machine.py`, `minitvm info`): its
+flops and bytes (`dialects/te_cost.py`: the float ops it runs, its arguments and results
+counted once) give its GFLOP/s, its GB/s and its arithmetic intensity; `roof` is its time
+against the least time the machine allows it, max(flops / FMA peak, bytes / bandwidth), the
+peak and the bandwidth being one core's measured figures times the thread count (for the
+bandwidth an upper bound: cores share memory). A kernel timed alone finds its inputs in cache,
+so its GB/s may pass the memory's. `--plot` draws the roofline with every kernel on it.
 
 This answers "which kernel should I look at" (the per-kernel figures behind the changes of
 the NCHW16c epilogue and the transpose template came from this measurement); `minitvm tune
@@ -31,12 +39,14 @@ from typing import TYPE_CHECKING
 from minitvm.bench.options import add_timing_options, positive_int
 from minitvm.runtime import random_arrays
 from minitvm.runtime.timing import sampled
+from minitvm.tools.atomic import write_bytes
 from minitvm.tools.inputs import compile_model, load_onnx
-from minitvm.tools.options import add_compile_options
+from minitvm.tools.options import CommandError, add_compile_options
 
 if TYPE_CHECKING:  # onnx and the compiler are slow to import: the command loads them
     import onnx
 
+    from minitvm.machine import Machine
     from minitvm.runtime import Executable
 
 #: Each timed sample lasts at least this long (calls back to back; their mean is the sample).
@@ -53,6 +63,8 @@ class KernelTime:
     input_shape: tuple[int, ...]
     output_shape: tuple[int, ...]
     seconds: float
+    flops: int = 0
+    bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -61,10 +73,27 @@ class Profile:
     #: The whole compiled model's median seconds per run.
     model_seconds: float
     num_threads: int
+    #: The machine whose roofline the kernels are placed on (None: no roofline columns).
+    machine: Machine | None = None
 
     @property
     def kernel_seconds(self) -> float:
         return sum(k.seconds for k in self.kernels)
+
+    @property
+    def peak_gflops(self) -> float:
+        assert self.machine is not None and self.machine.measured is not None
+        return self.machine.measured.fma_gflops * self.num_threads
+
+    @property
+    def peak_gbs(self) -> float:
+        assert self.machine is not None and self.machine.measured is not None
+        return self.machine.measured.bandwidth_gbs * self.num_threads
+
+    def roof(self, kernel: KernelTime) -> float:
+        """The least time the machine allows `kernel`, as a share of the time it took."""
+        least = max(kernel.flops / (self.peak_gflops * 1e9), kernel.bytes / (self.peak_gbs * 1e9))
+        return least / kernel.seconds if kernel.seconds else 0.0
 
 
 def median_seconds(call: Callable[[], object], repeat: int, warmup: int) -> float:
@@ -79,14 +108,17 @@ def profile(
     records: str | None = None,
     repeat: int = 20,
     warmup: int = 2,
+    machine: Machine | None = None,
 ) -> Profile:
     """Time each kernel of `model` alone, and `exe`, the model compiled with the same
-    `opt_level` and `records` (its input shapes and thread count are the profile's):
+    `opt_level` and `records` (its input shapes and thread count are the profile's); with a
+    measured `machine`, the profile places the kernels on its roofline:
 
         exe = minitvm.compile(model, num_threads=1)
         print(format_profile(profile(model, exe)))
     """
     from minitvm.compiler import build, load_model, lower_to_te
+    from minitvm.dialects.te_cost import kernel_cost
     from minitvm.frontend import from_onnx
     from minitvm.ir import print_module
     from minitvm.schedules.kernel import kernel_template, kernels
@@ -109,6 +141,7 @@ def profile(
             arrays = random_arrays(inputs, seed=0)
             timed[text] = median_seconds(lambda r=runnable, a=arrays: r.run(a), repeat, warmup)
         found = kernel_template(kernel)
+        cost = kernel_cost(kernel)
         result.append(
             KernelTime(
                 kernel.sym_name.data,
@@ -116,9 +149,11 @@ def profile(
                 inputs[0].shape if inputs else (),
                 outputs[0].shape if outputs else (),
                 timed[text],
+                cost.flops,
+                cost.bytes,
             )
         )
-    return Profile(result, model_seconds, num_threads)
+    return Profile(result, model_seconds, num_threads, machine)
 
 
 def _dims(shape: Sequence[int]) -> str:
@@ -126,20 +161,28 @@ def _dims(shape: Sequence[int]) -> str:
 
 
 def format_profile(report: Profile, top: int | None = None) -> str:
-    """The kernels slowest first (the first `top`), with their share of the kernels' sum,
-    then the sum and the whole model's latency."""
+    """The kernels slowest first (the first `top`), with their share of the kernels' sum and,
+    with a machine, their place on its roofline; then the sum and the whole model's latency."""
     total = report.kernel_seconds
     rows = sorted(report.kernels, key=lambda k: k.seconds, reverse=True)
     shown = rows if top is None else rows[:top]
-    table = [("ms", "share", "kernel", "template", "input -> output")]
+    roofline = report.machine is not None and report.machine.measured is not None
+    header = ["ms", "share"] + (["GFLOP/s", "GB/s", "flop/B", "roof"] if roofline else [])
+    table = [(*header, "kernel", "template", "input -> output")]
     for k in shown:
         share = f"{100 * k.seconds / total:.1f}%" if total else "-"
+        cells = [f"{1e3 * k.seconds:.3f}", share]
+        if roofline:
+            intensity = f"{k.flops / k.bytes:.1f}" if k.bytes else "-"
+            cells += [f"{k.flops / k.seconds / 1e9:.1f}", f"{k.bytes / k.seconds / 1e9:.1f}",
+                      intensity, f"{100 * report.roof(k):.0f}%"]  # fmt: skip
         shapes = f"{_dims(k.input_shape)} -> {_dims(k.output_shape)}"
-        table.append((f"{1e3 * k.seconds:.3f}", share, k.name, k.template, shapes))
-    widths = [max(len(row[i]) for row in table) for i in range(5)]
+        table.append((*cells, k.name, k.template, shapes))
+    numbers = len(header)
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = [
         "  ".join(
-            c.rjust(w) if i < 2 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
+            c.rjust(w) if i < numbers else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
         ).rstrip()
         for row in table
     ]
@@ -152,14 +195,72 @@ def format_profile(report: Profile, top: int | None = None) -> str:
         f"{len(rows)} kernels, each timed alone: {1e3 * total:.3f} ms in all; the whole model: "
         f"{1e3 * report.model_seconds:.3f} ms ({threads})"
     )
+    if roofline:
+        flops = sum(k.flops for k in report.kernels)
+        lines.append(
+            f"roofline ({threads}, minitvm info): {report.peak_gflops:.1f} GFLOP/s, "
+            f"{report.peak_gbs:.1f} GB/s; the kernels: {flops / total / 1e9:.1f} GFLOP/s, "
+            f"{100 * flops / total / 1e9 / report.peak_gflops:.0f}% of the peak"
+        )
     return "\n".join(lines) + "\n"
 
 
+def roofline_png(report: Profile, labels: int = 6) -> bytes:
+    """Each kernel at (flops per byte, GFLOP/s), its area its share of the time, on the
+    machine's roofline (log-log); the slowest `labels` kernels named. A PNG image."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = [k for k in report.kernels if k.flops and k.bytes and k.seconds]
+    if not points:
+        raise CommandError("no kernel of this model does floating-point work to plot")
+    total = report.kernel_seconds
+    figure, axis = plt.subplots(figsize=(8, 5.2), constrained_layout=True)
+    intensities = [k.flops / k.bytes for k in points]
+    ridge = report.peak_gflops / report.peak_gbs
+    low, high = min(min(intensities), ridge) / 4, max(max(intensities), ridge) * 4
+    xs = [low, ridge, high]
+    label = f"roofline: {report.peak_gflops:.0f} GFLOP/s, {report.peak_gbs:.0f} GB/s"
+    roof = [min(report.peak_gflops, x * report.peak_gbs) for x in xs]
+    axis.plot(xs, roof, color="black", label=label)
+    gflops = [k.flops / k.seconds / 1e9 for k in points]
+    sizes = [20 + 800 * k.seconds / total for k in points]
+    axis.scatter(intensities, gflops, s=sizes, alpha=0.5)
+    for k in sorted(points, key=lambda k: k.seconds, reverse=True)[:labels]:
+        axis.annotate(k.name, (k.flops / k.bytes, k.flops / k.seconds / 1e9), fontsize=7,
+                      xytext=(4, 4), textcoords="offset points")  # fmt: skip
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel("arithmetic intensity (flops per byte of arguments and results)")
+    axis.set_ylabel("GFLOP/s")
+    threads = f"{report.num_threads} thread{'s' if report.num_threads > 1 else ''}"
+    axis.set_title(f"kernels on the roofline ({threads}; area: share of the time)", fontsize=10)
+    axis.grid(alpha=0.3, which="both")
+    axis.legend(fontsize=8, loc="lower right")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    return buffer.getvalue()
+
+
 def run_profile(args: argparse.Namespace) -> None:
+    from minitvm.machine import describe_machine
+
     model = load_onnx(args.model)
     exe = compile_model(model, dict(args.input_shape), args)
-    report = profile(model, exe, args.opt_level, args.records, args.repeat, args.warmup)
+    machine = describe_machine()
+    report = profile(model, exe, args.opt_level, args.records, args.repeat, args.warmup, machine)
     sys.stdout.write(format_profile(report, args.top))
+    if args.plot:
+        try:
+            write_bytes(roofline_png(report), args.plot)
+        except OSError as e:
+            raise CommandError(f"--plot {args.plot}: {e.strerror or e}") from None
+        print(f"roofline plot: {args.plot}")
 
 
 def add_profile_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -168,13 +269,17 @@ def add_profile_command(subparsers: argparse._SubParsersAction) -> None:  # pyri
         help="time each kernel of a compiled model alone: where the time goes",
         description="Compile an ONNX model, then build and time each of its kernels alone "
         "(seeded random inputs, weights included; equal kernels once) and the whole model; "
-        "print the kernels slowest first with their share, and the sum next to the model's "
-        "latency.",
+        "print the kernels slowest first with their share and their place on this machine's "
+        "roofline (GFLOP/s, GB/s, flops per byte, share of the least time possible), and the "
+        "sum next to the model's latency.",
     )
     add_compile_options(p)
     add_timing_options(
-        p, 20, "timed samples per kernel; the median counts", 2, "untimed calls of each kernel first"
-    )
+        p, 20, "timed samples per kernel; the median counts", 2,
+        "untimed calls of each kernel first",
+    )  # fmt: skip
     p.add_argument("--top", type=positive_int, default=None, metavar="K",
                    help="show only the K slowest kernels (default: all)")  # fmt: skip
+    p.add_argument("--plot", metavar="PNG",
+                   help="draw the kernels on this machine's roofline into PNG")  # fmt: skip
     p.set_defaults(run=run_profile)

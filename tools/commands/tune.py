@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from minitvm.bench.options import positive_float, positive_int
-from minitvm.tools.atomic import atomic_output
+from minitvm.tools.atomic import write_bytes
 from minitvm.tools.inputs import load_onnx
 from minitvm.tools.options import CommandError, add_input_shape_option
 
@@ -67,9 +67,7 @@ def report_records(records: str, plot: str | None) -> None:
     if plot and rows:
         png = convergence_png(rows)
         try:
-            with atomic_output(plot) as stream:
-                stream.flush()
-                stream.buffer.write(png)  # binary, still renamed into place only when complete
+            write_bytes(png, plot)
         except OSError as e:
             raise CommandError(f"--plot {plot}: {e.strerror or e}") from None
         print(f"\nconvergence plot: {plot}")

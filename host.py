@@ -14,8 +14,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from fnmatch import fnmatchcase
 
 import llvmlite.binding as llvm
+
+from minitvm.errors import MinitvmError
 
 #: Prefix of the CPU names LLVM gives AMD's Zen parts.
 _AMD_PREFIX = "znver"
@@ -27,15 +30,50 @@ def _initialize() -> None:
     llvm.initialize_native_asmprinter()
 
 
+#: Features to switch off (or on) over the host's, to compile for this CPU as another would
+#: be compiled for: `-avx512*,-amx*` makes an AVX2 target of an AVX-512 machine (tests run the
+#: bench models so, to check what a CPU without AVX-512 gets). A comma list of `+name` and
+#: `-name`, `*` matching any run of characters.
+FEATURES_ENV = "MINITVM_TARGET_FEATURES"
+
+
+def override_features(features: dict[str, bool], spec: str) -> None:
+    """Apply a FEATURES_ENV spec to `features` (LLVM feature name -> on)."""
+    for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            continue
+        sign, pattern = item[0], item[1:]
+        if sign not in "+-" or not pattern:
+            raise MinitvmError(f"{FEATURES_ENV}: '{item}' is not +feature or -feature")
+        matching = [name for name in features if fnmatchcase(name, pattern)] or [pattern]
+        for name in matching:
+            features[name] = sign == "+"
+
+
 @functools.cache
 def host_cpu() -> tuple[str, str]:
-    """(cpu name, feature string) for the machine we run on."""
+    """(cpu name, feature string) for the machine we run on (FEATURES_ENV applied)."""
     _initialize()
     features = llvm.get_host_cpu_features()
+    override_features(features, os.environ.get(FEATURES_ENV, ""))
     name = llvm.get_host_cpu_name()
     if features.get("avx512f") and not name.startswith(_AMD_PREFIX):
         name = "sapphirerapids"
     return name, features.flatten()
+
+
+def register_file(features: set[str] | tuple[str, ...]) -> tuple[int, int]:
+    """(count, width in bits) of the widest vector registers a CPU with these (enabled) LLVM
+    features has: 32 x 512 with AVX-512, 16 x 256 with AVX, 16 x 128 otherwise."""
+    if "avx512f" in features:
+        return 32, 512
+    return 16, 256 if "avx" in features else 128
+
+
+def host_register_file() -> tuple[int, int]:
+    """`register_file` of the host (FEATURES_ENV applied)."""
+    _, flattened = host_cpu()
+    return register_file({f[1:] for f in flattened.split(",") if f.startswith("+")})
 
 
 def target_machine(opt_level: int = 3) -> llvm.TargetMachine:

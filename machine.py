@@ -5,7 +5,7 @@ one CPU. It has two parts:
 
 - read from the system, every time (cheap): the CPU's model name (/proc/cpuinfo), LLVM's name
   for it and its feature list (`host.py`), the vector register file that follows from the
-  features (32 x 512-bit with AVX-512, 16 x 256-bit with AVX2, 16 x 128-bit otherwise), the
+  features (`host.register_file`: 32 x 512-bit with AVX-512, 16 x 256-bit with AVX2), the
   caches per level (sysfs: size, line, how many CPUs share each), and the cores this process
   may use;
 - measured, once per machine (a few milliseconds, then cached on disk): the fp32 FMA
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minitvm.host import default_num_threads, host_cpu, target_machine
+from minitvm.host import default_num_threads, host_cpu, register_file, target_machine
 
 #: Bump when what is measured, or how, changes: older cache files are then measured anew.
 MEASUREMENT_VERSION = 1
@@ -77,12 +77,12 @@ class Machine:
     @property
     def vector_bits(self) -> int:
         """The width of the widest vector registers."""
-        return vector_bits(self.features)
+        return register_file(self.features)[1]
 
     @property
     def vector_registers(self) -> int:
-        """How many of them: 32 zmm with AVX-512 (AVX-512 VL makes 32 ymm too), else 16."""
-        return 32 if "avx512f" in self.features else 16
+        """How many of them: 32 zmm with AVX-512, else 16."""
+        return register_file(self.features)[0]
 
     @property
     def f32_lanes(self) -> int:
@@ -100,14 +100,6 @@ class Machine:
         text = json.dumps([self.model, self.llvm_cpu, self.features, self.cores,
                            [asdict(c) for c in self.caches]])  # fmt: skip
         return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def vector_bits(features: tuple[str, ...] | set[str]) -> int:
-    if "avx512f" in features:
-        return 512
-    if "avx" in features:
-        return 256
-    return 128
 
 
 # ------------------------------------------------------------------------ read from the system

@@ -19,10 +19,25 @@ from xdsl.ir import Attribute
 
 from minitvm.dialects import te
 from minitvm.errors import MinitvmError
+from minitvm.host import host_register_file
 
-LANES = 16  # f32 lanes of a 512-bit vector
-VECTOR_REGISTERS = 32  # zmm0-31; a register block may hold at most MAX_ACCUMULATORS of them
-MAX_ACCUMULATORS = 28  # leaves registers for the broadcast operand and the loaded vectors
+#: fp32 lanes of the vectors the schedules emit (`<16 x float>`): one zmm register with
+#: AVX-512, two ymm registers with AVX2 (LLVM splits them).
+LANES = 16
+
+#: The host's vector register file: how many registers, and the fp32 lanes of each.
+VECTOR_REGISTERS, _REGISTER_BITS = host_register_file()
+REGISTER_LANES = _REGISTER_BITS // 32
+
+#: Registers a register block's accumulators may take: all but 4, which the broadcast operand
+#: and the loaded vectors need (28 zmm with AVX-512, 12 ymm with AVX2).
+MAX_ACCUMULATORS = VECTOR_REGISTERS - 4
+
+
+def registers_for(floats: int, lanes: int = LANES) -> int:
+    """Vector registers that `floats` accumulators held in `lanes`-wide vectors take: a
+    vector wider than a register takes several, a narrower one a whole register."""
+    return -(-floats // min(lanes, REGISTER_LANES)) if lanes else floats
 
 Config = Mapping[str, int | str]
 
@@ -85,7 +100,7 @@ def vector_block(lanes: int) -> bool:
 
 def vectors_per_pixel(lanes: int) -> int:
     """Vector registers per pixel of a channel block (an 8-lane block takes one)."""
-    return max(1, lanes // LANES)
+    return registers_for(lanes, lanes)
 
 
 

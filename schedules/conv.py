@@ -30,12 +30,14 @@ from minitvm.dialects.te_nest import default_nest, index_dependencies
 from minitvm.schedules.base import (
     LANES,
     MAX_ACCUMULATORS,
+    VECTOR_REGISTERS,
     Config,
     InvalidConfig,
     Knob,
     ScheduleTemplate,
     divisors,
     is_sum,
+    registers_for,
     vector_block,
     vectors_per_pixel,
 )
@@ -193,9 +195,13 @@ class PointwiseConvNchwTemplate(ScheduleTemplate):
         pixels = compute.shape[2] * compute.shape[3]
         if pixels > FUSED_ROWS_UP_TO:
             return {"fuse_rows": 0, "oc_block": 1, "pixel_block": pixels}
-        # up to 4 channels x the largest pixel block whose accumulators fit in 16 registers
+        # up to 4 channels x the largest pixel block whose accumulators fit in half the
+        # register file (16 zmm)
         for oc_block in sorted((b for b in choices["oc_block"] if b <= 4), reverse=True):
-            fitting = [p for p in choices["pixel_block"] if oc_block * -(-p // LANES) <= 16]
+            fitting = [
+                p for p in choices["pixel_block"]
+                if oc_block * registers_for(p) <= VECTOR_REGISTERS // 2
+            ]  # fmt: skip
             if fitting:
                 return {"fuse_rows": 1, "oc_block": oc_block, "pixel_block": max(fitting)}
         return {"fuse_rows": 1, "oc_block": 1, "pixel_block": pixels}
@@ -208,7 +214,7 @@ class PointwiseConvNchwTemplate(ScheduleTemplate):
             if oc_block != 1 or pixel_block != pixels:
                 raise InvalidConfig("conv_nchw: register blocks need fuse_rows")
             return []
-        if oc_block > 1 and oc_block * -(-pixel_block // LANES) > MAX_ACCUMULATORS:
+        if oc_block > 1 and oc_block * registers_for(pixel_block) > MAX_ACCUMULATORS:
             raise InvalidConfig(
                 f"conv_nchw: {oc_block} channels x {pixel_block} pixels need more than "
                 f"{MAX_ACCUMULATORS} accumulator registers"

@@ -31,6 +31,7 @@ from minitvm.schedules.base import (
     ScheduleTemplate,
     divisors,
     is_sum,
+    registers_for,
 )
 
 
@@ -92,8 +93,14 @@ class GemmTemplate(ScheduleTemplate):
         # On packed panels the plain loop order would run each output as a strided dot
         # product, so even one row (a matrix-vector product) gets a register block.
         fallback = (1,) if _reads_panels(compute) else ()
-        rows = next((r for r in (4, 2, *fallback) if r in choices["rows"]), None)
-        cols = next((c for c in (64, 32, 16) if c in choices["cols"]), None)
+        # the first block, rows first, that divides the shape and fits the register file
+        # (4 x 64 with AVX-512's 32 registers; 4 x 16 with AVX2's 16)
+        blocks = (
+            (r, c) for r in (4, 2, *fallback) if r in choices["rows"]
+            for c in (64, 32, 16) if c in choices["cols"]
+            if registers_for(r * c) <= MAX_ACCUMULATORS
+        )  # fmt: skip
+        rows, cols = next(blocks, (None, None))
         if rows is None or cols is None:
             return None  # no block that pays off divides the shape: keep the plain order
         k_block = 256 if 256 in choices["k_block"] else 0
@@ -106,8 +113,8 @@ class GemmTemplate(ScheduleTemplate):
         i, j, _, _, _ = dims
         rows, cols, lanes = int(config["rows"]), int(config["cols"]), int(config["lanes"])
         k_block = int(config["k_block"])
-        if rows * cols // lanes > MAX_ACCUMULATORS:
-            raise InvalidConfig(f"gemm: a {rows} x {cols} block needs {rows * cols // lanes} accumulator registers")
+        if (needed := registers_for(rows * cols, lanes)) > MAX_ACCUMULATORS:
+            raise InvalidConfig(f"gemm: a {rows} x {cols} block needs {needed} accumulator registers")
         schedule: list[Attribute] = [te.split(i, rows), te.split(j, cols)]
         inner = [f"{i}.i"]
         if cols > lanes:

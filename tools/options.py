@@ -70,3 +70,13 @@ def tuned_line(args: argparse.Namespace, report: CompileReport) -> str:
         return ""
     tuned = report.op_counts.get("tuned kernels", 0)
     return f"tuned schedules from {args.records}: {tuned} kernel{'s' if tuned != 1 else ''}\n"
+
+
+def save_plot(png: bytes, path: str) -> None:
+    """Write a plot the command made (`--plot`) atomically; a failed write is the user's error."""
+    from minitvm.tools.atomic import write_bytes
+
+    try:
+        write_bytes(png, path)
+    except OSError as e:
+        raise CommandError(f"--plot {path}: {e.strerror or e}") from None

@@ -39,9 +39,8 @@ from typing import TYPE_CHECKING
 from minitvm.bench.options import add_timing_options, positive_int
 from minitvm.runtime import random_arrays
 from minitvm.runtime.timing import sampled
-from minitvm.tools.atomic import write_bytes
 from minitvm.tools.inputs import compile_model, load_onnx
-from minitvm.tools.options import CommandError, add_compile_options
+from minitvm.tools.options import CommandError, add_compile_options, save_plot
 
 if TYPE_CHECKING:  # onnx and the compiler are slow to import: the command loads them
     import onnx
@@ -256,10 +255,7 @@ def run_profile(args: argparse.Namespace) -> None:
     report = profile(model, exe, args.opt_level, args.records, args.repeat, args.warmup, machine)
     sys.stdout.write(format_profile(report, args.top))
     if args.plot:
-        try:
-            write_bytes(roofline_png(report), args.plot)
-        except OSError as e:
-            raise CommandError(f"--plot {args.plot}: {e.strerror or e}") from None
+        save_plot(roofline_png(report), args.plot)
         print(f"roofline plot: {args.plot}")
 
 

@@ -11,9 +11,8 @@ import argparse
 import sys
 
 from minitvm.bench.options import positive_float, positive_int
-from minitvm.tools.atomic import write_bytes
 from minitvm.tools.inputs import load_onnx
-from minitvm.tools.options import CommandError, add_input_shape_option
+from minitvm.tools.options import CommandError, add_input_shape_option, save_plot
 
 
 def run_tune(args: argparse.Namespace) -> None:
@@ -65,11 +64,7 @@ def report_records(records: str, plot: str | None) -> None:
     rows = read_rows(records)
     sys.stdout.write(format_table(rows))
     if plot and rows:
-        png = convergence_png(rows)
-        try:
-            write_bytes(png, plot)
-        except OSError as e:
-            raise CommandError(f"--plot {plot}: {e.strerror or e}") from None
+        save_plot(convergence_png(rows), plot)
         print(f"\nconvergence plot: {plot}")
 
 

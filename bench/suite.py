@@ -71,6 +71,7 @@ from minitvm.bench.models import (
 )
 from minitvm.bench.options import add_bench_arguments
 from minitvm.errors import MinitvmError
+from minitvm.machine import Machine, describe_machine
 from minitvm.runtime import Executable, random_arrays
 from minitvm.runtime.ort import ort_session
 from minitvm.runtime.timing import SETTLE_S, Timer, medians, sampled, time_calls
@@ -478,13 +479,16 @@ def bench_row(
 # ------------------------------------------------------------------------------ the table
 
 COLUMNS = (
-    "case", "threads", "minitvm ms", "minitvm GFLOP/s", "ORT ms", "ORT GFLOP/s",
+    "case", "threads", "minitvm ms", "minitvm GFLOP/s", "of peak", "ORT ms", "ORT GFLOP/s",
     "numpy GFLOP/s", "minitvm/ORT ms", "minitvm/numpy GFLOP/s", "rounds p25-p75",
     "max abs err", "compile s",
 )  # fmt: skip
 
 
-def cells(row: Row) -> list[str]:
+def cells(row: Row, peak_gflops: float | None = None) -> list[str]:
+    """A row's cells; `peak_gflops` (one core's measured FMA peak) gives a GEMM's share of the
+    peak of its threads."""
+
     def ms(runner: str) -> str:
         return f"{1e3 * row.seconds[runner]:.3f}" if runner in row.seconds else "-"
 
@@ -499,17 +503,25 @@ def cells(row: Row) -> list[str]:
         r = row.seconds[a] / row.seconds[b]
         return f"{1 / r if per_second else r:.2f}x"
 
+    def of_peak() -> str:
+        if not row.flops or "minitvm" not in row.seconds or not peak_gflops:
+            return "-"
+        gflops = row.flops / row.seconds["minitvm"] / 1e9
+        return f"{100 * gflops / (peak_gflops * row.threads):.0f}%"
+
     return [
         row.case, str(row.threads), "WRONG" if row.wrong else ms("minitvm"), gflops("minitvm"),
-        ms("ORT"), gflops("ORT"), gflops("numpy"), ratio("minitvm", "ORT"),
+        of_peak(), ms("ORT"), gflops("ORT"), gflops("numpy"), ratio("minitvm", "ORT"),
         ratio("minitvm", "numpy", per_second=True),
         f"{row.spread[0]:.2f}-{row.spread[1]:.2f}x" if row.spread else "-",
         f"{row.error:.2e}", f"{row.compile_s:.2f}",
     ]  # fmt: skip
 
 
-def format_table(rows: Sequence[Row]) -> str:
-    table = [list(COLUMNS), *map(cells, rows)]
+def format_table(rows: Sequence[Row], peak_gflops: float | None = None) -> str:
+    """The table; `of peak` is minitvm's GEMM GFLOP/s over `peak_gflops` (one core's
+    measured FMA peak, `minitvm info`) times the row's threads."""
+    table = [list(COLUMNS), *(cells(row, peak_gflops) for row in rows)]
     widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
     lines = [
         "  ".join(
@@ -553,20 +565,20 @@ def verdicts(rows: Sequence[Row], tuned: bool = False) -> list[str]:
     return lines
 
 
-def machine() -> list[str]:
+def machine_lines(described: Machine) -> list[str]:
+    """The header's description of the machine and of the runtimes measured on it."""
     import onnxruntime as ort
 
-    cpu = "?"
-    try:
-        with open("/proc/cpuinfo") as info:
-            cpu = next(
-                (ln.split(":", 1)[1].strip() for ln in info if ln.startswith("model name")), cpu
-            )
-    except OSError:
-        pass
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    usable = described.cores
+    measured = described.measured
+    peak = (
+        f"; measured FMA peak {measured.fma_gflops:.1f} GFLOP/s and {measured.bandwidth_gbs:.1f} "
+        "GB/s per core (minitvm info)" if measured else ""
+    )  # fmt: skip
     return [
-        f"cpu: {cpu}, {os.cpu_count()} cores ({usable} usable by this process)",
+        f"cpu: {described.model} (LLVM: {described.llvm_cpu}), {os.cpu_count()} cores ({usable} "
+        f"usable by this process), {described.vector_registers} x {described.vector_bits}-bit "
+        f"vectors{peak}",
         f"onnxruntime {ort.__version__} (CPU), numpy {np.__version__}, minitvm {minitvm_version()}",
     ]
 
@@ -603,7 +615,9 @@ def run(
     except ImportError:
         raise BenchError("minitvm bench needs ONNX Runtime: pip install onnxruntime") from None
     blas = Blas()
-    header = [*machine(), f"BLAS (numpy): {blas.describe()}", f"load average: {load_average()}"]
+    described = describe_machine()
+    header = [*machine_lines(described), f"BLAS (numpy): {blas.describe()}",
+              f"load average: {load_average()}"]  # fmt: skip
     if records is not None:
         header.append(f"minitvm compiles with the tuned schedules of {records}")
     if os.getloadavg()[0] >= (os.cpu_count() or 1) / 2:
@@ -628,7 +642,8 @@ def run(
     rounds = f"{repeat} interleaved round{'s' if repeat > 1 else ''}"
     print(f"\nmedian of {rounds} after {warmup} warm-up run(s) each; ORT: intra-op threads = "
           "threads, inter-op 1, sequential; numpy: BLAS threads = threads\n")  # fmt: skip
-    sys.stdout.write(format_table(rows))
+    peak = described.measured.fma_gflops if described.measured else None
+    sys.stdout.write(format_table(rows, peak))
     print("\ntargets (informational):")
     print(
         "\n".join(f"  {line}" for line in verdicts(rows, tuned=records is not None))

@@ -29,16 +29,18 @@ ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--repeat", "1", "--warmup", "0"]
 
 HEADER = re.compile(
-    r"case +threads +minitvm ms +minitvm GFLOP/s +ORT ms +ORT GFLOP/s +numpy GFLOP/s +"
+    r"case +threads +minitvm ms +minitvm GFLOP/s +of peak +ORT ms +ORT GFLOP/s +numpy GFLOP/s +"
     r"minitvm/ORT ms +minitvm/numpy GFLOP/s +rounds p25-p75 +max abs err +compile s"
 )
 NUMBER = r"\d+\.\d+"
 
 
 def gemm_row(case: str, threads: int) -> re.Pattern[str]:
-    """A GEMM row with every column filled: ms, GFLOP/s of minitvm and ORT, numpy's GFLOP/s,
-    the two ratios, the rounds' spread, the error and the compile seconds."""
-    cells = [rf"{NUMBER}"] * 5 + [rf"{NUMBER}x"] * 2 + [rf"{NUMBER}-{NUMBER}x"]
+    """A GEMM row with every column filled: ms and GFLOP/s of minitvm, its share of the
+    measured FMA peak, ms and GFLOP/s of ORT, numpy's GFLOP/s, the two ratios, the rounds'
+    spread, the error and the compile seconds."""
+    cells = [rf"{NUMBER}"] * 2 + [r"\d+%"] + [rf"{NUMBER}"] * 3 + [rf"{NUMBER}x"] * 2
+    cells += [rf"{NUMBER}-{NUMBER}x"]
     cells += [r"\d\.\d\de[-+]\d\d", NUMBER]
     return re.compile(rf"^{case} +{threads} +" + " +".join(cells) + "$", re.MULTILINE)
 
@@ -82,12 +84,12 @@ def test_model_case_is_checked_against_ort_and_gets_a_verdict(
     row = re.search(r"^mlp +1 +(.*)$", out, re.MULTILINE)
     assert row, out
     cells = row.group(1).split()
-    # minitvm ms, -, ORT ms, -, -, minitvm/ORT, -, rounds p25-p75, error, compile s
-    assert cells[1] == cells[3] == cells[4] == cells[6] == "-"
-    assert float(cells[0]) > 0 and float(cells[2]) > 0 and cells[5].endswith("x")
-    low, high = map(float, cells[7].rstrip("x").split("-"))
+    # minitvm ms, -, -, ORT ms, -, -, minitvm/ORT, -, rounds p25-p75, error, compile s
+    assert cells[1] == cells[2] == cells[4] == cells[5] == cells[7] == "-"
+    assert float(cells[0]) > 0 and float(cells[3]) > 0 and cells[6].endswith("x")
+    low, high = map(float, cells[8].rstrip("x").split("-"))
     assert 0 < low <= high
-    assert float(cells[8]) < 1e-3
+    assert float(cells[9]) < 1e-3
     assert re.search(
         rf"^  (MET|MISSED) +mlp <= 1.5x ORT latency, 1 thread: {NUMBER}x", out, re.MULTILINE
     )
@@ -245,3 +247,12 @@ def test_blas_thread_count_is_set_and_restored() -> None:
         assert blas.num_threads == 1
     assert blas.num_threads == before
     assert "OpenBLAS" in blas.describe()
+
+
+def test_a_gemm_row_gives_its_share_of_the_measured_peak() -> None:
+    # 2 GFLOP in 10 ms on 2 threads of a 100 GFLOP/s core: 200 GFLOP/s of 200
+    row = suite.Row("gemm1000", 2, 1.0, 0.0, "", {"minitvm": 1e-2, "ORT": 2e-2}, 2e9)
+    assert suite.cells(row, peak_gflops=100.0)[3:5] == ["200.0", "100%"]
+    assert suite.cells(row)[4] == "-"  # no measured peak: no share
+    model = suite.Row("mlp", 1, 1.0, 0.0, "", {"minitvm": 1e-3, "ORT": 1e-3}, 0.0)
+    assert suite.cells(model, peak_gflops=100.0)[4] == "-"

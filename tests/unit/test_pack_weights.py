@@ -81,6 +81,10 @@ PACKED: dict[str, Callable[[], onnx.ModelProto]] = {
     "gemm_alpha_beta": lambda: gemm(3, 32, 48, [48], alpha=0.5, beta=2.0),
     "gemm_alpha_beta_matrix_bias": lambda: gemm(3, 32, 48, [3, 48], alpha=0.5, beta=2.0),
     "gemm_beta_zero": lambda: gemm(5, 32, 64, [64], beta=0.0),
+    # N in no whole number of panels: padded with zero columns, then sliced back
+    "matmul_padded_4x32x24": lambda: matmul([4, 32], 24),
+    "matmul_padded_8x48x1000": lambda: matmul([8, 48], 1000),
+    "matmul_padded_lm_head_1x12x64x201": lambda: matmul([1, 12, 64], 201),
 }
 
 
@@ -104,6 +108,14 @@ def test_pack_panels_puts_each_weight_where_matmul_packed_reads_it() -> None:
     for k, n in [(0, 0), (1, 15), (2, 16), (4, 33), (4, 47)]:
         assert packed[n // 16, k, n % 16] == b[k, n]
     np.testing.assert_array_equal(packed[1], b[:, 16:32])  # a panel: 16 columns, row by row
+
+
+def test_pack_panels_pads_the_last_panel_with_zeros() -> None:
+    b = np.arange(3 * 20, dtype=np.float32).reshape(3, 20) + 1
+    packed = pack_panels(b)
+    assert packed.shape == (2, 3, 16)
+    np.testing.assert_array_equal(reference.unpack_panels(packed)[:, :20], b)
+    assert not packed[1, :, 4:].any()  # columns 20..31: zeros, whose products add nothing
 
 
 def test_pack_and_unpack_are_inverses() -> None:
@@ -142,6 +154,7 @@ def test_constant_weights_are_packed(case: str) -> None:
     module = optimized(PACKED[case]())
     assert count(module, g.MatMulPackedOp) == 1
     assert count(module, g.MatMulOp) == count(module, g.GemmOp) == 0
+    assert count(module, g.SliceOp) == ("padded" in case)
 
 
 def gemm_runtime_bias() -> onnx.ModelProto:
@@ -159,13 +172,14 @@ def matmul_runtime_weight() -> onnx.ModelProto:
 @pytest.mark.parametrize(
     ("model", "kind"),
     [
-        (lambda: matmul([4, 32], 10), g.MatMulOp),  # not a multiple of 16
+        (lambda: matmul([4, 32], 10), g.MatMulOp),  # less than one panel
         (lambda: matmul([4, 32], 16), g.MatMulOp),  # one panel: already packed
-        (lambda: matmul([4, 32], 24), g.MatMulOp),
+        (lambda: matmul([1, 32], 24), g.MatMulOp),  # one row: the reduction template's
+        (lambda: gemm(4, 32, 24, [24]), g.GemmOp),  # gemms are not padded
         (matmul_runtime_weight, g.MatMulOp),
         (gemm_runtime_bias, g.GemmOp),
     ],
-    ids=["n10", "n16", "n24", "runtime_weight", "gemm_runtime_bias_beta2"],
+    ids=["n10", "n16", "n24_one_row", "gemm_n24", "runtime_weight", "gemm_runtime_bias_beta2"],
 )
 def test_other_shapes_are_not_packed_and_still_right(model, kind: type) -> None:
     proto = model()

@@ -1,7 +1,8 @@
 // graph-pack-weights: a matmul or gemm with a constant [K, N] weight runs as graph.matmul_packed
 // on the weight packed at compile time in [N/16, K, 16] column panels (panel p holds columns
 // 16p..16p+15, row after row); a gemm's alpha is folded into the packed weight, its bias
-// becomes a graph.add (beta folded into a constant bias).
+// becomes a graph.add (beta folded into a constant bias); a matmul's N that no panel divides
+// is padded to whole panels and sliced back.
 // RUN: minitvm-opt %s -p graph-pack-weights,graph-dce | filecheck %s
 
 // w[k, n] = 32k + n, so panel 0 holds columns 0..15 of both rows, panel 1 columns 16..31.
@@ -28,31 +29,46 @@ func.func @batched(%x: tensor<4x3x8xf32>) -> tensor<4x3x48xf32> {
   func.return %y : tensor<4x3x48xf32>
 }
 
-// Not packed: one panel (N = 16, already packed), N = 24 (not a multiple of 16), a run-time
+// Not packed: one panel (N = 16, already packed), N = 24 (not a multiple of 16) times one
+// row (a matrix-vector product: the reduction template blocks its columns), a run-time
 // weight, a batched (3-D) weight, a vector lhs.
 // CHECK-LABEL: func.func @stays(
-// CHECK-SAME:    %[[X:\w+]]: tensor<3x8xf32>, %[[V:\w+]]: tensor<8x32xf32>, %{{\w+}}: tensor<2x8x32xf32>, %[[U:\w+]]: tensor<8xf32>)
+// CHECK-SAME:    %[[X:\w+]]: tensor<3x8xf32>, %[[V:\w+]]: tensor<8x32xf32>, %{{\w+}}: tensor<2x8x32xf32>, %[[U:\w+]]: tensor<8xf32>, %[[R:\w+]]: tensor<1x8xf32>)
 // CHECK-NEXT:    %[[W16:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x16xf32>
 // CHECK-NEXT:    %[[W24:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x24xf32>
 // CHECK-NEXT:    %[[W3:\w+]] = graph.constant dense<5.000000e-01> : tensor<2x8x32xf32>
 // CHECK-NEXT:    %[[W32:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x32xf32>
 // CHECK-NEXT:    graph.matmul %[[X]], %[[W16]] : (tensor<3x8xf32>, tensor<8x16xf32>) -> tensor<3x16xf32>
-// CHECK-NEXT:    graph.matmul %[[X]], %[[W24]] : (tensor<3x8xf32>, tensor<8x24xf32>) -> tensor<3x24xf32>
+// CHECK-NEXT:    graph.matmul %[[R]], %[[W24]] : (tensor<1x8xf32>, tensor<8x24xf32>) -> tensor<1x24xf32>
 // CHECK-NEXT:    graph.matmul %[[X]], %[[V]] : (tensor<3x8xf32>, tensor<8x32xf32>) -> tensor<3x32xf32>
 // CHECK-NEXT:    graph.matmul %[[X]], %[[W3]] : (tensor<3x8xf32>, tensor<2x8x32xf32>) -> tensor<2x3x32xf32>
 // CHECK-NEXT:    graph.matmul %[[U]], %[[W32]] : (tensor<8xf32>, tensor<8x32xf32>) -> tensor<32xf32>
 // CHECK-NEXT:    func.return
-func.func @stays(%x: tensor<3x8xf32>, %v: tensor<8x32xf32>, %b: tensor<2x8x32xf32>, %u: tensor<8xf32>) -> (tensor<3x16xf32>, tensor<3x24xf32>, tensor<3x32xf32>, tensor<2x3x32xf32>, tensor<32xf32>) {
+func.func @stays(%x: tensor<3x8xf32>, %v: tensor<8x32xf32>, %b: tensor<2x8x32xf32>, %u: tensor<8xf32>, %r: tensor<1x8xf32>) -> (tensor<3x16xf32>, tensor<1x24xf32>, tensor<3x32xf32>, tensor<2x3x32xf32>, tensor<32xf32>) {
   %w16 = graph.constant dense<0.5> : tensor<8x16xf32>
   %w24 = graph.constant dense<0.5> : tensor<8x24xf32>
   %w3 = graph.constant dense<0.5> : tensor<2x8x32xf32>
   %w32 = graph.constant dense<0.5> : tensor<8x32xf32>
   %0 = graph.matmul %x, %w16 : (tensor<3x8xf32>, tensor<8x16xf32>) -> tensor<3x16xf32>
-  %1 = graph.matmul %x, %w24 : (tensor<3x8xf32>, tensor<8x24xf32>) -> tensor<3x24xf32>
+  %1 = graph.matmul %r, %w24 : (tensor<1x8xf32>, tensor<8x24xf32>) -> tensor<1x24xf32>
   %2 = graph.matmul %x, %v : (tensor<3x8xf32>, tensor<8x32xf32>) -> tensor<3x32xf32>
   %3 = graph.matmul %x, %w3 : (tensor<3x8xf32>, tensor<2x8x32xf32>) -> tensor<2x3x32xf32>
   %4 = graph.matmul %u, %w32 : (tensor<8xf32>, tensor<8x32xf32>) -> tensor<32xf32>
-  func.return %0, %1, %2, %3, %4 : tensor<3x16xf32>, tensor<3x24xf32>, tensor<3x32xf32>, tensor<2x3x32xf32>, tensor<32xf32>
+  func.return %0, %1, %2, %3, %4 : tensor<3x16xf32>, tensor<1x24xf32>, tensor<3x32xf32>, tensor<2x3x32xf32>, tensor<32xf32>
+}
+
+// N = 24 (no whole number of panels) times three rows: the weight padded with zero columns
+// to two panels, the product on them, the padding sliced off.
+// CHECK-LABEL: func.func @padded(
+// CHECK-SAME:    %[[X:\w+]]: tensor<3x8xf32>)
+// CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<2x8x16xf32>
+// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<3x8xf32>, tensor<2x8x16xf32>) -> tensor<3x32xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 3, 24>, steps = array<i64: 1, 1>} : tensor<3x32xf32> -> tensor<3x24xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @padded(%x: tensor<3x8xf32>) -> tensor<3x24xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x24xf32>
+  %y = graph.matmul %x, %w : (tensor<3x8xf32>, tensor<8x24xf32>) -> tensor<3x24xf32>
+  func.return %y : tensor<3x24xf32>
 }
 
 // A gemm with a run-time bias (beta = 1): the packed product, then the bias added.

@@ -9,7 +9,8 @@ prints the LLVM IR `minitvm.compile` hands to LLVM (tests/unit/test_pipeline.py 
 every `minitvm bench` model). At -O3 the pipeline is:
 
     graph passes      graph-canonicalize, graph-fold-weight-layout, graph-fold-batchnorm,
-                      graph-conv-layout{block=16}, graph-pack-weights, graph-fuse, graph-dce
+                      graph-conv-transpose-as-conv, graph-conv-layout{block=16},
+                      graph-pack-weights, graph-fuse, graph-dce
     graph -> te       convert-graph-to-te                      (kernels: WHAT)
     schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
     te -> loop        convert-te-to-loop
@@ -59,6 +60,7 @@ def graph_passes(opt_level: int, conv_block: int = CONV_BLOCK) -> list[ModulePas
         make_pass("graph-canonicalize"),
         make_pass("graph-fold-weight-layout"),
         make_pass("graph-fold-batchnorm"),
+        make_pass("graph-conv-transpose-as-conv"),
         make_pass("graph-conv-layout", block=conv_block),
         make_pass("graph-pack-weights"),
         make_pass("graph-fuse"),

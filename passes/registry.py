@@ -19,6 +19,10 @@ _PASSES: dict[str, tuple[str, str]] = {
     "convert-te-to-loop": ("minitvm.lowering.te_to_loop", "ConvertTeToLoopPass"),
     "graph-canonicalize": ("minitvm.passes.graph.canonicalize", "CanonicalizePass"),
     "graph-conv-layout": ("minitvm.passes.graph.conv_layout", "ConvLayoutPass"),
+    "graph-conv-transpose-as-conv": (
+        "minitvm.passes.graph.conv_transpose_as_conv",
+        "ConvTransposeAsConvPass",
+    ),
     "graph-dce": ("minitvm.passes.graph.dce", "DeadCodeEliminationPass"),
     "graph-fold-batchnorm": ("minitvm.passes.graph.fold_batchnorm", "FoldBatchNormPass"),
     "graph-fold-constants": ("minitvm.passes.graph.fold_constants", "FoldConstantsPass"),

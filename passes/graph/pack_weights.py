@@ -25,9 +25,11 @@ graph.matmul and graph.gemm only.
 A `graph.matmul` whose N no panel divides (a language model's head: 64 x 768 @ 768 x 50257)
 has its weights padded with zero columns to whole panels, and the padding sliced off the
 product: the register-blocked GEMM then covers it (the GEMM template needs a column block
-that divides N; without one the product ran on the reduction template, at 16 GFLOP/s
-against 110 on this shape, AMD EPYC Zen 4, one thread). Matrix-vector products (one row)
-are left to the reduction template, which blocks their columns itself, and so are gemms.
+that divides N; without one the product ran on the reduction template, at 9 GFLOP/s
+against 100 on this shape, AMD EPYC Zen 4, one thread). Only products whose row count the
+GEMM's default block height (4) divides are padded: others would get one-row blocks, and
+matrix-vector products (a classifier's) are the reduction template's, which blocks their
+columns itself. Gemms are not padded.
 MLIR counterpart: none upstream (IREE's data tiling packs weights the same way); TVM's x86
 `dense_pack`.
 """
@@ -68,10 +70,16 @@ def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
     return np.ascontiguousarray(b.reshape(k, padded // panel, panel).transpose(1, 0, 2))
 
 
+#: Rows that a padded product's M must be a multiple of: the GEMM template's default block
+#: height (`schedules/gemm.py`), so that the padded product gets a register block taller than
+#: one row (a 37-row or 2-row product keeps the reduction template's order).
+PAD_ROWS = 4
+
+
 def _packable(lhs: SSAValue, rhs: SSAValue, pad: bool = False) -> ConstantOp | None:
     """rhs's constant op if `lhs @ rhs` can run on rhs packed: a matrix lhs (or a batch of
     them) and a constant [K, N] rhs of more than one panel, N a whole number of panels unless
-    `pad` (then lhs must have more than one row)."""
+    `pad` (then lhs's row count must be a multiple of PAD_ROWS)."""
     owner = rhs.owner
     if not isinstance(owner, ConstantOp):
         return None
@@ -79,7 +87,7 @@ def _packable(lhs: SSAValue, rhs: SSAValue, pad: bool = False) -> ConstantOp | N
     rows, shape = lhs.type.get_shape(), rhs.type.get_shape()
     if len(rows) < 2 or len(shape) != 2 or shape[1] <= PANEL:
         return None
-    if shape[1] % PANEL and not (pad and rows[-2] > 1):
+    if shape[1] % PANEL and not (pad and rows[-2] % PAD_ROWS == 0):
         return None
     return owner
 

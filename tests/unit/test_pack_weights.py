@@ -175,11 +175,13 @@ def matmul_runtime_weight() -> onnx.ModelProto:
         (lambda: matmul([4, 32], 10), g.MatMulOp),  # less than one panel
         (lambda: matmul([4, 32], 16), g.MatMulOp),  # one panel: already packed
         (lambda: matmul([1, 32], 24), g.MatMulOp),  # one row: the reduction template's
+        (lambda: matmul([6, 32], 24), g.MatMulOp),  # 6 rows: no block of 4 divides them
         (lambda: gemm(4, 32, 24, [24]), g.GemmOp),  # gemms are not padded
         (matmul_runtime_weight, g.MatMulOp),
         (gemm_runtime_bias, g.GemmOp),
     ],
-    ids=["n10", "n16", "n24_one_row", "gemm_n24", "runtime_weight", "gemm_runtime_bias_beta2"],
+    ids=["n10", "n16", "n24_one_row", "n24_six_rows", "gemm_n24", "runtime_weight",
+         "gemm_runtime_bias_beta2"],  # fmt: skip
 )
 def test_other_shapes_are_not_packed_and_still_right(model, kind: type) -> None:
     proto = model()

@@ -57,18 +57,21 @@ func.func @stays(%x: tensor<3x8xf32>, %v: tensor<8x32xf32>, %b: tensor<2x8x32xf3
   func.return %0, %1, %2, %3, %4 : tensor<3x16xf32>, tensor<1x24xf32>, tensor<3x32xf32>, tensor<2x3x32xf32>, tensor<32xf32>
 }
 
-// N = 24 (no whole number of panels) times three rows: the weight padded with zero columns
-// to two panels, the product on them, the padding sliced off.
+// N = 24 (no whole number of panels) times four rows: the weight padded with zero columns
+// to two panels, the product on them, the padding sliced off. (Three rows would not be.)
 // CHECK-LABEL: func.func @padded(
-// CHECK-SAME:    %[[X:\w+]]: tensor<3x8xf32>)
+// CHECK-SAME:    %[[X:\w+]]: tensor<4x8xf32>, %[[X3:\w+]]: tensor<3x8xf32>)
+// CHECK-NEXT:    %[[W:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x24xf32>
 // CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<2x8x16xf32>
-// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<3x8xf32>, tensor<2x8x16xf32>) -> tensor<3x32xf32>
-// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 3, 24>, steps = array<i64: 1, 1>} : tensor<3x32xf32> -> tensor<3x24xf32>
-// CHECK-NEXT:    func.return %[[Y]]
-func.func @padded(%x: tensor<3x8xf32>) -> tensor<3x24xf32> {
+// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<4x8xf32>, tensor<2x8x16xf32>) -> tensor<4x32xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 4, 24>, steps = array<i64: 1, 1>} : tensor<4x32xf32> -> tensor<4x24xf32>
+// CHECK-NEXT:    %[[Y3:\w+]] = graph.matmul %[[X3]], %[[W]] : (tensor<3x8xf32>, tensor<8x24xf32>) -> tensor<3x24xf32>
+// CHECK-NEXT:    func.return %[[Y]], %[[Y3]]
+func.func @padded(%x: tensor<4x8xf32>, %x3: tensor<3x8xf32>) -> (tensor<4x24xf32>, tensor<3x24xf32>) {
   %w = graph.constant dense<0.5> : tensor<8x24xf32>
-  %y = graph.matmul %x, %w : (tensor<3x8xf32>, tensor<8x24xf32>) -> tensor<3x24xf32>
-  func.return %y : tensor<3x24xf32>
+  %y = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x24xf32>) -> tensor<4x24xf32>
+  %y3 = graph.matmul %x3, %w : (tensor<3x8xf32>, tensor<8x24xf32>) -> tensor<3x24xf32>
+  func.return %y, %y3 : tensor<4x24xf32>, tensor<3x24xf32>
 }
 
 // A gemm with a run-time bias (beta = 1): the packed product, then the bias added.

@@ -70,10 +70,14 @@ def register_file(features: set[str] | tuple[str, ...]) -> tuple[int, int]:
     return 16, 256 if "avx" in features else 128
 
 
+def enabled_features(flattened: str) -> tuple[str, ...]:
+    """LLVM's feature string (`+avx2,-amx-tile,...`) as the sorted names of those it has."""
+    return tuple(sorted(f[1:] for f in flattened.split(",") if f.startswith("+")))
+
+
 def host_register_file() -> tuple[int, int]:
     """`register_file` of the host (FEATURES_ENV applied)."""
-    _, flattened = host_cpu()
-    return register_file({f[1:] for f in flattened.split(",") if f.startswith("+")})
+    return register_file(enabled_features(host_cpu()[1]))
 
 
 def target_machine(opt_level: int = 3) -> llvm.TargetMachine:

@@ -34,7 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
-from minitvm.host import default_num_threads, host_cpu, register_file, target_machine
+from minitvm.host import (
+    default_num_threads,
+    enabled_features,
+    host_cpu,
+    register_file,
+    target_machine,
+)
 
 #: Bump when what is measured, or how, changes: older cache files are then measured anew.
 MEASUREMENT_VERSION = 1
@@ -115,11 +121,6 @@ def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     except OSError:
         pass
     return "unknown CPU"
-
-
-def enabled_features(flattened: str) -> tuple[str, ...]:
-    """LLVM's feature string (`+avx2,-amx-tile,...`) as the sorted names of those it has."""
-    return tuple(sorted(f[1:] for f in flattened.split(",") if f.startswith("+")))
 
 
 def _size(text: str) -> int:

@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Operation
 
 from minitvm.dialects import te
+from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.dialects.te_inline import inline_computes
 
 #: Float arithmetic that counts as one flop per element (FMAs do not appear at this level).
@@ -46,12 +47,10 @@ def _is_flop(op: Operation) -> bool:
 
 
 def _bytes(type_: object) -> int:
+    """A tensor's bytes as the runtime holds it (`numpy_dtype_of`: an i1 is a byte)."""
     if not isinstance(type_, ShapedType):
         return 0
-    element = type_.get_element_type()
-    width = getattr(element, "bitwidth", None) or getattr(element, "width", None)
-    bits = width.data if hasattr(width, "data") else width
-    return math.prod(type_.get_shape()) * max(1, -(-int(bits or 8) // 8))
+    return math.prod(type_.get_shape()) * numpy_dtype_of(type_.get_element_type()).itemsize
 
 
 def compute_flops(compute: te.ComputeOp) -> int:

@@ -55,6 +55,11 @@ def _reads_panels(compute: te.ComputeOp) -> bool:
     return False
 
 
+#: The register block heights the default tries, tallest first: a block of fewer rows loads
+#: more of B per FMA (graph-pack-weights pads only products the first one divides).
+ROW_BLOCKS = (4, 2)
+
+
 class GemmTemplate(ScheduleTemplate):
     """Register-blocked GEMM: `rows` x `cols` block of C, k blocked by `k_block` (0: not)."""
 
@@ -96,7 +101,7 @@ class GemmTemplate(ScheduleTemplate):
         # the first block, rows first, that divides the shape and fits the register file
         # (4 x 64 with AVX-512's 32 registers; 4 x 16 with AVX2's 16)
         blocks = (
-            (r, c) for r in (4, 2, *fallback) if r in choices["rows"]
+            (r, c) for r in (*ROW_BLOCKS, *fallback) if r in choices["rows"]
             for c in (64, 32, 16) if c in choices["cols"]
             if registers_for(r * c) <= MAX_ACCUMULATORS
         )  # fmt: skip

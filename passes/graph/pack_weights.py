@@ -54,6 +54,7 @@ from xdsl.rewriter import InsertPoint
 
 from minitvm.dialects.graph import AddOp, ConstantOp, GemmOp, MatMulOp, MatMulPackedOp, SliceOp
 from minitvm.dialects.graph.base import get_float, get_int
+from minitvm.schedules.gemm import ROW_BLOCKS
 
 #: Columns per panel: one 512-bit vector of f32, the unit the GEMM template's column blocks
 #: are made of (`schedules.base.LANES`).
@@ -70,10 +71,10 @@ def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
     return np.ascontiguousarray(b.reshape(k, padded // panel, panel).transpose(1, 0, 2))
 
 
-#: Rows that a padded product's M must be a multiple of: the GEMM template's default block
-#: height (`schedules/gemm.py`), so that the padded product gets a register block taller than
-#: one row (a 37-row or 2-row product keeps the reduction template's order).
-PAD_ROWS = 4
+#: Rows that a padded product's M must be a multiple of: the GEMM template's tallest default
+#: block, so that the padded product gets a register block taller than one row (a 37-row or
+#: 2-row product keeps the reduction template's order).
+PAD_ROWS = ROW_BLOCKS[0]
 
 
 def _packable(lhs: SSAValue, rhs: SSAValue, pad: bool = False) -> ConstantOp | None:

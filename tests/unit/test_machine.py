@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from minitvm import machine as m
+from minitvm.host import enabled_features
 
 
 def write(path: Path, text: str) -> None:
@@ -61,7 +62,7 @@ def test_model_name_from_cpuinfo(tmp_path: Path) -> None:
     ],
 )
 def test_the_register_file_follows_from_the_features(flags: str, bits: int, registers: int) -> None:
-    features = m.enabled_features(flags)
+    features = enabled_features(flags)
     assert "amx-tile" not in features  # `-` features are the ones it lacks
     machine = m.Machine("cpu", "llvm", features, 1, ())
     assert (machine.vector_bits, machine.vector_registers) == (bits, registers)

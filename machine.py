@@ -28,7 +28,7 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -96,9 +96,7 @@ class Machine:
 
     def cache(self, level: int, kind: str = "data") -> Cache | None:
         """The level-`level` cache holding data (a unified one does), or None."""
-        return next(
-            (c for c in self.caches if c.level == level and c.kind in (kind, "unified")), None
-        )
+        return find_cache(self.caches, level, kind)
 
     @property
     def key(self) -> str:
@@ -138,6 +136,11 @@ def _cpu_count(cpu_list: str) -> int:
             first, _, last = part.partition("-")
             count += int(last or first) - int(first) + 1
     return count
+
+
+def find_cache(caches: Sequence[Cache], level: int, kind: str = "data") -> Cache | None:
+    """The level-`level` cache of `caches` holding `kind` (a unified one does), or None."""
+    return next((c for c in caches if c.level == level and c.kind in (kind, "unified")), None)
 
 
 def read_caches(cpu_dir: Path = _SYSFS_CPU / "cpu0") -> tuple[Cache, ...]:

@@ -20,6 +20,7 @@ from xdsl.ir import Attribute
 from minitvm.dialects import te
 from minitvm.errors import MinitvmError
 from minitvm.host import host_register_file
+from minitvm.machine import find_cache, read_caches
 
 #: fp32 lanes of the vectors the schedules emit (`<16 x float>`): one zmm register with
 #: AVX-512, two ymm registers with AVX2 (LLVM splits them).
@@ -34,10 +35,15 @@ REGISTER_LANES = _REGISTER_BITS // 32
 MAX_ACCUMULATORS = VECTOR_REGISTERS - 4
 
 
+#: Bytes of the L2 cache of one core, as sysfs lists it (None where it lists none).
+L2_BYTES = getattr(find_cache(read_caches(), 2), "size", None)
+
+
 def registers_for(floats: int, lanes: int = LANES) -> int:
     """Vector registers that `floats` accumulators held in `lanes`-wide vectors take: a
     vector wider than a register takes several, a narrower one a whole register."""
     return -(-floats // min(lanes, REGISTER_LANES)) if lanes else floats
+
 
 Config = Mapping[str, int | str]
 
@@ -103,8 +109,6 @@ def vectors_per_pixel(lanes: int) -> int:
     return registers_for(lanes, lanes)
 
 
-
 def placed_elsewhere(compute: te.ComputeOp) -> bool:
     """Inlined into its readers or attached to another compute's nest: no loops of its own."""
     return any(isinstance(p, te.InlineAttr | te.ComputeAtAttr) for p in compute.schedule)
-

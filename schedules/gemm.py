@@ -23,6 +23,7 @@ from minitvm.dialects import te
 from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.te_nest import default_nest, index_dependencies
 from minitvm.schedules.base import (
+    L2_BYTES,
     LANES,
     MAX_ACCUMULATORS,
     Config,
@@ -59,6 +60,16 @@ def _reads_panels(compute: te.ComputeOp) -> bool:
 #: more of B per FMA (graph-pack-weights pads only products the first one divides).
 ROW_BLOCKS = (4, 2)
 
+#: The register block widths the default tries, widest first (graph-pack-weights pads an N
+#: that no panel divides to a multiple of the first).
+COLUMN_BLOCKS = (64, 32, 16)
+
+
+def widest_columns(rows: int) -> int | None:
+    """The widest of COLUMN_BLOCKS whose block of `rows` rows fits the accumulator registers
+    (64 with AVX-512's 32 registers and 4 rows; 16 with AVX2's 16), or None."""
+    return next((c for c in COLUMN_BLOCKS if registers_for(rows * c) <= MAX_ACCUMULATORS), None)
+
 
 class GemmTemplate(ScheduleTemplate):
     """Register-blocked GEMM: `rows` x `cols` block of C, k blocked by `k_block` (0: not)."""
@@ -86,7 +97,10 @@ class GemmTemplate(ScheduleTemplate):
             Knob("cols", divisors(cols, (16, 32, 48, 64, 96, 128))),
             # A packed B's panel is one 16-lane vector: 8 lanes would split it.
             Knob("lanes", (LANES,) if _reads_panels(compute) else (8, 16)),
-            Knob("k_block", (0, *(d for d in (32, 64, 128, 256, 512) if d < depth and depth % d == 0))),
+            Knob(
+                "k_block",
+                (0, *(d for d in (32, 64, 128, 256, 512) if d < depth and depth % d == 0)),
+            ),
             Knob("tile_order", ("cols_first", "rows_first")),
         ]
         return knobs if all(k.choices for k in knobs) else None
@@ -102,14 +116,32 @@ class GemmTemplate(ScheduleTemplate):
         # (4 x 64 with AVX-512's 32 registers; 4 x 16 with AVX2's 16)
         blocks = (
             (r, c) for r in (*ROW_BLOCKS, *fallback) if r in choices["rows"]
-            for c in (64, 32, 16) if c in choices["cols"]
+            for c in COLUMN_BLOCKS if c in choices["cols"]
             if registers_for(r * c) <= MAX_ACCUMULATORS
         )  # fmt: skip
         rows, cols = next(blocks, (None, None))
         if rows is None or cols is None:
             return None  # no block that pays off divides the shape: keep the plain order
-        k_block = 256 if 256 in choices["k_block"] else 0
-        return {"rows": rows, "cols": cols, "lanes": LANES, "k_block": k_block, "tile_order": "cols_first"}
+        return {
+            "rows": rows,
+            "cols": cols,
+            "lanes": LANES,
+            "k_block": self._default_k_block(compute, cols, choices["k_block"]),
+            "tile_order": "cols_first",
+        }
+
+    @staticmethod
+    def _default_k_block(compute: te.ComputeOp, cols: int, choices: tuple[int | str, ...]) -> int:
+        """All of K in one block when B is packed and its strip of `cols` columns (K x cols
+        floats, read again for every block of rows) fits in half the L2: C is then written
+        once. Otherwise blocks of 256 rows of B, which kept a strided B's strip in cache
+        best (1024^3 on AMD EPYC Zen 4, one thread: 102 GFLOP/s against 90 unblocked).
+        Measured on packed panels there: GPT-2's LM head 47.7 -> 46.6 ms, the bench MLP
+        2.19 -> 2.14 ms, BERT's layer 17.5 -> 17.3 ms."""
+        depth = compute.extents[0]
+        if _reads_panels(compute) and L2_BYTES and depth * cols * 4 <= L2_BYTES // 2:
+            return 0
+        return 256 if 256 in choices else 0
 
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
         self.check(compute, config)
@@ -119,7 +151,9 @@ class GemmTemplate(ScheduleTemplate):
         rows, cols, lanes = int(config["rows"]), int(config["cols"]), int(config["lanes"])
         k_block = int(config["k_block"])
         if (needed := registers_for(rows * cols, lanes)) > MAX_ACCUMULATORS:
-            raise InvalidConfig(f"gemm: a {rows} x {cols} block needs {needed} accumulator registers")
+            raise InvalidConfig(
+                f"gemm: a {rows} x {cols} block needs {needed} accumulator registers"
+            )
         schedule: list[Attribute] = [te.split(i, rows), te.split(j, cols)]
         inner = [f"{i}.i"]
         if cols > lanes:
@@ -127,7 +161,9 @@ class GemmTemplate(ScheduleTemplate):
             inner += [f"{j}.i.o", f"{j}.i.i"]
         else:
             inner += [f"{j}.i"]
-        tiles = [f"{j}.o", f"{i}.o"] if config["tile_order"] == "cols_first" else [f"{i}.o", f"{j}.o"]
+        tiles = (
+            [f"{j}.o", f"{i}.o"] if config["tile_order"] == "cols_first" else [f"{i}.o", f"{j}.o"]
+        )
         if k_block:
             schedule.append(te.split("r0", k_block))
             schedule.append(te.reorder(tiles[0], "r0.o", tiles[1], "r0.i", *inner))
@@ -136,4 +172,3 @@ class GemmTemplate(ScheduleTemplate):
         schedule += [te.unroll(name) for name in inner[:-1]]
         schedule.append(te.vectorize(inner[-1]))
         return schedule
-

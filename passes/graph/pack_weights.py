@@ -1,4 +1,4 @@
-"""graph-pack-weights: give GEMMs with constant weights their weights packed in column panels.
+"""graph-pack-weights: GEMMs on weights packed in column panels, padded to whole register blocks.
 
 A register-blocked GEMM (`schedules/gemm.py`) reads, at each step k, one row
 segment of B per column vector of its block. In B's own [K, N] layout consecutive steps are N
@@ -22,14 +22,26 @@ bias. A weight several GEMMs read (at the same alpha) is packed once. Matrices o
 (N = 16) are already packed. This runs after batch-norm folding, which folds into
 graph.matmul and graph.gemm only.
 
-A `graph.matmul` whose N no panel divides (a language model's head: 64 x 768 @ 768 x 50257)
-has its weights padded with zero columns to whole panels, and the padding sliced off the
-product: the register-blocked GEMM then covers it (the GEMM template needs a column block
-that divides N; without one the product ran on the reduction template, at 9 GFLOP/s
-against 100 on this shape, AMD EPYC Zen 4, one thread). Only products whose row count the
-GEMM's default block height (4) divides are padded: others would get one-row blocks, and
-matrix-vector products (a classifier's) are the reduction template's, which blocks their
-columns itself. Gemms are not padded.
+Tails: the GEMM template needs register blocks that divide M and N; a shape without them
+ran on the reduction template, at a third to a half of the GEMM's speed. So a `graph.matmul`
+gets whole blocks by padding, and the padding is sliced off the product (`graph.slice`):
+
+- N that no panel divides (a language model's head: 64 x 768 @ 768 x 50257): the weights
+  get zero columns, to whole panels, or to whole 64-column blocks once N is wider than
+  one (`padded_columns`). A run-time B of such an N is packed by ops that run with the
+  model (`graph.pad`, `graph.reshape`, `graph.transpose`: one injective kernel) when the
+  product has at least RUNTIME_PACK_ROWS rows; fewer do not pay for the copy.
+- M that the default block height (4) does not divide, above 4 rows: lhs gets zero rows,
+  when the product then has whole blocks of columns (N whole panels, or B packed).
+
+Measured (AMD EPYC Zen 4, one thread; C = A @ B, both run-time inputs): 1000^3 34.8 -> 100.6
+GFLOP/s, 256 x 256 @ 256 x 250 53.9 -> 98.8, 1001 x 512 @ 512 x 512 44.6 -> 105.6, 33 x 512
+@ 512 x 512 44.2 -> 94.7; GPT-2's head (constant B) 572 ms on the reduction template, 46.6 ms
+padded. Products of 1-3 rows are left alone (matrix-vector products, a classifier's, are the
+reduction template's, which blocks their columns itself), and so are Gemms of such shapes.
+A run-time B of whole panels is packed from WHOLE_PACK_ROWS rows: where the GEMM's column
+blocks are one cache line wide (AVX2) it pays from 32 rows, with AVX-512's four-line blocks
+only in the largest products (see WHOLE_PACK_ROWS).
 MLIR counterpart: none upstream (IREE's data tiling packs weights the same way); TVM's x86
 `dense_pack`.
 """
@@ -41,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import BlockArgument, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -52,45 +64,67 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from minitvm.dialects.graph import AddOp, ConstantOp, GemmOp, MatMulOp, MatMulPackedOp, SliceOp
+from minitvm.dialects.graph import (
+    AddOp,
+    ConstantOp,
+    GemmOp,
+    MatMulOp,
+    MatMulPackedOp,
+    PadOp,
+    ReshapeOp,
+    SliceOp,
+    TransposeOp,
+)
 from minitvm.dialects.graph.base import get_float, get_int
-from minitvm.schedules.gemm import ROW_BLOCKS
+from minitvm.schedules.gemm import COLUMN_BLOCKS, ROW_BLOCKS, widest_columns
 
 #: Columns per panel: one 512-bit vector of f32, the unit the GEMM template's column blocks
 #: are made of (`schedules.base.LANES`).
 PANEL = 16
 
+#: Columns a padded N is rounded up to: the GEMM template's widest default column block.
+COLUMN_BLOCK = COLUMN_BLOCKS[0]
+
+
+def padded_columns(n: int) -> int:
+    """N rounded up for packing: a whole number of panels stays; a larger N is rounded up
+    to whole COLUMN_BLOCKs, so that the padded product gets the widest register block (GPT-2's
+    N = 50257 padded to panels only, 50272 = 32 x 1571, would get blocks of 2 panels: 49.3
+    against 46.6 ms on 64 rows, AMD EPYC Zen 4, one thread); a smaller one to whole panels."""
+    if n % PANEL == 0:
+        return n
+    block = COLUMN_BLOCK if n > COLUMN_BLOCK else PANEL
+    return -(-n // block) * block
+
 
 def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
-    """[K, N] -> [ceil(N/panel), K, panel]: b[k, n] lands at [n // panel, k, n % panel]; the
-    last panel's columns past N are zeros."""
+    """[K, N] -> [N'/panel, K, panel] for N' = padded_columns(N): b[k, n] lands at
+    [n // panel, k, n % panel]; the columns past N are zeros."""
     k, n = b.shape
-    padded = -(-n // panel) * panel
+    padded = padded_columns(n)
     if padded != n:
         b = np.concatenate([b, np.zeros((k, padded - n), dtype=b.dtype)], axis=1)
     return np.ascontiguousarray(b.reshape(k, padded // panel, panel).transpose(1, 0, 2))
 
 
 #: Rows that a padded product's M must be a multiple of: the GEMM template's tallest default
-#: block, so that the padded product gets a register block taller than one row (a 37-row or
-#: 2-row product keeps the reduction template's order).
+#: block, so that the padded product gets a register block taller than one row.
 PAD_ROWS = ROW_BLOCKS[0]
 
+#: Rows from which packing a run-time rhs pays: each packed panel then serves at least 8
+#: register blocks. On 512 x 500 @ 16 and 64 rows (AMD EPYC Zen 4, one thread): 0.190 ->
+#: 0.220 ms (the copy costs more than it gains) and 0.726 -> 0.464 ms.
+RUNTIME_PACK_ROWS = 8 * PAD_ROWS
 
-def _packable(lhs: SSAValue, rhs: SSAValue, pad: bool = False) -> ConstantOp | None:
-    """rhs's constant op if `lhs @ rhs` can run on rhs packed: a matrix lhs (or a batch of
-    them) and a constant [K, N] rhs of more than one panel, N a whole number of panels unless
-    `pad` (then lhs's row count must be a multiple of PAD_ROWS)."""
-    owner = rhs.owner
-    if not isinstance(owner, ConstantOp):
-        return None
-    assert isinstance(lhs.type, TensorType) and isinstance(rhs.type, TensorType)
-    rows, shape = lhs.type.get_shape(), rhs.type.get_shape()
-    if len(rows) < 2 or len(shape) != 2 or shape[1] <= PANEL:
-        return None
-    if shape[1] % PANEL and not (pad and rows[-2] % PAD_ROWS == 0):
-        return None
-    return owner
+#: Rows from which a run-time B of whole panels is packed too. The GEMM reads cols x 4 bytes
+#: of each row of B per step, rows N x 4 bytes apart. With AVX2's 16-column blocks that is
+#: one cache line per row, and packing pays from RUNTIME_PACK_ROWS (AMD EPYC Zen 4, AVX-512
+#: masked out, one thread: 32 x 1024 @ 1024 x 1024 34.8 -> 63.2 GFLOP/s, 64 rows 34.1 ->
+#: 91.3, 512^3 84.5 -> 103.2). AVX-512's 64-column blocks read four lines per row, and
+#: packing gains about what the copy costs (same machine: 64 x 1024 @ 1024 x 1024 1.37 ->
+#: 1.63 ms, 128 rows 2.70 -> 2.86, 512^3 2.41 -> 2.46, 1024^3 19.9 both ways): from 512
+#: rows on, where the copy is at most 2% of the product.
+WHOLE_PACK_ROWS = RUNTIME_PACK_ROWS if widest_columns(PAD_ROWS) != COLUMN_BLOCK else 128 * PAD_ROWS
 
 
 def _constant(array: np.ndarray, hint: str) -> ConstantOp:
@@ -99,65 +133,138 @@ def _constant(array: np.ndarray, hint: str) -> ConstantOp:
     return op
 
 
-class _Packed:
-    """The packed constants made so far, one per (weights, scale): a weight several GEMMs
-    share is packed once. Each goes right after its weights' constant, which dominates every
-    GEMM that reads them."""
+def _after_definition(value: SSAValue) -> InsertPoint:
+    """Right after `value` is defined (the start of its block for an argument): a point that
+    dominates every use of it."""
+    if isinstance(value, BlockArgument):
+        return InsertPoint.at_start(value.block)
+    assert isinstance(value, OpResult)
+    return InsertPoint.after(value.op)
+
+
+class _Made:
+    """What this pass made so far, so that operands several products share are packed or
+    padded once: packed constants by (weights, scale), ops by (value, what was done). Each
+    goes right after the value it is made from, which dominates all its users."""
 
     def __init__(self) -> None:
-        self.made: dict[tuple[ConstantOp, float], ConstantOp] = {}
+        self.constants: dict[tuple[ConstantOp, float], ConstantOp] = {}
+        self.values: dict[tuple[SSAValue, str], SSAValue] = {}
 
-    def product(
-        self, lhs: SSAValue, weights: ConstantOp, rewriter: PatternRewriter, scale: float = 1.0
-    ) -> MatMulPackedOp:
-        """`lhs @ (scale * weights)` on the weights packed."""
-        packed = self.made.get((weights, scale))
+    def panels(
+        self, weights: ConstantOp, rewriter: PatternRewriter, scale: float = 1.0
+    ) -> SSAValue:
+        """`scale * weights` packed (`pack_panels`), as a constant."""
+        packed = self.constants.get((weights, scale))
         if packed is None:
             w = weights.numpy()
             if scale != 1.0:
                 w = w * w.dtype.type(scale)
             packed = _constant(pack_panels(w), f"{weights.result.name_hint or 'w'}_packed")
             rewriter.insert(packed, InsertPoint.after(weights))
-            self.made[(weights, scale)] = packed
-        return MatMulPackedOp.make(lhs, packed.result)
+            self.constants[(weights, scale)] = packed
+        return packed.result
+
+    def padded(self, value: SSAValue, dim: int, size: int, rewriter: PatternRewriter) -> SSAValue:
+        """`value` with zeros appended along `dim` up to `size` (graph.pad; itself if it has
+        that size already)."""
+        assert isinstance(value.type, TensorType)
+        shape = value.type.get_shape()
+        rank, dim = len(shape), dim % len(shape)
+        if shape[dim] == size:
+            return value
+        key = (value, f"pad {dim} {size}")
+        if key not in self.values:
+            pads = [0] * (2 * rank)
+            pads[rank + dim] = size - shape[dim]
+            pad = PadOp.make(value, pads=pads)
+            pad.result.name_hint = f"{value.name_hint}_padded" if value.name_hint else None
+            rewriter.insert(pad, _after_definition(value))
+            self.values[key] = pad.result
+        return self.values[key]
+
+    def packed_at_run_time(self, rhs: SSAValue, rewriter: PatternRewriter) -> SSAValue:
+        """rhs [K, N] packed by ops that run with the model: zero columns up to
+        `padded_columns(N)` (graph.pad), [K, P, PANEL] (graph.reshape), [P, K, PANEL]
+        (graph.transpose). graph-fuse makes the reshape and transpose one injective kernel."""
+        key = (rhs, "panels")
+        if key not in self.values:
+            assert isinstance(rhs.type, TensorType)
+            k, n = rhs.type.get_shape()
+            panels = padded_columns(n) // PANEL
+            padded = self.padded(rhs, 1, panels * PANEL, rewriter)
+            reshape = ReshapeOp.make(padded, shape=[k, panels, PANEL])
+            transpose = TransposeOp.make(reshape.result, perm=[1, 0, 2])
+            transpose.result.name_hint = f"{rhs.name_hint or 'b'}_packed"
+            rewriter.insert([reshape, transpose], _after_definition(padded))
+            self.values[key] = transpose.result
+        return self.values[key]
+
+
+def _rows(value: SSAValue) -> int:
+    """The rows of a product's lhs: every dimension but the last (a batch of matrices counts
+    as one tall matrix: the packed panel serves them all)."""
+    assert isinstance(value.type, TensorType)
+    return int(np.prod(value.type.get_shape()[:-1]))
 
 
 class MatMulPackPattern(RewritePattern):
-    """matmul(x, constant w) -> matmul_packed(x, packed w)."""
+    """matmul(x, w) of a [K, N] w of more than one panel, in up to three steps:
 
-    def __init__(self, packed: _Packed):
-        self.packed = packed
+    - a constant w is packed at compile time (its columns padded to whole column blocks);
+    - a run-time w whose N no panel divides is packed by ops that run with the model, if x
+      has at least RUNTIME_PACK_ROWS rows (fewer do not pay for the copy);
+    - x's rows are padded to a multiple of PAD_ROWS when there are more than PAD_ROWS of
+      them and the product then gets the GEMM template (w packed, or N whole panels);
+
+    and the padding is sliced off the product."""
+
+    def __init__(self, made: _Made):
+        self.made = made
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MatMulOp, rewriter: PatternRewriter) -> None:
-        weights = _packable(op.lhs, op.rhs, pad=True)
-        if weights is None:
+        lhs, rhs = op.lhs, op.rhs
+        assert isinstance(lhs.type, TensorType) and isinstance(rhs.type, TensorType)
+        lhs_shape, rhs_shape = lhs.type.get_shape(), rhs.type.get_shape()
+        if len(lhs_shape) < 2 or len(rhs_shape) != 2 or rhs_shape[1] <= PANEL:
             return
-        product = self.packed.product(op.lhs, weights, rewriter)
+        rows, columns = lhs_shape[-2], rhs_shape[1]
+        tall = rows > PAD_ROWS or rows % PAD_ROWS == 0  # rows a register block can cover
+        whole = columns % PANEL == 0
+        packed: SSAValue | None = None
+        if isinstance(weights := rhs.owner, ConstantOp):
+            if whole or tall:
+                packed = self.made.panels(weights, rewriter)
+        elif tall and _rows(lhs) >= (RUNTIME_PACK_ROWS if not whole else WHOLE_PACK_ROWS):
+            packed = self.made.packed_at_run_time(rhs, rewriter)
+        if packed is None and (not whole or rows % PAD_ROWS == 0 or rows < PAD_ROWS):
+            return  # nothing to pack, and padding rows would not get a register block
+        lhs = self.made.padded(lhs, -2, -(-rows // PAD_ROWS) * PAD_ROWS if tall else rows, rewriter)
+        product = MatMulOp.make(lhs, rhs) if packed is None else MatMulPackedOp.make(lhs, packed)
         shape = op.result.type.get_shape()  # type: ignore[attr-defined]
         if tuple(product.result.type.get_shape()) == tuple(shape):  # type: ignore[attr-defined]
             rewriter.replace(op, product)
             return
         rank = len(shape)
-        columns = SliceOp.make(
-            product.result, starts=[0] * rank, ends=list(shape), steps=[1] * rank
-        )
-        rewriter.replace(op, [product, columns], [columns.result])
+        kept = SliceOp.make(product.result, starts=[0] * rank, ends=list(shape), steps=[1] * rank)
+        rewriter.replace(op, [product, kept], [kept.result])
 
 
 class GemmPackPattern(RewritePattern):
     """gemm(x, constant w, c) -> matmul_packed(x, packed alpha * w), + beta * c."""
 
-    def __init__(self, packed: _Packed):
-        self.packed = packed
+    def __init__(self, made: _Made):
+        self.made = made
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GemmOp, rewriter: PatternRewriter) -> None:
         props = op.properties
         if get_int(props, "trans_a", 0) or get_int(props, "trans_b", 0):
             return
-        weights = _packable(op.lhs, op.rhs)
-        if weights is None:
+        weights = op.rhs.owner
+        rhs_shape = op.rhs.type.get_shape()  # type: ignore[attr-defined]
+        if not isinstance(weights, ConstantOp) or rhs_shape[1] <= PANEL or rhs_shape[1] % PANEL:
             return
         alpha, beta = get_float(props, "alpha", 1.0), get_float(props, "beta", 1.0)
         bias: SSAValue | None = op.bias if beta != 0.0 else None
@@ -169,7 +276,7 @@ class GemmPackPattern(RewritePattern):
             scaled = _constant(c * c.dtype.type(beta), f"{bias.name_hint or 'c'}_scaled")
             rewriter.insert(scaled)
             bias = scaled.result
-        product = self.packed.product(op.lhs, weights, rewriter, alpha)
+        product = MatMulPackedOp.make(op.lhs, self.made.panels(weights, rewriter, alpha))
         if bias is None:
             rewriter.replace(op, product)
             return
@@ -182,7 +289,6 @@ class PackWeightsPass(ModulePass):
     name = "graph-pack-weights"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        packed = _Packed()
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([MatMulPackPattern(packed), GemmPackPattern(packed)])
-        ).rewrite_module(op)
+        made = _Made()
+        patterns = [MatMulPackPattern(made), GemmPackPattern(made)]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -28,7 +28,7 @@ from minitvm.dialects import graph as g
 from minitvm.dialects import te
 from minitvm.dialects.graph import reference
 from minitvm.frontend import from_onnx
-from minitvm.passes.graph.pack_weights import PANEL, pack_panels
+from minitvm.passes.graph.pack_weights import PANEL, WHOLE_PACK_ROWS, pack_panels
 from minitvm.schedules.base import InvalidConfig
 from minitvm.schedules.gemm import GemmTemplate
 from minitvm.schedules.kernel import kernel_template, kernels
@@ -75,7 +75,7 @@ PACKED: dict[str, Callable[[], onnx.ModelProto]] = {
     "matmul_64x784x1024": lambda: matmul([64, 784], 1024),
     "matmul_1x64x48": lambda: matmul([1, 64], 48),
     "matmul_3x32x64": lambda: matmul([3, 32], 64),
-    "matmul_5x40x32": lambda: matmul([5, 40], 32),
+    "matmul_padded_rows_5x40x32": lambda: matmul([5, 40], 32),
     "matmul_batched_2x8x64x96": lambda: matmul([2, 8, 64], 96),
     "gemm_transb_bias": lambda: gemm(4, 64, 96, [96], transB=1),
     "gemm_alpha_beta": lambda: gemm(3, 32, 48, [48], alpha=0.5, beta=2.0),
@@ -85,6 +85,9 @@ PACKED: dict[str, Callable[[], onnx.ModelProto]] = {
     "matmul_padded_4x32x24": lambda: matmul([4, 32], 24),
     "matmul_padded_8x48x1000": lambda: matmul([8, 48], 1000),
     "matmul_padded_lm_head_1x12x64x201": lambda: matmul([1, 12, 64], 201),
+    # rows that no block of 4 divides: zero rows too
+    "matmul_padded_rows_6x32x24": lambda: matmul([6, 32], 24),
+    "matmul_padded_rows_batched_3x7x32x48": lambda: matmul([3, 7, 32], 48),
 }
 
 
@@ -175,12 +178,12 @@ def matmul_runtime_weight() -> onnx.ModelProto:
         (lambda: matmul([4, 32], 10), g.MatMulOp),  # less than one panel
         (lambda: matmul([4, 32], 16), g.MatMulOp),  # one panel: already packed
         (lambda: matmul([1, 32], 24), g.MatMulOp),  # one row: the reduction template's
-        (lambda: matmul([6, 32], 24), g.MatMulOp),  # 6 rows: no block of 4 divides them
+        (lambda: matmul([3, 32], 24), g.MatMulOp),  # 3 rows: no block of 4 to pad them to
         (lambda: gemm(4, 32, 24, [24]), g.GemmOp),  # gemms are not padded
         (matmul_runtime_weight, g.MatMulOp),
         (gemm_runtime_bias, g.GemmOp),
     ],
-    ids=["n10", "n16", "n24_one_row", "n24_six_rows", "gemm_n24", "runtime_weight",
+    ids=["n10", "n16", "n24_one_row", "n24_three_rows", "gemm_n24", "runtime_weight",
          "gemm_runtime_bias_beta2"],  # fmt: skip
 )
 def test_other_shapes_are_not_packed_and_still_right(model, kind: type) -> None:
@@ -189,6 +192,40 @@ def test_other_shapes_are_not_packed_and_still_right(model, kind: type) -> None:
     assert count(module, g.MatMulPackedOp) == 0
     assert count(module, kind) == 1
     assert_matches_onnxruntime(proto, threads=1)
+
+
+def runtime_matmul(lhs: Sequence[int], n: int) -> onnx.ModelProto:
+    """x @ w of two run-time inputs, w [K, N]."""
+    net = Net(4)
+    return net.model([net.op("MatMul", [net.input("x", lhs), net.input("w", [lhs[-1], n])])])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    ("lhs", "n", "packed", "padded"),
+    [
+        ((32, 40), 24, True, True),  # N no panel divides, 32 rows: packed at run time
+        ((2, 37, 48), 100, True, True),  # batched lhs, 37 rows padded to 40, N to 128
+        ((6, 32), 48, False, True),  # whole panels, few rows: B left in place, rows padded
+        ((16, 32), 24, False, False),  # too few rows to pay for packing B
+        ((WHOLE_PACK_ROWS - 4, 32), 48, False, False),  # whole panels, not rows enough
+        ((WHOLE_PACK_ROWS, 32), 48, True, False),  # whole panels, rows enough: packed
+        ((WHOLE_PACK_ROWS + 3, 32), 48, True, True),  # the same, rows padded
+    ],
+    ids=[
+        "n24_32rows", "batched_37rows_n100", "six_rows", "n24_16rows", "whole_fewer_rows",
+        "whole", "whole_padded_rows",
+    ],  # fmt: skip
+)
+def test_run_time_products_are_padded_to_whole_blocks_and_still_right(
+    lhs: tuple[int, ...], n: int, packed: bool, padded: bool, threads: int
+) -> None:
+    model = runtime_matmul(lhs, n)
+    module = optimized(model)
+    assert count(module, g.MatMulPackedOp) == packed
+    assert count(module, g.MatMulOp) == (not packed)
+    assert count(module, g.SliceOp) == padded
+    assert_matches_onnxruntime(model, threads)
 
 
 def test_f64_matmul_with_constant_weights_compiles() -> None:
@@ -215,13 +252,13 @@ def gemm_anchor(model: onnx.ModelProto) -> te.ComputeOp:
     module = from_onnx(model)
     lower_to_te(module, num_threads=1)
     found = [t for k in kernels(module) if (t := kernel_template(k)) is not None]
-    (anchor, template), *_ = found
-    assert template.name == "gemm"
+    (anchor, _), *_ = [(a, t) for a, t in found if t.name == "gemm"]
     return anchor
 
 
-@pytest.mark.parametrize(("m", "rows"), [(1, 1), (3, 1), (6, 2), (8, 4)])
+@pytest.mark.parametrize(("m", "rows"), [(1, 1), (3, 1), (6, 4), (8, 4)])
 def test_gemm_template_blocks_packed_products_of_any_height(m: int, rows: int) -> None:
+    """3 rows run in blocks of one; 6 are padded to 8 (graph-pack-weights), blocks of 4."""
     anchor = gemm_anchor(matmul([m, 64], 48))
     space = GemmTemplate().space(anchor)
     assert space is not None
@@ -241,12 +278,12 @@ def test_gemm_template_keeps_plain_order_for_unpacked_short_products() -> None:
 
 
 def test_every_accepted_config_of_a_packed_task_computes_the_product() -> None:
-    (task,) = extract_tasks(matmul([6, 64], 96), num_threads=1)
+    (task,) = extract_tasks(matmul([12, 64], 96), num_threads=1)
     assert task.template == "gemm"
-    assert [spec.shape for spec in task.inputs] == [(6, 64), (6, 64, 16)]
+    assert [spec.shape for spec in task.inputs] == [(12, 64), (6, 64, 16)]
     space = {knob.name: knob.choices for knob in task.knobs}
     assert space == {
-        "rows": (1, 2, 3, 6), "cols": (16, 32, 48, 96), "lanes": (16,), "k_block": (0, 32),
+        "rows": (1, 2, 3, 4, 6), "cols": (16, 32, 48, 96), "lanes": (16,), "k_block": (0, 32),
         "tile_order": ("cols_first", "rows_first"),
     }  # fmt: skip
     configs = task.configs()

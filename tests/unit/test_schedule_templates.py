@@ -21,9 +21,9 @@ from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
 from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
-from minitvm.schedules.base import InvalidConfig, Knob
+from minitvm.schedules.base import L2_BYTES, InvalidConfig, Knob
 from minitvm.schedules.conv import ConvNchwcTemplate, PointwiseConvNchwTemplate
-from minitvm.schedules.gemm import GemmTemplate
+from minitvm.schedules.gemm import GemmTemplate, widest_columns
 from minitvm.schedules.injective import InjectiveTemplate
 from minitvm.schedules.kernel import (
     kernel_task_key,
@@ -237,8 +237,24 @@ def test_gemm_space_and_default() -> None:
     assert space["rows"] == (1, 2, 4, 8)
     assert space["cols"] == (16, 32, 64, 128)
     assert space["k_block"] == (0, 32, 64, 128, 256)
+    # the weights are packed: all of K in one block once its 64-column strip of B (512 x 64
+    # floats, 128 KiB) fits in half the L2, else blocks of 256
+    k_block = 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
     assert template.default_config(anchor) == {
-        "rows": 4, "cols": 64, "lanes": 16, "k_block": 256, "tile_order": "cols_first",
+        "rows": 4, "cols": 64, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
+    }  # fmt: skip
+
+
+def test_gemm_default_blocks_k_of_a_strided_b() -> None:
+    """B read in place (a run-time operand, few rows): blocks of 256 rows of B, the widest
+    block of 4 rows the register file holds (4 x 64 with AVX-512)."""
+    net = Net(1)
+    x, w = net.input("x", [8, 512]), net.input("w", [512, 128])
+    kernel = templated_kernel(te_module(net.model([net.op("MatMul", [x, w])])), "gemm")
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    assert template.default_config(anchor) == {
+        "rows": 4, "cols": widest_columns(4), "lanes": 16, "k_block": 256,
+        "tile_order": "cols_first",
     }  # fmt: skip
 
 

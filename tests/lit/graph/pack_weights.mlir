@@ -2,7 +2,8 @@
 // on the weight packed at compile time in [N/16, K, 16] column panels (panel p holds columns
 // 16p..16p+15, row after row); a gemm's alpha is folded into the packed weight, its bias
 // becomes a graph.add (beta folded into a constant bias); a matmul's N that no panel divides
-// is padded to whole panels and sliced back.
+// is padded (with zero columns; rows a block of 4 does not divide, with zero rows) and the
+// padding sliced off the product; a run-time weight of such an N is packed by graph ops.
 // RUN: minitvm-opt %s -p graph-pack-weights,graph-dce | filecheck %s
 
 // w[k, n] = 32k + n, so panel 0 holds columns 0..15 of both rows, panel 1 columns 16..31.
@@ -158,4 +159,63 @@ func.func @shared(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x32xf32>
   %b = graph.matmul %y, %w : (tensor<4x8xf32>, tensor<8x32xf32>) -> tensor<4x32xf32>
   %c = graph.gemm %y, %w {alpha = 2.0 : f32} : (tensor<4x8xf32>, tensor<8x32xf32>) -> tensor<4x32xf32>
   func.return %a, %b, %c : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>
+}
+
+// N = 70, wider than one 64-column block: padded to whole blocks (128 columns, 8 panels),
+// not to whole panels (80 = 5 panels would leave blocks of one panel).
+// CHECK-LABEL: func.func @wide(
+// CHECK-SAME:    %[[X:\w+]]: tensor<4x8xf32>)
+// CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<8x8x16xf32>
+// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<4x8xf32>, tensor<8x8x16xf32>) -> tensor<4x128xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 4, 70>, steps = array<i64: 1, 1>} : tensor<4x128xf32> -> tensor<4x70xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @wide(%x: tensor<4x8xf32>) -> tensor<4x70xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x70xf32>
+  %y = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x70xf32>) -> tensor<4x70xf32>
+  func.return %y : tensor<4x70xf32>
+}
+
+// Rows that no block of 4 divides (6; 7 in a batch) get zero rows up to whole blocks, with
+// a constant weight (packed) or a run-time one of whole panels (left as it is). Each
+// operand is padded once, right after its definition, however many products read it.
+// CHECK-LABEL: func.func @rows(
+// CHECK-SAME:    %[[X:\w+]]: tensor<6x8xf32>, %[[XB:\w+]]: tensor<2x7x8xf32>, %[[V:\w+]]: tensor<8x32xf32>)
+// CHECK-NEXT:    %[[XBP:\w+]] = graph.pad %[[XB]] {pads = array<i64: 0, 0, 0, 0, 1, 0>} : tensor<2x7x8xf32> -> tensor<2x8x8xf32>
+// CHECK-NEXT:    %[[XP:\w+]] = graph.pad %[[X]] {pads = array<i64: 0, 0, 2, 0>} : tensor<6x8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<2x8x16xf32>
+// CHECK-NEXT:    %[[W32P:\w+]] = graph.constant #graph.splat<5.000000e-01 : f32> : tensor<2x8x16xf32>
+// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[XP]], %[[WP]] : (tensor<8x8xf32>, tensor<2x8x16xf32>) -> tensor<8x32xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 6, 24>, steps = array<i64: 1, 1>} : tensor<8x32xf32> -> tensor<6x24xf32>
+// CHECK-NEXT:    %[[PB:\w+]] = graph.matmul_packed %[[XBP]], %[[W32P]] : (tensor<2x8x8xf32>, tensor<2x8x16xf32>) -> tensor<2x8x32xf32>
+// CHECK-NEXT:    %[[YB:\w+]] = graph.slice %[[PB]] {starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 7, 32>, steps = array<i64: 1, 1, 1>} : tensor<2x8x32xf32> -> tensor<2x7x32xf32>
+// CHECK-NEXT:    %[[PV:\w+]] = graph.matmul %[[XP]], %[[V]] : (tensor<8x8xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+// CHECK-NEXT:    %[[YV:\w+]] = graph.slice %[[PV]] {starts = array<i64: 0, 0>, ends = array<i64: 6, 32>, steps = array<i64: 1, 1>} : tensor<8x32xf32> -> tensor<6x32xf32>
+// CHECK-NEXT:    func.return %[[Y]], %[[YB]], %[[YV]]
+func.func @rows(%x: tensor<6x8xf32>, %xb: tensor<2x7x8xf32>, %v: tensor<8x32xf32>) -> (tensor<6x24xf32>, tensor<2x7x32xf32>, tensor<6x32xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x24xf32>
+  %w32 = graph.constant dense<0.5> : tensor<8x32xf32>
+  %y = graph.matmul %x, %w : (tensor<6x8xf32>, tensor<8x24xf32>) -> tensor<6x24xf32>
+  %yb = graph.matmul %xb, %w32 : (tensor<2x7x8xf32>, tensor<8x32xf32>) -> tensor<2x7x32xf32>
+  %yv = graph.matmul %x, %v : (tensor<6x8xf32>, tensor<8x32xf32>) -> tensor<6x32xf32>
+  func.return %y, %yb, %yv : tensor<6x24xf32>, tensor<2x7x32xf32>, tensor<6x32xf32>
+}
+
+// A run-time weight whose N no panel divides, times 32 rows or more: packed by ops that run
+// with the model (zero columns, reshape, transpose), the padding sliced off the product.
+// Fewer rows (31, 16) do not pay for the copy and keep the plain matmul.
+// CHECK-LABEL: func.func @runtime(
+// CHECK-SAME:    %[[X:\w+]]: tensor<32x8xf32>, %[[W:\w+]]: tensor<8x24xf32>, %[[X31:\w+]]: tensor<31x8xf32>, %[[X16:\w+]]: tensor<16x8xf32>)
+// CHECK-NEXT:    %[[WPAD:\w+]] = graph.pad %[[W]] {pads = array<i64: 0, 0, 0, 8>} : tensor<8x24xf32> -> tensor<8x32xf32>
+// CHECK-NEXT:    %[[R:\w+]] = graph.reshape %[[WPAD]] : tensor<8x32xf32> to tensor<8x2x16xf32>
+// CHECK-NEXT:    %[[WP:\w+]] = graph.transpose %[[R]] {perm = array<i64: 1, 0, 2>} : tensor<8x2x16xf32> -> tensor<2x8x16xf32>
+// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<32x8xf32>, tensor<2x8x16xf32>) -> tensor<32x32xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 32, 24>, steps = array<i64: 1, 1>} : tensor<32x32xf32> -> tensor<32x24xf32>
+// CHECK-NEXT:    %[[Y31:\w+]] = graph.matmul %[[X31]], %[[W]] : (tensor<31x8xf32>, tensor<8x24xf32>) -> tensor<31x24xf32>
+// CHECK-NEXT:    %[[Y16:\w+]] = graph.matmul %[[X16]], %[[W]] : (tensor<16x8xf32>, tensor<8x24xf32>) -> tensor<16x24xf32>
+// CHECK-NEXT:    func.return %[[Y]], %[[Y31]], %[[Y16]]
+func.func @runtime(%x: tensor<32x8xf32>, %w: tensor<8x24xf32>, %x31: tensor<31x8xf32>, %x16: tensor<16x8xf32>) -> (tensor<32x24xf32>, tensor<31x24xf32>, tensor<16x24xf32>) {
+  %y = graph.matmul %x, %w : (tensor<32x8xf32>, tensor<8x24xf32>) -> tensor<32x24xf32>
+  %y31 = graph.matmul %x31, %w : (tensor<31x8xf32>, tensor<8x24xf32>) -> tensor<31x24xf32>
+  %y16 = graph.matmul %x16, %w : (tensor<16x8xf32>, tensor<8x24xf32>) -> tensor<16x24xf32>
+  func.return %y, %y31, %y16 : tensor<32x24xf32>, tensor<31x24xf32>, tensor<16x24xf32>
 }

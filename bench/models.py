@@ -6,6 +6,10 @@
     resnet_basic_block(channels, size)   conv-BN-ReLU-conv-BN + identity, ReLU (torchvision's)
     resnet18(batch, image, classes)      torchvision's ResNet-18, Conv/BN/Relu unfused
     mobilenet_v2(batch, image, classes)  torchvision's MobileNetV2: depthwise convs, ReLU6
+    lm_head(seq, hidden, vocab)          GPT-2's LM head: a MatMul with 154 MB of weights
+    unet_decoder_block(channels, size)   2x2/2 ConvTranspose, Concat, two conv-BN-ReLU
+    vgg16(batch, image, classes)         torchvision's VGG-16: 13 3x3 convs, 3 big Gemms
+    yolo_neck_block(channels, size)      YOLOv5's Conv+SiLU, nearest Resize, Concat, C3
     light_model_path(name)               a model from the onnx wheel's backend/test/data/light
     with_random_weights(model, seed)     the same graph with seeded random weights of sane scale
 
@@ -366,6 +370,150 @@ def mobilenet_v2(
             c_in, index = c_out, index + 1
     x = conv_bn_relu6(x, f"features.{index}", c_in, 1280, 1, 1)
     return _classified(g, x, "pool", "classifier.1", 1280, batch, image, classes, "mobilenet_v2")
+
+
+def lm_head(seq: int = 64, hidden: int = 768, vocab: int = 50257, seed: int = 0) -> onnx.ModelProto:
+    """GPT-2's language-model head as `torch.onnx` exports it (opset 17): the last hidden
+    states `h` [1, seq, hidden] times the tied embedding, transposed and folded to an
+    initializer [hidden, vocab] ~ N(0, 1/hidden), to `logits` [1, seq, vocab]. A MatMul with
+    a prime N (50257) and 154 MB of weights: memory-bound at seq 1, compute-bound at 64."""
+    g = _Graph(seed)
+    weight = g.normal("lm_head.weight", (hidden, vocab), math.sqrt(1.0 / hidden))
+    g.node("MatMul", ["h", weight], "logits")
+    return g.model(
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, seq, hidden])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, seq, vocab])],
+        17,
+        "lm_head",
+    )
+
+
+def unet_decoder_block(
+    channels: int = 128, size: int = 28, batch: int = 1, seed: int = 0
+) -> onnx.ModelProto:
+    """One U-Net decoder stage as PyTorch exports it (opset 13): `x` [batch, channels, size,
+    size] up-sampled by a 2x2/2 ConvTranspose with bias to channels/2, concatenated with the
+    encoder's `skip` [batch, channels/2, 2*size, 2*size], then two conv3x3-BN-ReLU to
+    channels/2: output `y` [batch, channels/2, 2*size, 2*size]. ConvTranspose weight
+    ~ N(0, 1/channels) (each output pixel sees one tap of each input channel)."""
+    g, half = _Graph(seed), channels // 2
+    weight = g.normal("up.weight", (channels, half, 2, 2), math.sqrt(1.0 / channels))
+    bias = g.normal("up.bias", (half,), 0.1)
+    up = g.node(
+        "ConvTranspose", ["x", weight, bias], "up",
+        dilations=[1, 1], group=1, kernel_shape=[2, 2], pads=[0, 0, 0, 0], strides=[2, 2],
+    )  # fmt: skip
+    y = g.node("Concat", [up, "skip"], "cat", axis=1)
+    y = g.node("Relu", [_conv_bn(g, y, "conv.0", "conv.1", channels, half, 3, 1)], "conv.2")
+    g.node("Relu", [_conv_bn(g, y, "conv.3", "conv.4", half, half, 3, 1)], "y")
+    big = [batch, half, 2 * size, 2 * size]
+    return g.model(
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, channels, size, size]),
+            helper.make_tensor_value_info("skip", TensorProto.FLOAT, big),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, big)],
+        13,
+        "unet_decoder_block",
+    )
+
+
+#: torchvision's VGG-16 ("D"): output channels of each 3x3 conv, "M" for a 2x2/2 max pool.
+VGG16_LAYERS = (
+    64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M",
+)  # fmt: skip
+
+
+def vgg16(batch: int = 1, image: int = 224, classes: int = 1000, seed: int = 0) -> onnx.ModelProto:
+    """torchvision's VGG-16 (no BN) as PyTorch exports it at opset 13 in eval mode: the convs
+    of `VGG16_LAYERS` (3x3, pad 1, bias, ReLU), Flatten (the adaptive pool to 7x7 is the
+    identity at 224x224 and is not exported), then Gemm(transB=1) 25088-4096-4096-classes
+    with ReLU between (Dropout is gone in eval mode). Input `x` [batch, 3, image, image],
+    output `logits`. Weights N(0, 2/fan_in) (He), biases N(0, 0.01); 138 M parameters."""
+    g, x, c_in = _Graph(seed), "x", 3
+    for index, layer in enumerate(VGG16_LAYERS):
+        name = f"features.{index}"
+        if layer == "M":
+            x = g.node("MaxPool", [x], name, kernel_shape=[2, 2], strides=[2, 2])
+            continue
+        c_out = int(layer)
+        weight = g.normal(f"{name}.weight", (c_out, c_in, 3, 3), math.sqrt(2.0 / (9 * c_in)))
+        bias = g.normal(f"{name}.bias", (c_out,), 0.01)
+        x = g.node(
+            "Conv", [x, weight, bias], name,
+            dilations=[1, 1], group=1, kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1],
+        )  # fmt: skip
+        x, c_in = g.node("Relu", [x], f"{name}.relu"), c_out
+    x = g.node("Flatten", [x], "flatten", axis=1)
+    side = image // 32
+    sizes = (c_in * side * side, 4096, 4096, classes)
+    for index, (n_in, n_out) in enumerate(itertools.pairwise(sizes)):
+        name, last = f"classifier.{3 * index}", index == len(sizes) - 2
+        weight = g.normal(f"{name}.weight", (n_out, n_in), math.sqrt((1.0 if last else 2.0) / n_in))
+        bias = g.normal(f"{name}.bias", (n_out,), 0.01)
+        x = g.node("Gemm", [x, weight, bias], "logits" if last else name, transB=1)
+        if not last:
+            x = g.node("Relu", [x], f"{name}.relu")
+    return g.model(
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, image, image])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])],
+        13,
+        "vgg16",
+    )
+
+
+def yolo_neck_block(
+    channels: int = 256, size: int = 20, batch: int = 1, seed: int = 0
+) -> onnx.ModelProto:
+    """The first top-down step of YOLOv5's neck as ultralytics exports it (opset 17, BN folded
+    into the convs, SiLU as Sigmoid * Mul): `p5` [batch, 2*channels, size, size] through a
+    1x1 Conv+SiLU to `channels`, a 2x nearest Resize, Concat with the backbone's `p4`
+    [batch, channels, 2*size, 2*size], then a C3 block without shortcut (two 1x1 Conv+SiLU
+    branches to channels/2, a bottleneck of 1x1 and 3x3 Conv+SiLU on the first, Concat,
+    1x1 Conv+SiLU to `channels`): output `y` [batch, channels, 2*size, 2*size]. Weights
+    N(0, 2/fan_in), biases N(0, 0.1)."""
+    g, half = _Graph(seed), channels // 2
+
+    def conv_silu(x: str, name: str, c_in: int, c_out: int, kernel: int, output: str = "") -> str:
+        weight = g.normal(
+            f"{name}.conv.weight", (c_out, c_in, kernel, kernel),
+            math.sqrt(2.0 / (c_in * kernel * kernel)),
+        )  # fmt: skip
+        bias = g.normal(f"{name}.conv.bias", (c_out,), 0.1)
+        y = g.node(
+            "Conv", [x, weight, bias], f"{name}.conv",
+            dilations=[1, 1], group=1, kernel_shape=[kernel, kernel], pads=[kernel // 2] * 4,
+            strides=[1, 1],
+        )  # fmt: skip
+        sigmoid = g.node("Sigmoid", [y], f"{name}.sigmoid")
+        return g.node("Mul", [y, sigmoid], output or f"{name}.act")
+
+    x = conv_silu("p5", "model.10", 2 * channels, channels, 1)
+    scales = g.const("model.11.scales", np.array([1.0, 1.0, 2.0, 2.0], np.float32))
+    x = g.node(
+        "Resize", [x, "", scales], "model.11",
+        coordinate_transformation_mode="asymmetric", mode="nearest", nearest_mode="floor",
+    )  # fmt: skip
+    x = g.node("Concat", [x, "p4"], "model.12", axis=1)
+    a = conv_silu(x, "model.13.cv1", 2 * channels, half, 1)
+    a = conv_silu(
+        conv_silu(a, "model.13.m.0.cv1", half, half, 1), "model.13.m.0.cv2", half, half, 3
+    )
+    b = conv_silu(x, "model.13.cv2", 2 * channels, half, 1)
+    x = g.node("Concat", [a, b], "model.13.cat", axis=1)
+    conv_silu(x, "model.13.cv3", channels, channels, 1, output="y")
+    big = [batch, channels, 2 * size, 2 * size]
+    return g.model(
+        [
+            helper.make_tensor_value_info(
+                "p5", TensorProto.FLOAT, [batch, 2 * channels, size, size]
+            ),
+            helper.make_tensor_value_info("p4", TensorProto.FLOAT, big),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, big)],
+        17,
+        "yolo_neck_block",
+    )
 
 
 # ------------------------------------------------------------------------------ random weights

@@ -6,7 +6,9 @@
 Cases (all by default): `gemm512` and `gemm1024` (C = A @ B of two fp32 runtime inputs;
 `gemm<N>` runs any size), `mlp` (batch 64, 784-1024-1024-10), `resnet_block` (a ResNet basic
 block on 1x64x56x56), `resnet18` (1x3x224x224), `resnet50` (the onnx wheel's light ResNet-50
-with `with_random_weights`) and `bert` (one encoder layer, seq 128, hidden 768).
+with `with_random_weights`), `bert` (one encoder layer, seq 128, hidden 768), `lm_head`
+(GPT-2's: 1x64x768 @ 768x50257), `unet_decoder` (a 2x2/2 ConvTranspose decoder block),
+`vgg16` (1x3x224x224) and `yolo_neck` (YOLOv5's Conv+SiLU, Resize, Concat, C3).
 
 Each runner lives in its own worker process, spawned once per run (minitvm, ONNX Runtime and,
 for GEMM, numpy): in one process the runtimes' thread pools fight over the cores. Measured on
@@ -62,12 +64,16 @@ import minitvm
 from minitvm.bench.models import (
     bert_encoder_layer,
     light_model_path,
+    lm_head,
     matmul,
     mlp,
     mobilenet_v2,
     resnet18,
     resnet_basic_block,
+    unet_decoder_block,
+    vgg16,
     with_random_weights,
+    yolo_neck_block,
 )
 from minitvm.bench.options import add_bench_arguments
 from minitvm.errors import MinitvmError
@@ -99,6 +105,9 @@ class Case:
     build: Callable[[], onnx.ModelProto]
     #: n of an n x n x n GEMM (GFLOP/s columns, numpy, a float64 reference); 0 for a model.
     gemm: int = 0
+    #: Weights too large to print as IR text (over 100 MB): tests that run the case through
+    #: `minitvm import | minitvm-opt` leave it out.
+    large_weights: bool = False
 
 
 def gemm_case(n: int) -> Case:
@@ -117,6 +126,16 @@ CASES: dict[str, Case] = {
         lambda: with_random_weights(onnx.load(light_model_path("resnet50"))),
     ),
     "bert": Case("BERT encoder layer, seq 128, hidden 768, 12 heads", bert_encoder_layer),
+    "lm_head": Case("GPT-2 LM head, 1x64x768 @ 768x50257", lm_head, large_weights=True),
+    "unet_decoder": Case(
+        "U-Net decoder block: 2x2/2 ConvTranspose 128->64 at 28x28, Concat, 2 conv-BN-ReLU",
+        unet_decoder_block,
+    ),
+    "vgg16": Case("VGG-16, 1x3x224x224", vgg16, large_weights=True),
+    "yolo_neck": Case(
+        "YOLOv5 neck step: Conv+SiLU, 2x nearest Resize, Concat, C3 at 40x40x256",
+        yolo_neck_block,
+    ),
 }
 
 

@@ -31,10 +31,15 @@ from dataclasses import dataclass
 from xdsl.passes import ModulePass
 
 from minitvm.passes.registry import make_pass
+from minitvm.schedules.base import LANES, REGISTER_LANES
 
-#: The channel block of the NCHW[x]c layout convolutions run in: one 16-float vector. Blocks
-#: of 32 and 64 run the ResNet block's conv no faster (`bench/conv_layouts.py`).
-CONV_BLOCK = 16
+#: The channel block of the NCHW[x]c layout convolutions run in: one vector register of
+#: floats, 16 with AVX-512 and 8 with AVX2 (at least 8). Blocks of 32 and 64 run the ResNet
+#: block's conv no faster with AVX-512; with AVX2, a 16-float block takes two registers a
+#: pixel, and a 7x7 conv's register block shrinks to one pixel: 512 -> 512 channels at 7x7,
+#: best config of each block, 4.66 ms in NCHW16c and 2.78 in NCHW8c (AMD EPYC Zen 4 with
+#: AVX-512 masked out, one thread; `bench/conv_layouts.py --blocks 8 16`).
+CONV_BLOCK = max(REGISTER_LANES, LANES // 2)
 
 
 @dataclass(frozen=True)

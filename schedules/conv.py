@@ -57,18 +57,64 @@ class ConvNchwcTemplate(ScheduleTemplate):
             return None
         width, blocks = shape[3], shape[1]
         return [
-            Knob("ow_block", tuple(b for b in range(1, min(width, MAX_ACCUMULATORS) + 1) if width % b == 0)),
+            Knob(
+                "ow_block",
+                tuple(b for b in range(1, min(width, MAX_ACCUMULATORS) + 1) if width % b == 0),
+            ),
             Knob("oc_block", divisors(blocks, (1, 2, 4))),
             Knob("reduction_order", ("c_kh_kw", "kh_kw_c")),
             Knob("unroll_kw", (0, 1)),
         ]
 
     def default_config(self, compute: te.ComputeOp) -> dict[str, int | str]:
+        """The register block of `ow_block` pixels x `oc_block` channel blocks that does
+        the most FMAs per load. Each step of the reduction broadcasts an input scalar per
+        pixel and loads a weight vector per channel block (several per block wider than a
+        register), and feeds ow x oc x vectors FMAs. Blocks take at most half the vector
+        registers: at 14x14, 14 pixels x 2 blocks (all 28 accumulators of AVX-512) ran 3.07
+        ms against 2.16 for 14 x 1. Ties go to more accumulators, then to wider rows. So
+        AVX-512 gets 4 x 4 at 56x56 and 28x28, 7 x 2 at 14x14 and 7x7; AVX2 (NCHW8c) 4 x 2,
+        2 x 4 at 14x14, 7 x 1 at 7x7. A depthwise conv loads an input vector per pixel and
+        block, which no channel block shares: it keeps a row of up to 14 pixels of one.
+
+        Where one FMA issues per cycle (AVX-512 on AMD Zen 4) the block hardly matters: 3x3
+        convs, one thread, 64 channels at 56x56 2.117 ms with 14 x 1, 2.113 with 4 x 4; 128
+        at 28x28 2.040 and 2.082; 512 at 7x7 2.21 with 7 x 1, 2.04 with 7 x 2. Where two do,
+        14 broadcasts and one load per 14 FMAs keep the load ports as busy as the FMA pipes:
+        Zen 4 with AVX-512 masked out (two 256-bit FMA pipes), one thread, ResNet-18 41.5
+        ms with the widest rows of one block (8 x 1 at 56x56), 37.6 with these; YOLOv5's
+        neck step 18.3 and 14.5 ms. The cost: an epilogue runs after the conv's whole nest,
+        not row by row, when the block has several channel blocks (a compute_at consumer
+        cannot split the shared channel axis), which measured nothing at these sizes."""
         width, vectors = compute.shape[3], vectors_per_pixel(compute.shape[4])
-        # 14 pixels of one vector each; fewer pixels when a block is several vectors wide
-        most = min(width, 14, MAX_ACCUMULATORS // vectors)
-        ow_block = max(b for b in range(1, most + 1) if width % b == 0)
-        return {"ow_block": ow_block, "oc_block": 1, "reduction_order": "c_kh_kw", "unroll_kw": 0}
+        if _reads_input_vectors(compute):
+            most = min(width, 14, MAX_ACCUMULATORS // vectors)
+            ow_block = max(b for b in range(1, most + 1) if width % b == 0)
+            return {
+                "ow_block": ow_block,
+                "oc_block": 1,
+                "reduction_order": "c_kh_kw",
+                "unroll_kw": 0,
+            }
+        budget = max(VECTOR_REGISTERS // 2, vectors)
+
+        def score(block: tuple[int, int]) -> tuple[float, int, int]:
+            ow, oc = block
+            fmas = ow * oc * vectors
+            return fmas / (ow + oc * vectors), fmas, ow
+
+        blocks = [
+            (ow, oc)
+            for ow in range(1, min(width, 14) + 1) if width % ow == 0
+            for oc in divisors(compute.shape[1], (1, 2, 4)) if ow * oc * vectors <= budget
+        ]  # fmt: skip
+        ow_block, oc_block = max(blocks, key=score)
+        return {
+            "ow_block": ow_block,
+            "oc_block": oc_block,
+            "reduction_order": "c_kh_kw",
+            "unroll_kw": 0,
+        }
 
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
         self.check(compute, config)
@@ -84,7 +130,11 @@ class ConvNchwcTemplate(ScheduleTemplate):
         if oc_block > 1:
             schedule.append(te.split("i1", oc_block))
             channels, inner = ["i1.o"], ["i1.i", "i3.i", "i4"]
-        reduction = ["r0", "r1", "r2", "r3"] if config["reduction_order"] == "c_kh_kw" else ["r1", "r2", "r0", "r3"]
+        reduction = (
+            ["r0", "r1", "r2", "r3"]
+            if config["reduction_order"] == "c_kh_kw"
+            else ["r1", "r2", "r0", "r3"]
+        )
         schedule.append(te.reorder("i0", *channels, "i2", "i3.o", *reduction, *inner))
         # One loop over (channel block, row) for the threads (see the module docstring).
         schedule.append(te.fuse(channels[0], "i2"))
@@ -94,6 +144,18 @@ class ConvNchwcTemplate(ScheduleTemplate):
         schedule.append(te.vectorize("i4"))
         return schedule
 
+
+def _reads_input_vectors(compute: te.ComputeOp) -> bool:
+    """Whether the conv reads its input along the output's lanes (a depthwise conv: output
+    channel m reads input channel m) rather than one scalar broadcast to all lanes."""
+    lane = compute.spatial_args[4]
+    memo: dict[SSAValue, frozenset[SSAValue]] = {}
+    return any(
+        isinstance(read, te.ReadOp)
+        and len(read.indices) == 5
+        and lane in index_dependencies(read.indices[4], memo)
+        for read in compute.body.walk()
+    )
 
 
 #: 544 -> 544 channels at 7x7 0.446 -> 0.170 ms, 272 -> 272 at 14x14 0.228 -> 0.189, but
@@ -131,7 +193,15 @@ class PointwiseConvNchwTemplate(ScheduleTemplate):
         shape, extents = compute.shape, compute.extents
         if len(shape) != 4 or len(extents) != 3 or extents[1:] != (1, 1) or not is_sum(compute):
             return None
-        if [lp.name for lp in default_nest(compute).loops] != ["i0", "i1", "i2", "r0", "r1", "r2", "i3"]:
+        if [lp.name for lp in default_nest(compute).loops] != [
+            "i0",
+            "i1",
+            "i2",
+            "r0",
+            "r1",
+            "r2",
+            "i3",
+        ]:
             return None
         if not self._reads_whole_rows(compute):
             return None
@@ -184,7 +254,9 @@ class PointwiseConvNchwTemplate(ScheduleTemplate):
             *_, row, column = read.indices
             if tuple(read.tensor.type.get_shape()[-2:]) != compute.shape[2:]:
                 return False
-            if not index_dependencies(row, memo) <= {h, kh} or not index_dependencies(column, memo) <= {w, kw}:
+            if not index_dependencies(row, memo) <= {h, kh} or not index_dependencies(
+                column, memo
+            ) <= {w, kw}:
                 return False
         return True
 
@@ -248,4 +320,3 @@ def _defining_ops(value: SSAValue) -> list[Operation]:
             ops.append(owner)
             pending.extend(owner.operands)
     return ops
-

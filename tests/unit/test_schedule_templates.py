@@ -42,7 +42,9 @@ def matmul_model(m: int, k: int, n: int) -> onnx.ModelProto:
     return net.model([net.op("Relu", [net.op("Add", [y, net.weight("b", [n])])])])
 
 
-def conv_model(channels: int = 32, size: int = 10, twice: bool = False, out_channels: int = 32) -> onnx.ModelProto:
+def conv_model(
+    channels: int = 32, size: int = 10, twice: bool = False, out_channels: int = 32
+) -> onnx.ModelProto:
     net = Net(2)
     x = net.input("x", [1, channels, size, size])
     w = net.weight("w", [out_channels, channels, 3, 3], 0.1)
@@ -94,14 +96,20 @@ def te_module(model: onnx.ModelProto, conv_block: int = CONV_BLOCK) -> ModuleOp:
 
 
 def run(module: ModuleOp, feeds: list[np.ndarray]) -> np.ndarray:
-    main = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    main = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"
+    )
     ins, outs = specs(main.function_type.inputs), specs(main.function_type.outputs)
     return build(module, ins, outs, num_threads=1).run({s.name: x for s, x in zip(ins, feeds)})[0]
 
 
 def templated_kernel(module: ModuleOp, template: str) -> func.FuncOp:
     """The first kernel whose schedule `template` makes."""
-    return next(k for k in kernels(module) if (t := kernel_template(k)) is not None and t[1].name == template)
+    return next(
+        k
+        for k in kernels(module)
+        if (t := kernel_template(k)) is not None and t[1].name == template
+    )
 
 
 def sample(space, rng: random.Random) -> dict:
@@ -150,7 +158,9 @@ def test_every_valid_config_computes_the_default_result(model, template, shape) 
         except InvalidConfig:
             continue
         tried += 1
-        np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5, err_msg=str(config))
+        np.testing.assert_allclose(
+            run(module, [x]), expected, rtol=1e-4, atol=1e-5, err_msg=str(config)
+        )
 
 
 def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
@@ -177,7 +187,9 @@ def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
     for result in results[1:]:
         np.testing.assert_allclose(result, results[0], rtol=1e-5, atol=1e-5)
     # with two rows the rows are the threads' share: no blocks
-    anchor, template = kernel_template(templated_kernel(te_module(matmul_model(2, 64, 200)), "reduction"))  # type: ignore[misc]
+    anchor, template = kernel_template(
+        templated_kernel(te_module(matmul_model(2, 64, 200)), "reduction")
+    )  # type: ignore[misc]
     assert [k.name for k in template.space(anchor)] == ["lanes", "unroll"]  # type: ignore[union-attr]
     assert scheduled_nest(anchor).loops[0].hints == {loop.PARALLEL_HINT}
 
@@ -265,14 +277,28 @@ def test_conv_space_and_default() -> None:
     space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
     assert space["ow_block"] == (1, 2, 7, 14)
     assert space["oc_block"] == (1, 2)
-    assert template.default_config(anchor)["ow_block"] == 14
+    # the most FMAs per load in half the registers: 7 pixels x both channel blocks (14
+    # FMAs for 7 broadcasts and 2 loads)
+    config = template.default_config(anchor)
+    assert (config["ow_block"], config["oc_block"]) == (7, 2)
 
 
-@pytest.mark.parametrize(("block", "ow_block"), [(32, 14), (64, 7)])
+def test_depthwise_conv_default_is_a_row_of_one_block() -> None:
+    """A depthwise conv loads an input vector per pixel: more channel blocks share nothing."""
+    net = Net(2)
+    x = net.input("x", [1, 32, 14, 14])
+    w = net.weight("w", [32, 1, 3, 3], 0.1)
+    model = net.model([net.op("Conv", [x, w], pads=[1, 1, 1, 1], group=32)])
+    anchor, template = kernel_template(templated_kernel(te_module(model), "conv_nchwc"))  # type: ignore[misc]
+    config = template.default_config(anchor)
+    assert (config["ow_block"], config["oc_block"]) == (14, 1)
+
+
+@pytest.mark.parametrize(("block", "ow_block"), [(32, 7), (64, 2)])
 def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) -> None:
     """In NCHW64c (`lower_to_te(conv_block=64)`) a pixel's output channels are 4 vectors: the
-    default row block shrinks to 7 pixels (28 accumulators) instead of failing at 14; with 2
-    vectors (NCHW32c) 14 pixels still fit."""
+    default row block shrinks to 2 pixels (8 accumulators, within half the registers)
+    instead of failing at 14; with 2 vectors (NCHW32c), 7 pixels."""
     model = conv_model(channels=64, size=14, out_channels=64)
     x = np.random.default_rng(1).standard_normal((1, 64, 14, 14)).astype(np.float32)
     module = te_module(model, conv_block=block)
@@ -285,12 +311,29 @@ def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) 
 @pytest.mark.parametrize(
     ("template", "model", "config", "message"),
     [
-        (GemmTemplate, lambda: matmul_model(8, 64, 128), {"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"}, "accumulator"),
-        (GemmTemplate, lambda: matmul_model(8, 64, 128), {"rows": 3, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first"}, "rows = 3"),
-        (ConvNchwcTemplate, lambda: conv_model(size=20), {"ow_block": 20, "oc_block": 2, "reduction_order": "c_kh_kw", "unroll_kw": 0}, "accumulator"),
+        (
+            GemmTemplate,
+            lambda: matmul_model(8, 64, 128),
+            {"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"},
+            "accumulator",
+        ),
+        (
+            GemmTemplate,
+            lambda: matmul_model(8, 64, 128),
+            {"rows": 3, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first"},
+            "rows = 3",
+        ),
+        (
+            ConvNchwcTemplate,
+            lambda: conv_model(size=20),
+            {"ow_block": 20, "oc_block": 2, "reduction_order": "c_kh_kw", "unroll_kw": 0},
+            "accumulator",
+        ),
     ],
 )
-def test_invalid_configs_are_rejected_before_anything_changes(template, model, config, message) -> None:
+def test_invalid_configs_are_rejected_before_anything_changes(
+    template, model, config, message
+) -> None:
     kernel = templated_kernel(te_module(model()), template.name)
     before = str(kernel)
     with pytest.raises(InvalidConfig, match=message):
@@ -305,11 +348,17 @@ def test_task_keys_identify_kernels_by_structure_and_target() -> None:
     # same shapes and epilogue-free second conv vs conv+relu: different kernels
     keys = {kernel_task_key(k, "t1") for k in convs}
     assert len(keys) == 2
-    again = [k for k in kernels(te_module(conv_model(channels=32, twice=True))) if kernel_template(k)[1].name == "conv_nchwc"]  # type: ignore[index]
+    again = [
+        k
+        for k in kernels(te_module(conv_model(channels=32, twice=True)))
+        if kernel_template(k)[1].name == "conv_nchwc"
+    ]  # type: ignore[index]
     assert [kernel_task_key(k, "t1") for k in again] == [kernel_task_key(k, "t1") for k in convs]
     assert kernel_task_key(convs[0], "t1") != kernel_task_key(convs[0], "t2")
     # schedules do not change the key
-    set_kernel_config(convs[0], {"ow_block": 5, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1})
+    set_kernel_config(
+        convs[0], {"ow_block": 5, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
+    )
     assert kernel_task_key(convs[0], "t1") == kernel_task_key(again[0], "t1")
 
 
@@ -338,13 +387,19 @@ def test_configs_keep_the_inlining_of_an_anchorless_chain() -> None:
     y = net.op("Add", [y, net.weight("b", [3, 16, 8])])
     module = te_module(net.model([y]))
     (kernel,) = [k for k in kernels(module) if kernel_template(k) is not None]
+
     def computes(kernel: func.FuncOp) -> list[te.ComputeOp]:
         return [op for op in kernel.body.block.ops if isinstance(op, te.ComputeOp)]
 
     inlined = [n for n, c in enumerate(computes(kernel)) if te.InlineAttr() in c.schedule]
     assert inlined
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
-    config = dict(zip([k.name for k in template.space(anchor)], [k.choices[-1] for k in template.space(anchor)]))
+    config = dict(
+        zip(
+            [k.name for k in template.space(anchor)],
+            [k.choices[-1] for k in template.space(anchor)],
+        )
+    )
     set_kernel_config(kernel, config)
     assert [n for n, c in enumerate(computes(kernel)) if te.InlineAttr() in c.schedule] == inlined
 

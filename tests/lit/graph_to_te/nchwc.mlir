@@ -89,8 +89,9 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>) -> tensor<1x4x5x5x8xf32> {
 // sum: padded[n, co, oh * 2 + kh, ow * 2 + kw * 2, ci] * w[mo, co, kh, kw, ci, mi] over
 // (co, kh, kw, ci) in [C/cb, KH, KW, cb], the te.templated "anchor" of a te.fused kernel,
 // (3) the bias at mo * 16 + mi. Scheduled (SCHED): the conv_nchwc template's default (a row
-// of ow_block = 2 pixels in registers; channel blocks and rows fused into the parallel
-// loop), and the bias attached at the (fused) row.
+// of ow_block = 2 pixels x 2 channel blocks in registers, as the row is short; the outer
+// channel blocks and rows fused into the parallel loop), and the bias attached at i0 (a
+// compute_at consumer cannot share the split channel axis).
 // CHECK-LABEL: func.func @conv_nchwc_0(
 // CHECK-SAME:    %[[X:\w+]]: tensor<1x2x5x5x16xf32>, %[[WT:\w+]]: tensor<2x2x3x3x16x16xf32>, %[[BIAS:\w+]]: tensor<32xf32>) -> tensor<1x2x3x2x16xf32> attributes {te.kernel, te.fused} {
 // CHECK-NEXT:    %[[PAD:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[H:\w+]], %[[V:\w+]], %[[CI:\w+]]) in [1, 2, 7, 7, 16] : tensor<1x2x7x7x16xf32> {
@@ -145,8 +146,8 @@ func.func @main(%x: tensor<1x2x5x5x16xf32>) -> tensor<1x4x5x5x8xf32> {
 // SCHED-LABEL: func.func @conv_nchwc_0(
 // SCHED-SAME:      attributes {te.kernel, te.fused} {
 // SCHED-NEXT:    %[[PAD:\w+]] = te.compute (%{{.*}}) in [1, 2, 7, 7, 16] : tensor<1x2x7x7x16xf32> {
-// SCHED:         %[[ACC:\w+]] = te.compute "anchor" (%{{.*}}) in [1, 2, 3, 2, 16] sum (%{{.*}}) in [2, 3, 3, 16] {te.templated, schedule = [#te.split<"i3", 2>, #te.reorder<["i0", "i1", "i2", "i3.o", "r0", "r1", "r2", "r3", "i3.i", "i4"]>, #te.fuse<"i1", "i2">, #te.unroll<"i3.i">, #te.vectorize<"i4">]} : tensor<1x2x3x2x16xf32> {
-// SCHED:         %[[Y:\w+]] = te.compute (%{{.*}}) in [1, 2, 3, 2, 16] {schedule = [#te.compute_at<"anchor", "i2">, #te.vectorize<"i4">]} : tensor<1x2x3x2x16xf32> {
+// SCHED:         %[[ACC:\w+]] = te.compute "anchor" (%{{.*}}) in [1, 2, 3, 2, 16] sum (%{{.*}}) in [2, 3, 3, 16] {te.templated, schedule = [#te.split<"i3", 2>, #te.split<"i1", 2>, #te.reorder<["i0", "i1.o", "i2", "i3.o", "r0", "r1", "r2", "r3", "i1.i", "i3.i", "i4"]>, #te.fuse<"i1.o", "i2">, #te.unroll<"i1.i">, #te.unroll<"i3.i">, #te.vectorize<"i4">]} : tensor<1x2x3x2x16xf32> {
+// SCHED:         %[[Y:\w+]] = te.compute (%{{.*}}) in [1, 2, 3, 2, 16] {schedule = [#te.compute_at<"anchor", "i0">, #te.vectorize<"i4">]} : tensor<1x2x3x2x16xf32> {
 // SCHED-NEXT:      te.read %[[ACC]]
 func.func @main(%x: tensor<1x2x5x5x16xf32>, %w: tensor<2x2x3x3x16x16xf32>, %b: tensor<32xf32>) -> tensor<1x2x3x2x16xf32> {
   %0 = graph.conv_nchwc %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 2>} : (tensor<1x2x5x5x16xf32>, tensor<2x2x3x3x16x16xf32>, tensor<32xf32>) -> tensor<1x2x3x2x16xf32>

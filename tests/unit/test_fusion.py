@@ -209,7 +209,22 @@ def layer_norm_mean_escapes(seed: int) -> onnx.ModelProto:
     return net.model([y, net.op("Neg", ["mean"])])
 
 
+def conv_silu_matmul_erf_gelu(seed: int) -> onnx.ModelProto:
+    """YOLO's Conv + SiLU (x * sigmoid(x)) and BERT's GELU written out (x * 0.5 * (1 +
+    erf(x / sqrt 2))) after a matmul: diamonds, the anchor's result read twice."""
+    net = Net(seed)
+    x = net.input("x", [1, 16, 6, 6])
+    y = net.op("Conv", [x, net.weight("w", [16, 16, 3, 3], 0.1), net.weight("b", [16])], pads=[1, 1, 1, 1])
+    y = net.op("Mul", [y, net.op("Sigmoid", [y])])
+    h = net.op("MatMul", [net.op("Reshape", [y, net.const("shape", np.array([16, 36]))]), net.weight("m", [36, 32])])
+    erf = net.op("Erf", [net.op("Div", [h, net.const("sqrt2", np.float32(np.sqrt(2)))])])
+    one_plus = net.op("Add", [erf, net.const("one", np.float32(1))])
+    gelu = net.op("Mul", [net.op("Mul", [h, one_plus]), net.const("half", np.float32(0.5))])
+    return net.model([gelu])
+
+
 CASES: dict[str, Callable[[int], onnx.ModelProto]] = {
+    "conv_silu_matmul_erf_gelu": conv_silu_matmul_erf_gelu,
     "conv_bn_relu_residual": conv_bn_relu_residual,
     "strided_conv_bn_clip": strided_conv_bn_clip,
     "matmul_bias_gelu": matmul_bias_gelu,
@@ -230,6 +245,12 @@ def test_fused_graph_matches_unfused_and_onnxruntime(case: str, seed: int) -> No
 
 def test_residual_block_is_two_fused_conv_kernels() -> None:
     assert kernel_names(conv_bn_relu_residual(0), 3) == ["fused_conv_0", "fused_conv_1"]
+
+
+def test_silu_and_erf_gelu_fuse_into_their_anchors() -> None:
+    names = [n.rsplit("_", 1)[0] for n in kernel_names(conv_silu_matmul_erf_gelu(0), 3)]
+    assert "fused_conv_nchwc" in names and "fused_matmul_packed" in names
+    assert not any("sigmoid" in n or "erf" in n or "div" in n for n in names), names
 
 
 def test_injective_chain_is_one_kernel() -> None:

@@ -94,6 +94,32 @@ func.func @square(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>) -> tensor<4x8xf32> {
   func.return %1 : tensor<4x8xf32>
 }
 
+// A diamond: the conv's result is read by the sigmoid and by the mul that joins them
+// (SiLU), so the group closes at the mul; GELU's erf form (x read by the div and the mul)
+// likewise. An op of another branch in between (the relu of %y) stays outside.
+// CHECK-LABEL: func.func @silu_gelu(
+// CHECK-NEXT:    %[[R:\w+]] = graph.relu %{{\w+}}
+// CHECK-NEXT:    %[[S:\w+]] = graph.fused "conv_sigmoid_mul" ({{.*}}) : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+// CHECK:           %[[C:\w+]] = graph.conv
+// CHECK-NEXT:      %[[G:\w+]] = graph.sigmoid %[[C]]
+// CHECK-NEXT:      %[[P:\w+]] = graph.mul %[[C]], %[[G]]
+// CHECK-NEXT:      graph.yield %[[P]]
+// CHECK:         %[[E:\w+]] = graph.fused "matmul_div_erf_add_mul_mul" ({{.*}}) : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4x8xf32> {
+// CHECK:         func.return %[[R]], %[[S]], %[[E]]
+func.func @silu_gelu(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %y: tensor<1x2x4x4xf32>, %a: tensor<4x8xf32>, %b: tensor<8x8xf32>, %sqrt2: tensor<f32>, %one: tensor<f32>, %half: tensor<f32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<4x8xf32>) {
+  %0 = graph.conv %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = graph.relu %y : tensor<1x2x4x4xf32>
+  %1 = graph.sigmoid %0 : tensor<1x2x4x4xf32>
+  %2 = graph.mul %0, %1 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %m = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %d = graph.div %m, %sqrt2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %e = graph.erf %d : tensor<4x8xf32>
+  %p = graph.add %e, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %q = graph.mul %m, %p : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = graph.mul %q, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  func.return %r, %2, %h : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<4x8xf32>
+}
+
 // An epilogue must keep the anchor's shape: the add that broadcasts the 2x1 sum up to 4x2x3
 // starts an injective group instead.
 // CHECK-LABEL: func.func @broadcast_up_ends_the_epilogue(

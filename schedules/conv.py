@@ -89,13 +89,20 @@ class ConvNchwcTemplate(ScheduleTemplate):
         width, vectors = compute.shape[3], vectors_per_pixel(compute.shape[4])
         if _reads_input_vectors(compute):
             most = min(width, 14, MAX_ACCUMULATORS // vectors)
-            ow_block = max(b for b in range(1, most + 1) if width % b == 0)
-            return {
-                "ow_block": ow_block,
-                "oc_block": 1,
-                "reduction_order": "c_kh_kw",
-                "unroll_kw": 0,
-            }
+            ow_block, oc_block = max(b for b in range(1, most + 1) if width % b == 0), 1
+        else:
+            ow_block, oc_block = self._most_fmas_per_load(width, compute.shape[1], vectors)
+        return {
+            "ow_block": ow_block,
+            "oc_block": oc_block,
+            "reduction_order": "c_kh_kw",
+            "unroll_kw": 0,
+        }
+
+    @staticmethod
+    def _most_fmas_per_load(width: int, blocks: int, vectors: int) -> tuple[int, int]:
+        """(ow_block, oc_block) of the most FMAs per load within half the registers (see
+        `default_config`)."""
         budget = max(VECTOR_REGISTERS // 2, vectors)
 
         def score(block: tuple[int, int]) -> tuple[float, int, int]:
@@ -103,18 +110,12 @@ class ConvNchwcTemplate(ScheduleTemplate):
             fmas = ow * oc * vectors
             return fmas / (ow + oc * vectors), fmas, ow
 
-        blocks = [
+        candidates = [
             (ow, oc)
             for ow in range(1, min(width, 14) + 1) if width % ow == 0
-            for oc in divisors(compute.shape[1], (1, 2, 4)) if ow * oc * vectors <= budget
+            for oc in divisors(blocks, (1, 2, 4)) if ow * oc * vectors <= budget
         ]  # fmt: skip
-        ow_block, oc_block = max(blocks, key=score)
-        return {
-            "ow_block": ow_block,
-            "oc_block": oc_block,
-            "reduction_order": "c_kh_kw",
-            "unroll_kw": 0,
-        }
+        return max(candidates, key=score)
 
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
         self.check(compute, config)

@@ -55,7 +55,10 @@ ELEMENTWISE: tuple[type[Operation], ...] = (*ELEMENTWISE_OPS, graph.BatchNormOp)
 
 #: Each output element reads one element of each input at an index computed from its own.
 INJECTIVE: tuple[type[Operation], ...] = (
-    *ELEMENTWISE, graph.ExpandOp, graph.ReshapeOp, graph.TransposeOp,
+    *ELEMENTWISE,
+    graph.ExpandOp,
+    graph.ReshapeOp,
+    graph.TransposeOp,
 )
 
 
@@ -72,7 +75,8 @@ class _Planner:
     max_ops: int
 
     def __post_init__(self) -> None:
-        self.position = {op: n for n, op in enumerate(self.block.ops)}
+        self.ops = list(self.block.ops)
+        self.position = {op: n for n, op in enumerate(self.ops)}
         self.taken: set[Operation] = set()
 
     def plan(self) -> list[list[Operation]]:
@@ -80,7 +84,7 @@ class _Planner:
         for kinds, bounded in ((ANCHOR_OPS, True), (INJECTIVE, False)):
             for op in self.block.ops:
                 if isinstance(op, kinds) and op not in self.taken:
-                    group = self._epilogue(op) if bounded else self._chain(op, same_shape=False)
+                    group = self._epilogue(op) if bounded else self._chain(op)
                     if len(group) > 1:
                         groups.append(group)
                         self.taken.update(group)
@@ -94,9 +98,11 @@ class _Planner:
         twice inside is fine: x * sigmoid(x) (SiLU), x * 0.5 * (1 + erf(x / sqrt 2)) (GELU)."""
         group, best = [head], [head]
         members = {head}
-        for op in list(self.block.ops)[self.position[head] + 1 :]:
-            if len(group) >= self.max_ops:
-                break
+        reach = self._last_use(head)  # no op past the last use of a member can join
+        n = self.position[head]
+        while n < reach and len(group) < self.max_ops:
+            n += 1
+            op = self.ops[n]
             if not any(operand.owner in members for operand in op.operands):
                 continue  # another branch's op: the fused op will stand after it
             if (
@@ -108,9 +114,17 @@ class _Planner:
                 break
             group.append(op)
             members.add(op)
+            reach = max(reach, self._last_use(op))
             if self._closed(group):
                 best = list(group)
         return best
+
+    def _last_use(self, op: Operation) -> int:
+        """The position of the last op of this block that uses a result of `op`."""
+        return max(
+            (self.position.get(use.operation, -1) for r in op.results for use in r.uses),
+            default=-1,
+        )
 
     def _closed(self, group: Sequence[Operation]) -> bool:
         """Whether `group` can be one fused op standing where its last op stands: no value
@@ -131,10 +145,10 @@ class _Planner:
                         return False
         return True
 
-    def _chain(self, head: Operation, *, same_shape: bool) -> list[Operation]:
-        """`head` and the consumers that follow it link by link (b: injective ops)."""
+    def _chain(self, head: Operation) -> list[Operation]:
+        """`head` and the injective ops that follow it link by link (b), each the only user
+        of the last one's result."""
         group = [head]
-        kinds = ELEMENTWISE if same_shape else INJECTIVE
         value = head.results[0]
         while len(group) < self.max_ops:
             users = {use.operation for use in value.uses}
@@ -142,11 +156,10 @@ class _Planner:
                 return group
             (user,) = users
             if (
-                not isinstance(user, kinds)
+                not isinstance(user, INJECTIVE)
                 or user in self.taken
                 or user.parent is not self.block
                 or len(user.results) != 1
-                or (same_shape and _shape(user.results[0]) != _shape(head.results[0]))
                 or not self._escapes_after(group, value, user)
             ):
                 return group
@@ -154,7 +167,9 @@ class _Planner:
             value = user.results[0]
         return group
 
-    def _escapes_after(self, group: Sequence[Operation], chained: SSAValue, last: Operation) -> bool:
+    def _escapes_after(
+        self, group: Sequence[Operation], chained: SSAValue, last: Operation
+    ) -> bool:
         """Whether every use outside the group of a group value other than `chained` comes
         after `last` (where the fused op will stand)."""
         for op in group:

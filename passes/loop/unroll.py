@@ -27,7 +27,11 @@ nested loops yields their product of copies. A loop with more than `max-trip-cou
 iterations keeps its structure and loses the hint. A loop also marked `vectorize` is left to
 loop-vectorize (which turns it into straight-line vector code, a better use of its lanes).
 convert-loop-to-llvm folds the index constants into addresses, so an unrolled register block
-costs no index arithmetic at run time.
+costs no index arithmetic at run time. Each copy's arithmetic on constants is folded right away
+(`arith_values.fold_constants`: selects on a constant condition, comparisons, index and float
+arithmetic) and what it no longer uses erased: LLVM would fold it too, but every op left costs
+the loop passes and the conversion to the llvm dialect. The input transform of a Winograd conv
+(16 positions unrolled, each a select chain of the position) has 3350 ops unfolded, 2470 folded.
 
 MLIR counterpart: `affine-loop-unroll{unroll-full}` / xDSL's `scf-for-loop-unroll`.
 """
@@ -49,6 +53,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from minitvm.dialects import loop
+from minitvm.dialects.arith_values import fold_constants
 
 
 @dataclass
@@ -79,11 +84,14 @@ class UnrollLoopPattern(RewritePattern):
             index.result.name_hint = op.induction_var.name_hint
             mapping: dict[SSAValue, SSAValue] = {op.induction_var: index.result}
             mapping.update(zip(op.carried, carried))
+            copies = []
             for inner in block.ops:
                 if isinstance(inner, loop.YieldOp):
                     carried = [mapping.get(v, v) for v in inner.values]
                 else:
-                    rewriter.insert(inner.clone(mapping))
+                    copies.append(rewriter.insert(inner.clone(mapping)))
+            replaced = fold_constants(copies, rewriter.replace, rewriter.erase, keep=carried)
+            carried = [replaced.get(v, v) for v in carried]
         rewriter.replace(op, (), carried)
 
 

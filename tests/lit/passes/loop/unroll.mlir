@@ -111,3 +111,43 @@ func.func @too_long(%y: memref<65x2xf32>) {
   } {unroll, vectorize}
   func.return
 }
+
+// Index arithmetic on the induction variable folds in each copy, inside nested loops too:
+// a select on it keeps the operand it chooses, a comparison and a division become
+// constants, and what the copy no longer uses is gone (a Winograd position's table lookup).
+// CHECK-LABEL: func.func @folded(
+// CHECK-SAME:    %[[X:\w+]]: memref<4x8xf32>, %[[Y:\w+]]: memref<2x8xf32>)
+// CHECK-NEXT:    %[[HALF:\w+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:    %[[MINUS:\w+]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT:    %[[I0:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:    loop.for %[[J:\w+]] = 0 to 8 step 1 {
+// CHECK-NEXT:      %[[ROW0:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[A:\w+]] = loop.load %[[X]][%[[ROW0]], %[[J]]] : memref<4x8xf32> -> f32
+// CHECK-NEXT:      %[[S:\w+]] = arith.mulf %[[A]], %[[HALF]] : f32
+// CHECK-NEXT:      loop.store %[[S]], %[[Y]][%[[I0]], %[[J]]] : f32, memref<2x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[I1:\w+]] = arith.constant 1 : index
+// CHECK-NEXT:    loop.for %[[K:\w+]] = 0 to 8 step 1 {
+// CHECK-NEXT:      %[[ROW2:\w+]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[B:\w+]] = loop.load %[[X]][%[[ROW2]], %[[K]]] : memref<4x8xf32> -> f32
+// CHECK-NEXT:      %[[T:\w+]] = arith.mulf %[[B]], %[[MINUS]] : f32
+// CHECK-NEXT:      loop.store %[[T]], %[[Y]][%[[I1]], %[[K]]] : f32, memref<2x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @folded(%x: memref<4x8xf32>, %y: memref<2x8xf32>) {
+  %half = arith.constant 0.5 : f32
+  %minus = arith.constant -1.0 : f32
+  loop.for %i = 0 to 2 step 1 {
+    loop.for %j = 0 to 8 step 1 {
+      %two = arith.constant 2 : index
+      %row = arith.muli %i, %two : index
+      %zero = arith.constant 0 : index
+      %first = arith.cmpi eq, %i, %zero : index
+      %scale = arith.select %first, %half, %minus : f32
+      %a = loop.load %x[%row, %j] : memref<4x8xf32> -> f32
+      %s = arith.mulf %a, %scale : f32
+      loop.store %s, %y[%i, %j] : f32, memref<2x8xf32>
+    }
+  } {unroll}
+  func.return
+}

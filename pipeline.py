@@ -13,7 +13,7 @@ every `minitvm bench` model). At -O3 the pipeline is:
                       graph-pack-weights, graph-fuse, graph-dce
     graph -> te       convert-graph-to-te                      (kernels: WHAT)
     schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
-    te -> loop        convert-te-to-loop
+    te -> loop        te-merge-kernels, convert-te-to-loop
     loop hints        loop-vectorize-transpose, loop-unroll, loop-vectorize
     loop passes       loop-promote-accumulators, loop-plan-memory
     loop -> llvm      convert-loop-to-llvm
@@ -94,12 +94,13 @@ def te_stages(
 
 
 def build_stages(opt_level: int = 3) -> list[Stage]:
-    """From scheduled te kernels to the llvm dialect (`compiler.build`). The schedule's
-    unroll and vectorize hints become code first, before any other loop pass."""
+    """From scheduled te kernels to the llvm dialect (`compiler.build`): kernels that are the
+    same code merged first, then lowered; the schedule's unroll and vectorize hints become
+    code before any other loop pass."""
     hints = ("loop-vectorize-transpose", "loop-unroll", "loop-vectorize")
     loop = ("loop-promote-accumulators", "loop-plan-memory") if opt_level >= 1 else ()
     return [
-        Stage("te -> loop", (make_pass("convert-te-to-loop"),)),
+        Stage("te -> loop", (make_pass("te-merge-kernels"), make_pass("convert-te-to-loop"))),
         Stage("loop unroll/vectorize", tuple(make_pass(name) for name in hints)),
         Stage("loop passes", tuple(make_pass(name) for name in loop), "loop"),
         Stage("loop -> llvm", (make_pass("convert-loop-to-llvm"),), "llvm"),

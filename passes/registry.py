@@ -43,6 +43,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "te-fuse": ("minitvm.passes.te.fuse", "FusePass"),
     "te-inline": ("minitvm.passes.te.inline", "InlinePass"),
     "te-mark-inline": ("minitvm.passes.te.mark_inline", "MarkInlinePass"),
+    "te-merge-kernels": ("minitvm.passes.te.merge_kernels", "MergeKernelsPass"),
     "te-pack": ("minitvm.passes.te.pack", "PackPass"),
     "te-parallel": ("minitvm.passes.te.parallel", "ParallelPass"),
     "te-reorder": ("minitvm.passes.te.reorder", "ReorderPass"),

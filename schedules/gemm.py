@@ -38,17 +38,18 @@ from minitvm.schedules.base import (
 
 def _reads_panels(compute: te.ComputeOp) -> bool:
     """Whether `compute` is `graph.matmul_packed`'s product: its B read as
-    `w[j // LANES, r0, j % LANES]` (j the last spatial axis), B packed in one-vector panels."""
+    `w[..., j // LANES, r0, j % LANES]` (j the last spatial axis), B packed in one-vector
+    panels (a batch of them, for a batched B)."""
     j, r0 = compute.spatial_args[-1], compute.reduce_args[0] if compute.reduce_args else None
     for read in compute.body.walk():
-        if not isinstance(read, te.ReadOp) or len(read.indices) != 3:
+        if not isinstance(read, te.ReadOp) or len(read.indices) < 3:
             continue
-        panel, row, lane = read.indices
+        panel, row, lane = read.indices[-3:]
         divide = panel.owner
         if (
             isinstance(divide, arith.FloorDivSIOp)
             and divide.lhs == j
-            and constant_int(divide.rhs) == LANES == read.tensor.type.get_shape()[2]
+            and constant_int(divide.rhs) == LANES == read.tensor.type.get_shape()[-1]
             and row == r0
             and index_dependencies(lane) == {j}
         ):

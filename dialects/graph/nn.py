@@ -217,7 +217,10 @@ class MatMulPackedOp(GraphOp):
     each panel of nb columns lies row after row in one contiguous block, so a GEMM kernel
     reading a register block's columns along k streams through memory instead of striding
     by N (which on a 4 KiB row maps every row of B to the same L1 set). `graph-pack-weights`
-    makes it from constant weights (TVM's x86 `dense_pack`)."""
+    makes it from constant weights (TVM's x86 `dense_pack`).
+
+    A batch of right-hand sides, rhs [..., N/nb, K, nb], packs each matrix so; its batch
+    dims broadcast with lhs's as graph.matmul's do (Winograd's 16 GEMMs)."""
 
     name = "graph.matmul_packed"
     lhs = operand_def(TensorType)
@@ -229,17 +232,18 @@ class MatMulPackedOp(GraphOp):
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
         a, b = _float_tensors(cls.name, ("lhs", "rhs"), operand_types)
         sa, sb = shape_of(a), shape_of(b)
-        if len(sa) < 2 or len(sb) != 3:
+        if len(sa) < 2 or len(sb) < 3:
             raise ShapeError(
-                f"{cls.name}: lhs must have rank >= 2 and rhs rank 3 ([N/nb, K, nb]), got "
-                f"{fmt_shape(sa)} and {fmt_shape(sb)}"
+                f"{cls.name}: lhs must have rank >= 2 and rhs rank >= 3 ([..., N/nb, K, nb]), "
+                f"got {fmt_shape(sa)} and {fmt_shape(sb)}"
             )
-        if sa[-1] != sb[1]:
+        if sa[-1] != sb[-2]:
             raise ShapeError(
                 f"{cls.name}: lhs {fmt_shape(sa)} has {sa[-1]} columns but the packed rhs "
-                f"{fmt_shape(sb)} has {sb[1]} rows"
+                f"{fmt_shape(sb)} has {sb[-2]} rows"
             )
-        return [tensor_type((*sa[:-1], sb[0] * sb[2]), a.element_type)]
+        batch = broadcast_shapes(cls.name, sa[:-2], sb[:-3])
+        return [tensor_type((*batch, sa[-2], sb[-3] * sb[-1]), a.element_type)]
 
 
 def _conv_operands(

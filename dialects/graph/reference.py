@@ -320,10 +320,12 @@ def unblock_weight(w: np.ndarray) -> np.ndarray:
 
 
 def unpack_panels(w: np.ndarray) -> np.ndarray:
-    """graph.matmul_packed's rhs [N/nb, K, nb] as graph.matmul's [K, N]:
-    B[k, n] = w[n // nb, k, n % nb]."""
-    panels, k, nb = w.shape
-    return w.transpose(1, 0, 2).reshape(k, panels * nb)
+    """graph.matmul_packed's rhs [..., N/nb, K, nb] as graph.matmul's [..., K, N]:
+    B[..., k, n] = w[..., n // nb, k, n % nb]."""
+    *batch, panels, k, nb = w.shape
+    rank = len(batch)
+    order = (*range(rank), rank + 1, rank, rank + 2)
+    return w.transpose(order).reshape(*batch, k, panels * nb)
 
 
 def _layout_transform(op: Operation, xs: Arrays) -> Arrays:

@@ -174,16 +174,19 @@ def _matmul(kb: KernelBuilder, op: graph.MatMulOp, a: Tensor, b: Tensor) -> list
 def _matmul_packed(
     kb: KernelBuilder, op: graph.MatMulPackedOp, a: Tensor, w: Tensor
 ) -> list[Tensor]:
-    """sum over k of a[..., m, k] * w[n // nb, k, n % nb]: graph.matmul on the unpacked rhs.
-    Once the GEMM schedule splits n by nb, te_to_loop resolves the division and remainder at
-    compile time, and the panel's nb lanes are one contiguous vector."""
+    """sum over k of a[..., m, k] * w[..., n // nb, k, n % nb]: graph.matmul on the unpacked
+    rhs (batch dims broadcast). Once the GEMM schedule splits n by nb, te_to_loop resolves the
+    division and remainder at compile time, and the panel's nb lanes are one contiguous vector."""
     out = _result_shape(op)
-    panel = w.shape[2]
+    panel = w.shape[-1]
+    batch_rank = len(out) - 2
 
     def body(*args: Expr) -> Expr:
         *index, k = args
-        n = index[-1]
-        return a[[*index[:-1], k]] * w[n // panel, k, n % panel]
+        batch, n = index[:batch_rank], index[-1]
+        rows = index[:-1] if len(a.shape) == len(out) else [*_batch_index(a.shape[:-2], batch), index[-2]]
+        lhs = a[[*rows, k]]
+        return lhs * w[[*_batch_index(w.shape[:-3], batch), n // panel, k, n % panel]]
 
     return [kb.compute(out, a.element_type, body, reduce=("sum", [a.shape[-1]]))]
 

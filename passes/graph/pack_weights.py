@@ -98,13 +98,15 @@ def padded_columns(n: int) -> int:
 
 
 def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
-    """[K, N] -> [N'/panel, K, panel] for N' = padded_columns(N): b[k, n] lands at
-    [n // panel, k, n % panel]; the columns past N are zeros."""
-    k, n = b.shape
+    """[..., K, N] -> [..., N'/panel, K, panel] for N' = padded_columns(N): b[..., k, n]
+    lands at [..., n // panel, k, n % panel]; the columns past N are zeros."""
+    *batch, k, n = b.shape
     padded = padded_columns(n)
     if padded != n:
-        b = np.concatenate([b, np.zeros((k, padded - n), dtype=b.dtype)], axis=1)
-    return np.ascontiguousarray(b.reshape(k, padded // panel, panel).transpose(1, 0, 2))
+        b = np.concatenate([b, np.zeros((*batch, k, padded - n), dtype=b.dtype)], axis=-1)
+    rank = len(batch)
+    order = (*range(rank), rank + 1, rank, rank + 2)
+    return np.ascontiguousarray(b.reshape(*batch, k, padded // panel, panel).transpose(order))
 
 
 #: Rows that a padded product's M must be a multiple of: the GEMM template's tallest default
@@ -209,7 +211,8 @@ def _rows(value: SSAValue) -> int:
 
 
 class MatMulPackPattern(RewritePattern):
-    """matmul(x, w) of a [K, N] w of more than one panel, in up to three steps:
+    """matmul(x, w) of a [K, N] w of more than one panel (or a constant batch of them,
+    [..., K, N]), in up to three steps:
 
     - a constant w is packed at compile time (its columns padded to whole column blocks);
     - a run-time w whose N no panel divides is packed by ops that run with the model, if x
@@ -227,13 +230,15 @@ class MatMulPackPattern(RewritePattern):
         lhs, rhs = op.lhs, op.rhs
         assert isinstance(lhs.type, TensorType) and isinstance(rhs.type, TensorType)
         lhs_shape, rhs_shape = lhs.type.get_shape(), rhs.type.get_shape()
-        if len(lhs_shape) < 2 or len(rhs_shape) != 2 or rhs_shape[1] <= PANEL:
+        weights = rhs.owner
+        batched = len(rhs_shape) > 2 and isinstance(weights, ConstantOp)
+        if len(lhs_shape) < 2 or not (len(rhs_shape) == 2 or batched) or rhs_shape[-1] <= PANEL:
             return
-        rows, columns = lhs_shape[-2], rhs_shape[1]
+        rows, columns = lhs_shape[-2], rhs_shape[-1]
         tall = rows > PAD_ROWS or rows % PAD_ROWS == 0  # rows a register block can cover
         whole = columns % PANEL == 0
         packed: SSAValue | None = None
-        if isinstance(weights := rhs.owner, ConstantOp):
+        if isinstance(weights, ConstantOp):
             if whole or tall:
                 packed = self.made.panels(weights, rewriter)
         elif tall and _rows(lhs) >= (RUNTIME_PACK_ROWS if not whole else WHOLE_PACK_ROWS):

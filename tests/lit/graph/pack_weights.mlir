@@ -32,17 +32,18 @@ func.func @batched(%x: tensor<4x3x8xf32>) -> tensor<4x3x48xf32> {
 
 // Not packed: one panel (N = 16, already packed), N = 24 (not a multiple of 16) times one
 // row (a matrix-vector product: the reduction template blocks its columns), a run-time
-// weight, a batched (3-D) weight, a vector lhs.
+// weight, a vector lhs. A batch of constant weights is packed matrix by matrix, the lhs
+// broadcast over the batch.
 // CHECK-LABEL: func.func @stays(
 // CHECK-SAME:    %[[X:\w+]]: tensor<3x8xf32>, %[[V:\w+]]: tensor<8x32xf32>, %{{\w+}}: tensor<2x8x32xf32>, %[[U:\w+]]: tensor<8xf32>, %[[R:\w+]]: tensor<1x8xf32>)
 // CHECK-NEXT:    %[[W16:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x16xf32>
 // CHECK-NEXT:    %[[W24:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x24xf32>
-// CHECK-NEXT:    %[[W3:\w+]] = graph.constant dense<5.000000e-01> : tensor<2x8x32xf32>
+// CHECK-NEXT:    %[[W3:\w+]] = graph.constant #graph.splat<5.000000e-01 : f32> : tensor<2x2x8x16xf32>
 // CHECK-NEXT:    %[[W32:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x32xf32>
 // CHECK-NEXT:    graph.matmul %[[X]], %[[W16]] : (tensor<3x8xf32>, tensor<8x16xf32>) -> tensor<3x16xf32>
 // CHECK-NEXT:    graph.matmul %[[R]], %[[W24]] : (tensor<1x8xf32>, tensor<8x24xf32>) -> tensor<1x24xf32>
 // CHECK-NEXT:    graph.matmul %[[X]], %[[V]] : (tensor<3x8xf32>, tensor<8x32xf32>) -> tensor<3x32xf32>
-// CHECK-NEXT:    graph.matmul %[[X]], %[[W3]] : (tensor<3x8xf32>, tensor<2x8x32xf32>) -> tensor<2x3x32xf32>
+// CHECK-NEXT:    graph.matmul_packed %[[X]], %[[W3]] : (tensor<3x8xf32>, tensor<2x2x8x16xf32>) -> tensor<2x3x32xf32>
 // CHECK-NEXT:    graph.matmul %[[U]], %[[W32]] : (tensor<8xf32>, tensor<8x32xf32>) -> tensor<32xf32>
 // CHECK-NEXT:    func.return
 func.func @stays(%x: tensor<3x8xf32>, %v: tensor<8x32xf32>, %b: tensor<2x8x32xf32>, %u: tensor<8xf32>, %r: tensor<1x8xf32>) -> (tensor<3x16xf32>, tensor<1x24xf32>, tensor<3x32xf32>, tensor<2x3x32xf32>, tensor<32xf32>) {

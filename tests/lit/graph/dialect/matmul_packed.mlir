@@ -35,10 +35,10 @@ func.func @matmul_packed(%x: tensor<8x32xf32>, %w: tensor<2x32x16xf32>, %xb: ten
 
 // The lhs must be a matrix (or a batch of them).
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.matmul_packed: lhs must have rank >= 2 and rhs rank 3 ([N/nb, K, nb]), got 32 and 2x32x16{{$}}
+// CHECK-NEXT: {{^}}graph.matmul_packed: lhs must have rank >= 2 and rhs rank >= 3 ([..., N/nb, K, nb]), got 32 and 2x32x16{{$}}
 // CHECK:      = "graph.matmul_packed"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.matmul_packed: lhs must have rank >= 2 and rhs rank 3 ([N/nb, K, nb]), got 32 and 2x32x16{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.matmul_packed: lhs must have rank >= 2 and rhs rank >= 3 ([..., N/nb, K, nb]), got 32 and 2x32x16{{$}}
 func.func @matmul_packed_lhs_rank(%x: tensor<32xf32>, %w: tensor<2x32x16xf32>) {
   %0 = graph.matmul_packed %x, %w : (tensor<32xf32>, tensor<2x32x16xf32>) -> tensor<32xf32>
   func.return
@@ -48,10 +48,10 @@ func.func @matmul_packed_lhs_rank(%x: tensor<32xf32>, %w: tensor<2x32x16xf32>) {
 
 // The rhs must be packed: an unpacked [K, N] matrix is graph.matmul's.
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.matmul_packed: lhs must have rank >= 2 and rhs rank 3 ([N/nb, K, nb]), got 8x32 and 32x32{{$}}
+// CHECK-NEXT: {{^}}graph.matmul_packed: lhs must have rank >= 2 and rhs rank >= 3 ([..., N/nb, K, nb]), got 8x32 and 32x32{{$}}
 // CHECK:      = "graph.matmul_packed"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.matmul_packed: lhs must have rank >= 2 and rhs rank 3 ([N/nb, K, nb]), got 8x32 and 32x32{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.matmul_packed: lhs must have rank >= 2 and rhs rank >= 3 ([..., N/nb, K, nb]), got 8x32 and 32x32{{$}}
 func.func @matmul_packed_rhs_rank(%x: tensor<8x32xf32>, %w: tensor<32x32xf32>) {
   %0 = graph.matmul_packed %x, %w : (tensor<8x32xf32>, tensor<32x32xf32>) -> tensor<8x32xf32>
   func.return

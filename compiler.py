@@ -101,6 +101,7 @@ def compile(  # noqa: A001  (TVM's name for it)
     num_threads: int | None = None,
     *,
     schedules: Mapping[str, Config] | None = None,
+    winograd: str = "auto",
 ) -> Executable:
     """Compile an ONNX model (path or ModelProto) for this machine's CPU.
 
@@ -110,7 +111,8 @@ def compile(  # noqa: A001  (TVM's name for it)
     task was tuned for this CPU and thread count gets the best schedule found
     (te-apply-records). `schedules` maps tuning-task keys (`kernel_task_key`) to schedule
     configs, which replace those kernels' defaults (and win over records). The report's
-    "tuned kernels" counts the kernels changed.
+    "tuned kernels" counts the kernels changed. `winograd` is graph-winograd's mode: "auto"
+    (3x3 convs where the machine's cost model says Winograd is faster), "always" or "never".
     """
     report = CompileReport()
     ctx = make_context()
@@ -118,7 +120,7 @@ def compile(  # noqa: A001  (TVM's name for it)
         module, inputs, outputs = _import(model, input_shapes, report)
         return compile_module(
             module, inputs, outputs, opt_level, num_threads, report, ctx,
-            records=records, schedules=schedules,
+            records=records, schedules=schedules, winograd=winograd,
         )  # fmt: skip
 
 
@@ -128,6 +130,7 @@ def llvm_ir(
     opt_level: int = 3,
     records: str | None = None,
     num_threads: int | None = None,
+    winograd: str = "auto",
 ) -> str:
     """The LLVM IR that `compile` with these arguments hands to LLVM (before LLVM's own
     optimization): what `minitvm compile --emit-llvm` prints, and what `minitvm-opt -p
@@ -137,7 +140,10 @@ def llvm_ir(
     threads = default_num_threads() if num_threads is None else num_threads
     with _gc_paused():
         module, _, _ = _import(model, input_shapes, report)
-        lower_to_te(module, opt_level, report, ctx, records=records, num_threads=threads)
+        lower_to_te(
+            module, opt_level, report, ctx, records=records, num_threads=threads,
+            winograd=winograd,
+        )  # fmt: skip
         run_stages(build_stages(opt_level), module, report, ctx)
         return llvm_ir_text(module)
 
@@ -179,14 +185,16 @@ def compile_module(
     *,
     records: str | None = None,
     schedules: Mapping[str, Config] | None = None,
+    winograd: str = "auto",
 ) -> Executable:
     """Compile a graph-dialect module (as `from_onnx` makes it) into an Executable."""
     report = report or CompileReport()
     ctx = ctx or make_context()
     threads = default_num_threads() if num_threads is None else num_threads
     lower_to_te(
-        module, opt_level, report, ctx, records=records, schedules=schedules, num_threads=threads
-    )
+        module, opt_level, report, ctx, records=records, schedules=schedules,
+        num_threads=threads, winograd=winograd,
+    )  # fmt: skip
     return build(module, inputs, outputs, opt_level, threads, report, ctx)
 
 
@@ -209,6 +217,7 @@ def lower_to_te(
     schedules: Mapping[str, Config] | None = None,
     num_threads: int | None = None,
     conv_block: int = CONV_BLOCK,
+    winograd: str = "auto",
 ) -> None:
     """Graph passes, then one te kernel per graph op with its schedule: the level where
     schedules live (`pipeline.te_stages`).
@@ -216,11 +225,13 @@ def lower_to_te(
     Kernels get their default schedules, then those whose task key (for `num_threads`
     threads on this CPU) the `records` or `schedules` hold a config for get that config.
     `conv_block` is the channel block of the convolutions' NCHW[x]c layout (an experiment's
-    knob: `bench/conv_layouts.py`)."""
+    knob: `bench/conv_layouts.py`); `winograd` graph-winograd's mode (see `compile`)."""
     report = report or CompileReport()
     ctx = ctx or make_context()
     threads = default_num_threads() if num_threads is None else num_threads
-    stages = te_stages(opt_level, records=records, num_threads=threads, conv_block=conv_block)
+    stages = te_stages(
+        opt_level, records=records, num_threads=threads, conv_block=conv_block, winograd=winograd
+    )
     if schedules:
         explicit = ApplyConfigsPass.of(schedules, threads)
         stages[-1] = replace(stages[-1], passes=(*stages[-1].passes, explicit))

@@ -10,7 +10,7 @@ every `minitvm bench` model). At -O3 the pipeline is:
 
     graph passes      graph-canonicalize, graph-fold-weight-layout, graph-fold-batchnorm,
                       graph-conv-transpose-as-conv, graph-conv-layout{block=16},
-                      graph-pack-weights, graph-fuse, graph-dce
+                      graph-winograd{mode=auto}, graph-pack-weights, graph-fuse, graph-dce
     graph -> te       convert-graph-to-te                      (kernels: WHAT)
     schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
     te -> loop        te-merge-kernels, convert-te-to-loop
@@ -52,9 +52,12 @@ class Stage:
     level: str | None = None
 
 
-def graph_passes(opt_level: int, conv_block: int = CONV_BLOCK) -> list[ModulePass]:
+def graph_passes(
+    opt_level: int, conv_block: int = CONV_BLOCK, winograd: str = "auto"
+) -> list[ModulePass]:
     """Level 1 cleans up; level 2 and up also fold batch norms into weights, run convolutions
-    in the NCHW{conv_block}c layout and fuse ops into kernels. Fusion comes after
+    in the NCHW{conv_block}c layout (3x3 ones as Winograd F(2x2, 3x3) where graph-winograd's
+    `winograd` mode says so) and fuse ops into kernels. Fusion comes after
     canonicalization (which removes the reshape pairs and `x * 1` that would otherwise end up
     inside groups) and before DCE (which sweeps the constants that BN folding replaced)."""
     if opt_level < 1:
@@ -67,6 +70,7 @@ def graph_passes(opt_level: int, conv_block: int = CONV_BLOCK) -> list[ModulePas
         make_pass("graph-fold-batchnorm"),
         make_pass("graph-conv-transpose-as-conv"),
         make_pass("graph-conv-layout", block=conv_block),
+        make_pass("graph-winograd", mode=winograd),
         make_pass("graph-pack-weights"),
         make_pass("graph-fuse"),
         make_pass("graph-dce"),
@@ -79,11 +83,12 @@ def te_stages(
     records: str | None = None,
     num_threads: int = 0,
     conv_block: int = CONV_BLOCK,
+    winograd: str = "auto",
 ) -> list[Stage]:
     """From graph IR to scheduled te kernels (`compiler.lower_to_te`). With `records`, kernels
     tuned for `num_threads` threads (0: every core) on this CPU get their tuned schedules."""
     stages = [
-        Stage("graph passes", tuple(graph_passes(opt_level, conv_block)), "graph (optimized)"),
+        Stage("graph passes", tuple(graph_passes(opt_level, conv_block, winograd)), "graph (optimized)"),
         Stage("graph -> te", (make_pass("convert-graph-to-te"),)),
         Stage("schedule", (make_pass("te-default-schedule"),), "te"),
     ]
@@ -113,9 +118,13 @@ def compile_stages(
     records: str | None = None,
     num_threads: int = 0,
     conv_block: int = CONV_BLOCK,
+    winograd: str = "auto",
 ) -> list[Stage]:
     """The whole pipeline, graph IR to llvm dialect (see the module docstring)."""
-    te = te_stages(opt_level, records=records, num_threads=num_threads, conv_block=conv_block)
+    te = te_stages(
+        opt_level, records=records, num_threads=num_threads, conv_block=conv_block,
+        winograd=winograd,
+    )  # fmt: skip
     return [*te, *build_stages(opt_level)]
 
 

@@ -15,7 +15,8 @@ the chance that a random draw from the joint space lands near the best. Weights 
 random data, as in tuning. It is a measurement, not a test.
 
 The conv is the heaviest conv_nchwc task at the first block (occurrences x default latency)
-unless `--kernel` names one of its kernels.
+unless `--kernel` names one of its kernels. Convs run direct here (graph-winograd's mode
+"never"): the question is the direct conv's layout.
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         kernel = args.kernel
         with Measurer() as measurer:
             for block in args.blocks:
-                tasks = extract_tasks(model, num_threads=args.num_threads, conv_block=block)
+                tasks = extract_tasks(
+                    model, num_threads=args.num_threads, conv_block=block, winograd="never"
+                )
                 task, baseline = conv_task(tasks, kernel, measurer)
                 kernel = kernel or task.kernel_names[0]  # the same conv at every block
                 per_block[block] = every_config(task, baseline, measurer)

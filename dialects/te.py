@@ -67,6 +67,9 @@ SCHEDULE_ATTR = "schedule"
 #: On a te.compute: the main compute of a graph op that has a schedule template (a conv's,
 #: a matmul's or a pool's reduction); te-default-schedule gives it that template's default.
 TEMPLATED_ATTR = "te.templated"
+#: On a te.compute: a Winograd transform's ("input" or "output", a string), which the
+#: `winograd` schedule template is for (`schedules/winograd.py`).
+WINOGRAD_ATTR = "te.winograd"
 #: On a te kernel: run it as one pass over the data. te-default-schedule inlines its
 #: intermediates and computes its epilogue inside the nest of the compute named `ANCHOR`
 #: (if any). Set on `graph.fused` groups and on anchor ops with epilogue computes of their own.

@@ -29,6 +29,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "graph-fold-weight-layout": ("minitvm.passes.graph.fold_weight_layout", "FoldWeightLayoutPass"),
     "graph-fuse": ("minitvm.passes.graph.fuse", "FusePass"),
     "graph-pack-weights": ("minitvm.passes.graph.pack_weights", "PackWeightsPass"),
+    "graph-winograd": ("minitvm.passes.graph.winograd", "WinogradPass"),
     "loop-plan-memory": ("minitvm.passes.loop.plan_memory", "PlanMemoryPass"),
     "loop-unroll": ("minitvm.passes.loop.unroll", "UnrollPass"),
     "loop-vectorize": ("minitvm.passes.loop.vectorize", "VectorizePass"),

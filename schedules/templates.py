@@ -22,6 +22,7 @@ from minitvm.schedules.injective import InjectiveTemplate
 from minitvm.schedules.pool import PoolNchwcTemplate
 from minitvm.schedules.reduction import ReductionTemplate
 from minitvm.schedules.transpose import TransposeTemplate
+from minitvm.schedules.winograd import WinogradTemplate
 
 REDUCTION = ReductionTemplate()
 TRANSPOSE = TransposeTemplate()
@@ -29,7 +30,7 @@ INJECTIVE = InjectiveTemplate()
 
 #: Tried in order; the first whose space applies to a compute schedules it.
 TEMPLATES: tuple[ScheduleTemplate, ...] = (
-    ConvNchwcTemplate(), GemmTemplate(), PoolNchwcTemplate(), PointwiseConvNchwTemplate(),
+    WinogradTemplate(), ConvNchwcTemplate(), GemmTemplate(), PoolNchwcTemplate(), PointwiseConvNchwTemplate(),
     REDUCTION, TRANSPOSE, INJECTIVE,
 )  # fmt: skip
 

@@ -140,6 +140,7 @@ def compile_model(
         opt_level=args.opt_level,
         records=args.records,
         num_threads=args.num_threads,
+        winograd=args.winograd,
     )
 
 

@@ -45,6 +45,16 @@ def add_input_shape_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_winograd_option(p: argparse.ArgumentParser) -> None:
+    """`--winograd auto|always|never`: graph-winograd's mode, shared by compile, run,
+    profile and tune."""
+    p.add_argument(
+        "--winograd", choices=("auto", "always", "never"), default="auto",
+        help="3x3 stride-1 convs as Winograd F(2x2, 3x3): where this CPU's roofline says it "
+        "is faster (auto, the default), always, or never",
+    )  # fmt: skip
+
+
 def add_compile_options(p: argparse.ArgumentParser) -> None:
     """The model and how to compile it: shared by `compile`, `run` and `profile`."""
     p.add_argument("model", help="path to an .onnx file")
@@ -62,6 +72,7 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
         help="apply the best schedules of these tuning records (minitvm tune's database URL, "
         "e.g. sqlite:///minitvm_records.db) to the kernels tuned for this CPU and thread count",
     )  # fmt: skip
+    add_winograd_option(p)
 
 
 def tuned_line(args: argparse.Namespace, report: CompileReport) -> str:

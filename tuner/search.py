@@ -670,6 +670,7 @@ def tune(
     num_threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     opt_level: int = 3,
+    winograd: str = "auto",
     measure: MeasureOptions = MeasureOptions(),
     tasks: Sequence[Task] | None = None,
     builder: Callable[[MeasureJob], Runner] = build_module,
@@ -679,7 +680,9 @@ def tune(
     """Tune a model's kernels and keep the trials in `records` (see the module docstring);
     the tasks' standing afterwards, heaviest first. `tasks` skips extraction (the model
     may then be None); `builder` replaces the measurement builder (tests inject bad
-    candidates with it); `on_event` sees progress events, `log` gets lines for the user."""
+    candidates with it); `on_event` sees progress events, `log` gets lines for the user;
+    `winograd` is graph-winograd's mode, as in `minitvm.compile` (compile the model with the
+    same mode for the records to apply)."""
     from minitvm.compiler import default_num_threads
 
     if trials is None and timeout is None:
@@ -697,7 +700,7 @@ def tune(
             if tasks is None:
                 if model is None:
                     raise MinitvmError("tune: no model and no tasks to tune")
-                tasks = extract_tasks(model, input_shapes, threads, opt_level)
+                tasks = extract_tasks(model, input_shapes, threads, opt_level, winograd=winograd)
             kept = tunable(tasks, measure, log)
             studies = [prepare_study(storage, task, sampler, base) for task, base in kept]
             # The first run's default latency sets the weights, so a resumed run splits alike.

@@ -203,10 +203,13 @@ def extract_tasks(
     num_threads: int = 1,
     opt_level: int = 3,
     conv_block: int = CONV_BLOCK,
+    winograd: str = "auto",
 ) -> list[Task]:
     """The tuning tasks of an ONNX model (path or ModelProto) compiled for `num_threads`
-    threads on this CPU: one per distinct kernel with a schedule template. `conv_block`:
-    see `minitvm.compiler.lower_to_te`."""
+    threads on this CPU: one per distinct kernel with a schedule template. `conv_block` and
+    `winograd`: see `minitvm.compiler.lower_to_te`."""
     module = from_onnx(load_model(model), input_shapes)
-    lower_to_te(module, opt_level, num_threads=num_threads, conv_block=conv_block)
+    lower_to_te(
+        module, opt_level, num_threads=num_threads, conv_block=conv_block, winograd=winograd
+    )
     return tasks_of_module(module, num_threads, opt_level)

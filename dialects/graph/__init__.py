@@ -15,8 +15,10 @@ from minitvm.dialects.graph.nn import *  # noqa: F403
 from minitvm.dialects.graph.nn import LAYOUT_OPS, NN_OPS, blocked_layout, parse_layout
 from minitvm.dialects.graph.tensor import *  # noqa: F403
 from minitvm.dialects.graph.tensor import TENSOR_OPS
+from minitvm.dialects.graph.winograd import *  # noqa: F403
+from minitvm.dialects.graph.winograd import WINOGRAD_OPS
 
-GRAPH_OPS = [ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS, *LAYOUT_OPS]
+GRAPH_OPS = [ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS, *LAYOUT_OPS, *WINOGRAD_OPS]
 
 Graph = Dialect(
     "graph", [*GRAPH_OPS, FusedOp, YieldOp], [WeightsAttr, SplatAttr], [WeightStore()]
@@ -24,5 +26,5 @@ Graph = Dialect(
 
 __all__ = [
     "Graph", "GRAPH_OPS", "ConstantOp", "FusedOp", "SplatAttr", "WeightsAttr", "WeightStore",
-    "YieldOp", "LAYOUT_OPS", "blocked_layout", "parse_layout",
+    "YieldOp", "LAYOUT_OPS", "WINOGRAD_OPS", "blocked_layout", "parse_layout",
 ] + [op.__name__ for op in GRAPH_OPS[1:]]

@@ -50,7 +50,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from minitvm.dialects.graph import nn, tensor
+from minitvm.dialects.graph import nn, tensor, winograd
 from minitvm.dialects.graph.base import GraphOp
 
 
@@ -229,5 +229,5 @@ ANCHOR_OPS: tuple[type[Operation], ...] = (
     nn.ConvOp, nn.ConvNchwcOp, nn.ConvTransposeOp, nn.MatMulOp, nn.MatMulPackedOp, nn.GemmOp,
     nn.MaxPoolOp, nn.AvgPoolOp, nn.GlobalAvgPoolOp, nn.GlobalMaxPoolOp,
     tensor.ReduceSumOp, tensor.ReduceMeanOp, tensor.ReduceMaxOp,
-    nn.SoftmaxOp, nn.LogSoftmaxOp, nn.LayerNormOp, nn.LRNOp,
+    nn.SoftmaxOp, nn.LogSoftmaxOp, nn.LayerNormOp, nn.LRNOp, winograd.WinogradOutputOp,
 )  # fmt: skip

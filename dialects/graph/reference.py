@@ -28,6 +28,7 @@ from xdsl.ir import Operation, SSAValue
 from minitvm.dialects.graph import elementwise as ew
 from minitvm.dialects.graph import nn
 from minitvm.dialects.graph import tensor as tn
+from minitvm.dialects.graph import winograd as wg
 from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
 from minitvm.dialects.graph.constant import ConstantOp, numpy_dtype_of
 from minitvm.errors import MinitvmError
@@ -344,6 +345,42 @@ def _conv_nchwc(op: Operation, xs: Arrays) -> Arrays:
     return [relayout(y, None, out[4])]
 
 
+def _winograd_input(op: Operation, xs: Arrays) -> Arrays:
+    """B^T d B of every tile's 4 x 4 input patch d (zeros outside the input), tiles in
+    (n, i, j) order, then the zero rows up to `rows`."""
+    x = relayout(xs[0], xs[0].shape[4], None)  # N, C, H, W
+    n, c = x.shape[:2]
+    top, left = get_ints(op.properties, "pads")
+    th, tw = wg.tile_grid(*get_ints(op.properties, "output"))
+    patch, step = wg.PATCH, wg.TILE
+    rows, cols = step * (th - 1) + patch, step * (tw - 1) + patch
+    padded = np.zeros((n, c, rows, cols), dtype=x.dtype)
+    h, w = min(x.shape[2], rows - top), min(x.shape[3], cols - left)
+    padded[:, :, top : top + h, left : left + w] = x[:, :, :h, :w]
+    view = np.lib.stride_tricks.sliding_window_view(padded, (patch, patch), axis=(2, 3))
+    d = view[:, :, ::step, ::step]  # N, C, th, tw, 4, 4
+    bt = wg.INPUT_TRANSFORM.astype(x.dtype)
+    v = np.einsum("ua,ncijab,vb->uvnijc", bt, d, bt).reshape(wg.POSITIONS, n * th * tw, c)
+    out = np.zeros(_out_shape(op), dtype=x.dtype)
+    out[:, : v.shape[1]] = v
+    return [out]
+
+
+def _winograd_output(op: Operation, xs: Arrays) -> Arrays:
+    """A^T m A of every tile (the tiles' pixels past the output dropped), plus the bias."""
+    m, *b = xs
+    n, height, width = get_ints(op.properties, "output")
+    th, tw = wg.tile_grid(height, width)
+    k = m.shape[2]
+    tiles = m[:, : n * th * tw].reshape(wg.PATCH, wg.PATCH, n, th, tw, k)
+    at = wg.OUTPUT_TRANSFORM.astype(m.dtype)
+    y = np.einsum("au,uvnijk,bv->nkiajb", at, tiles, at)
+    y = y.reshape(n, k, th * wg.TILE, tw * wg.TILE)[:, :, :height, :width]
+    if b:
+        y = y + b[0].reshape(k, 1, 1)
+    return [relayout(y, None, get_int(op.properties, "block"))]
+
+
 def _pool(op: Operation, xs: Arrays) -> Arrays:
     assert isinstance(op, nn.PoolOp)
     x = xs[0]
@@ -622,6 +659,8 @@ _KERNELS: dict[type[Operation], Kernel] = {
     nn.LayoutTransformOp: _layout_transform,
     nn.ConvNchwcOp: _conv_nchwc,
     nn.MatMulPackedOp: lambda op, xs: [np.matmul(xs[0], unpack_panels(xs[1]))],
+    wg.WinogradInputOp: _winograd_input,
+    wg.WinogradOutputOp: _winograd_output,
     # tensor
     tn.ReshapeOp: lambda op, xs: [xs[0].reshape(_out_shape(op))],
     tn.ExpandOp: lambda op, xs: [np.broadcast_to(xs[0], _out_shape(op))],

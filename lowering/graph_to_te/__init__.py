@@ -62,13 +62,14 @@ from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te import elementwise as _elementwise  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import nn as _nn  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
+from minitvm.lowering.graph_to_te import winograd as _winograd  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
 
 #: Ops whose main compute a schedule template is for (`schedules/templates.py`): marked
 #: `te.templated`.
 TEMPLATED_OPS: tuple[type[Operation], ...] = (
     graph.MatMulOp, graph.MatMulPackedOp, graph.GemmOp, graph.ConvOp, graph.ConvNchwcOp,
-    graph.MaxPoolOp, graph.AvgPoolOp,
+    graph.MaxPoolOp, graph.AvgPoolOp, graph.WinogradInputOp, graph.WinogradOutputOp,
 )  # fmt: skip
 
 

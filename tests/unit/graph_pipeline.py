@@ -10,11 +10,12 @@ from minitvm.ir import make_context
 from minitvm.pipeline import graph_passes
 
 
-def optimized(model: onnx.ModelProto, opt_level: int = 3) -> ModuleOp:
-    """`model`'s graph after the graph passes of `opt_level` (layout, packing, fusion)."""
+def optimized(model: onnx.ModelProto, opt_level: int = 3, winograd: str = "never") -> ModuleOp:
+    """`model`'s graph after the graph passes of `opt_level` (layout, packing, fusion), 3x3
+    convs direct unless `winograd` says otherwise (test_winograd.py tests the rewrite)."""
     module = from_onnx(model)
     ctx = make_context()
-    for graph_pass in graph_passes(opt_level):
+    for graph_pass in graph_passes(opt_level, winograd=winograd):
         graph_pass.apply(ctx, module)
     return module
 

@@ -169,7 +169,11 @@ def test_every_op_round_trips_custom_and_generic():
         cn = b.insert(g.LayoutTransformOp.make(cb, src_layout="NCHW4c", dst_layout="NCHW")).result
         wp = b.insert(g.ConstantOp.from_array(np.ones((2, 4, 16), np.float32))).result
         pk = b.insert(g.MatMulPackedOp.make(flat, wp)).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk]
+        wv = b.insert(g.WinogradInputOp.make(xb, pads=[1, 1], output=[8, 8], rows=16)).result
+        wu = b.insert(g.ConstantOp.from_array(np.ones((16, 4, 4), np.float32))).result
+        wm = b.insert(g.MatMulOp.make(wv, wu)).result
+        wy = b.insert(g.WinogradOutputOp.make(wm, None, output=[1, 8, 8], block=2)).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

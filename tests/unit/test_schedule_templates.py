@@ -89,9 +89,13 @@ def add_relu_model() -> onnx.ModelProto:
     return net.model([net.op("Relu", [net.op("Add", [x, net.weight("b", [64])])])])
 
 
-def te_module(model: onnx.ModelProto, conv_block: int = CONV_BLOCK) -> ModuleOp:
+def te_module(
+    model: onnx.ModelProto, conv_block: int = CONV_BLOCK, winograd: str = "never"
+) -> ModuleOp:
+    """The model's scheduled te kernels; 3x3 convs direct unless `winograd` says otherwise
+    (these tests are about the direct conv template; test_winograd.py has the other)."""
     module = from_onnx(model)
-    lower_to_te(module, num_threads=1, conv_block=conv_block)
+    lower_to_te(module, num_threads=1, conv_block=conv_block, winograd=winograd)
     return module
 
 
@@ -411,14 +415,14 @@ def test_compile_applies_the_configs_it_is_given() -> None:
     kernel = templated_kernel(te_module(proto), "conv_nchwc")
     key = kernel_task_key(kernel, target_key(1))
     config = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
-    tuned = minitvm.compile(proto, num_threads=1, schedules={key: config})
-    default = minitvm.compile(proto, num_threads=1)
+    tuned = minitvm.compile(proto, num_threads=1, schedules={key: config}, winograd="never")
+    default = minitvm.compile(proto, num_threads=1, winograd="never")
     assert tuned.stats["report"].op_counts["tuned kernels"] == 1
     feeds = random_inputs(default)
     np.testing.assert_allclose(tuned.run(feeds)[0], default.run(feeds)[0], rtol=1e-5, atol=1e-6)
     # the config was really used: its primitives are in the te kernel it compiles
     module = from_onnx(proto)
-    lower_to_te(module, num_threads=1, schedules={key: config})
+    lower_to_te(module, num_threads=1, schedules={key: config}, winograd="never")
     anchor = kernel_template(templated_kernel(module, "conv_nchwc"))[0]  # type: ignore[index]
     assert te.split("i1", 2) in anchor.schedule and te.unroll("r2") in anchor.schedule
 

@@ -344,7 +344,7 @@ def blocked_conv_relu() -> tuple[onnx.ModelProto, func.FuncOp, te.ComputeOp]:
     y = net.op("Conv", [x, net.weight("w", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])
     model = net.model([net.op("Relu", [y])])
     module = from_onnx(model)
-    lower_to_te(module, num_threads=2)
+    lower_to_te(module, num_threads=2, winograd="never")
     (kernel,) = [k for k in kernels(module) if k.sym_name.data.startswith("fused_conv_nchwc")]
     # a row of 14 pixels of one channel block (the default takes 7 x 2 blocks)
     set_kernel_config(
@@ -363,7 +363,7 @@ def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
     assert loops[1].hints == {loop.PARALLEL_HINT}
     assert any(te.compute_at("anchor", "i2") in c.schedule for c in computes(kernel))
     feeds = {"x": np.random.default_rng(0).standard_normal((1, 16, 14, 14)).astype(np.float32)}
-    (got,) = minitvm.compile(model, num_threads=2).run(feeds)
+    (got,) = minitvm.compile(model, num_threads=2, winograd="never").run(feeds)
     (want,) = run_ort(model, feeds)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 

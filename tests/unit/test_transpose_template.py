@@ -42,8 +42,9 @@ TRANSPOSE = TransposeTemplate()
 
 
 def te_module_of_model(model: onnx.ModelProto) -> ModuleOp:
+    """The model's te kernels, its 3x3 convs direct (the kernels these tests name)."""
     module = from_onnx(model)
-    lower_to_te(module, num_threads=1)
+    lower_to_te(module, num_threads=1, winograd="never")
     return module
 
 

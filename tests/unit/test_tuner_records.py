@@ -20,7 +20,7 @@ MODEL = conv_relu_chain(layers=2)
 
 @pytest.fixture(scope="module")
 def conv() -> Task:
-    return next(t for t in extract_tasks(MODEL, num_threads=1) if t.template == "conv_nchwc")
+    return next(t for t in extract_tasks(MODEL, num_threads=1, winograd="never") if t.template == "conv_nchwc")
 
 
 def records_with(
@@ -66,18 +66,18 @@ def test_without_a_default_config_the_best_must_beat_the_default(tmp_path, conv:
 def test_compile_with_records_applies_them_and_computes_the_same(tmp_path, conv: Task) -> None:
     tuned = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
     url = records_with(tmp_path / "r.db", conv, [(tuned, 0.1)])
-    exe = minitvm.compile(MODEL, records=url, num_threads=1)
-    default = minitvm.compile(MODEL, num_threads=1)
+    exe = minitvm.compile(MODEL, records=url, num_threads=1, winograd="never")
+    default = minitvm.compile(MODEL, num_threads=1, winograd="never")
     assert exe.stats["report"].op_counts["tuned kernels"] == 2  # both convs of the task
     assert "apply records" in exe.stats["report"].seconds
     inputs = random_inputs(default)
     np.testing.assert_allclose(exe.run(inputs)[0], default.run(inputs)[0], rtol=1e-4, atol=1e-5)
     # Records are for one thread count: at two threads the keys differ and nothing applies.
-    other = minitvm.compile(MODEL, records=url, num_threads=2)
+    other = minitvm.compile(MODEL, records=url, num_threads=2, winograd="never")
     assert other.stats["report"].op_counts.get("tuned kernels", 0) == 0
     # Explicit schedules win over records.
     explicit_schedules = {conv.key: dict(conv.default_config or {})}
-    explicit = minitvm.compile(MODEL, records=url, num_threads=1, schedules=explicit_schedules)
+    explicit = minitvm.compile(MODEL, records=url, num_threads=1, winograd="never", schedules=explicit_schedules)
     assert explicit.stats["report"].op_counts["tuned kernels"] == 2
 
 
@@ -97,7 +97,7 @@ def test_bad_urls_are_clean_errors(tmp_path, url: str, message: str) -> None:
     with pytest.raises(RecordsError, match=message):
         load_schedules(url.format(tmp=tmp_path))
     with pytest.raises(RecordsError, match=message):
-        minitvm.compile(MODEL, records=url.format(tmp=tmp_path), num_threads=1)
+        minitvm.compile(MODEL, records=url.format(tmp=tmp_path), num_threads=1, winograd="never")
 
 
 def test_a_verified_best_wins_over_the_best_trial(tmp_path, conv: Task) -> None:

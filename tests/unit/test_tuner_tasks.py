@@ -26,7 +26,7 @@ def conv_task(tasks: list[Task]) -> Task:
 
 
 def test_identical_convs_are_one_task_with_their_count() -> None:
-    tasks = extract_tasks(conv_relu_chain(layers=2), num_threads=1)
+    tasks = extract_tasks(conv_relu_chain(layers=2), num_threads=1, winograd="never")
     task = conv_task(tasks)
     assert task.count == 2 and len(task.kernel_names) == 2
     assert task.name == f"{task.kernel_names[0]} 1x2x8x8x16 -> 1x2x8x8x16"
@@ -43,13 +43,13 @@ def test_identical_convs_are_one_task_with_their_count() -> None:
 
 
 def test_keys_are_stable_and_name_the_target() -> None:
-    first = [t.key for t in extract_tasks(conv_relu_chain(), num_threads=1)]
-    again = [t.key for t in extract_tasks(conv_relu_chain(), num_threads=1)]
+    first = [t.key for t in extract_tasks(conv_relu_chain(), num_threads=1, winograd="never")]
+    again = [t.key for t in extract_tasks(conv_relu_chain(), num_threads=1, winograd="never")]
     assert first == again
-    two_threads = [t.key for t in extract_tasks(conv_relu_chain(), num_threads=2)]
+    two_threads = [t.key for t in extract_tasks(conv_relu_chain(), num_threads=2, winograd="never")]
     assert not set(first) & set(two_threads)
     # A larger conv computes something else: another task.
-    wider = [t.key for t in extract_tasks(conv_relu_chain(size=16), num_threads=1)]
+    wider = [t.key for t in extract_tasks(conv_relu_chain(size=16), num_threads=1, winograd="never")]
     assert not set(first) & set(wider)
 
 
@@ -57,9 +57,9 @@ def test_keys_are_stable_and_name_the_target() -> None:
 def test_standalone_module_computes_the_model_kernel(make) -> None:
     model = make()
     module = from_onnx(model)
-    lower_to_te(module, num_threads=1)
+    lower_to_te(module, num_threads=1, winograd="never")
     task = next(
-        t for t in extract_tasks(model, num_threads=1) if t.template in ("conv_nchwc", "gemm")
+        t for t in extract_tasks(model, num_threads=1, winograd="never") if t.template in ("conv_nchwc", "gemm")
     )
     kernel = next(k for k in kernels(module) if kernel_task_key(k, task.target) == task.key)
     inputs = seeded_inputs(task.inputs, 7)
@@ -72,7 +72,7 @@ def test_standalone_module_computes_the_model_kernel(make) -> None:
 
 
 def test_jobs_carry_the_config_and_invalid_ones_are_refused() -> None:
-    task = conv_task(extract_tasks(conv_relu_chain(), num_threads=1))
+    task = conv_task(extract_tasks(conv_relu_chain(), num_threads=1, winograd="never"))
     assert task.job().module_text == task.module_text
     job = task.job({**task.default_config, "ow_block": 2}, seed=3)  # type: ignore[dict-item]
     assert '#te.split<"i3", 2>' in job.module_text and job.seed == 3 and job.num_threads == 1

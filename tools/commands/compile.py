@@ -41,14 +41,17 @@ def run_compile(args: argparse.Namespace) -> None:
     if args.print_pipeline:
         from minitvm.pipeline import compile_stages, pipeline_spec
 
-        stages = compile_stages(args.opt_level, records=args.records, num_threads=args.num_threads)
+        stages = compile_stages(
+            args.opt_level, records=args.records, num_threads=args.num_threads,
+            winograd=args.winograd,
+        )  # fmt: skip
         write_text(pipeline_spec(stages) + "\n", args.output)
         return
     if args.emit_llvm:
         from minitvm.compiler import llvm_ir
 
         shapes = static_shapes(model, dict(args.input_shape), args)
-        text = llvm_ir(model, shapes, args.opt_level, args.records, args.num_threads)
+        text = llvm_ir(model, shapes, args.opt_level, args.records, args.num_threads, args.winograd)
         write_text(text, args.output)
         return
     if args.output is not None:

@@ -108,10 +108,11 @@ def profile(
     repeat: int = 20,
     warmup: int = 2,
     machine: Machine | None = None,
+    winograd: str = "auto",
 ) -> Profile:
     """Time each kernel of `model` alone, and `exe`, the model compiled with the same
-    `opt_level` and `records` (its input shapes and thread count are the profile's); with a
-    measured `machine`, the profile places the kernels on its roofline:
+    `opt_level`, `records` and `winograd` mode (its input shapes and thread count are the
+    profile's); with a measured `machine`, the profile places the kernels on its roofline:
 
         exe = minitvm.compile(model, num_threads=1)
         print(format_profile(profile(model, exe)))
@@ -129,7 +130,7 @@ def profile(
     model_seconds = median_seconds(lambda: exe.run(feeds), repeat, warmup)
 
     module = from_onnx(proto, {s.name: s.shape for s in exe.inputs})
-    lower_to_te(module, opt_level, records=records, num_threads=num_threads)
+    lower_to_te(module, opt_level, records=records, num_threads=num_threads, winograd=winograd)
     timed: dict[str, float] = {}
     result = []
     for kernel in kernels(module):
@@ -252,7 +253,10 @@ def run_profile(args: argparse.Namespace) -> None:
     model = load_onnx(args.model)
     exe = compile_model(model, dict(args.input_shape), args)
     machine = describe_machine()
-    report = profile(model, exe, args.opt_level, args.records, args.repeat, args.warmup, machine)
+    report = profile(
+        model, exe, args.opt_level, args.records, args.repeat, args.warmup, machine,
+        args.winograd,
+    )  # fmt: skip
     sys.stdout.write(format_profile(report, args.top))
     if args.plot:
         save_plot(roofline_png(report), args.plot)

@@ -12,7 +12,12 @@ import sys
 
 from minitvm.bench.options import positive_float, positive_int
 from minitvm.tools.inputs import load_onnx
-from minitvm.tools.options import CommandError, add_input_shape_option, save_plot
+from minitvm.tools.options import (
+    CommandError,
+    add_input_shape_option,
+    add_winograd_option,
+    save_plot,
+)
 
 
 def run_tune(args: argparse.Namespace) -> None:
@@ -41,6 +46,7 @@ def run_tune(args: argparse.Namespace) -> None:
                 num_threads=args.num_threads,
                 input_shapes=dict(args.input_shape) or None,
                 opt_level=args.opt_level,
+                winograd=args.winograd,
                 measure=MeasureOptions(timeout=args.measure_timeout),
                 on_event=progress,
                 log=lambda line: print(line, file=sys.stderr, flush=True),
@@ -54,6 +60,8 @@ def run_tune(args: argparse.Namespace) -> None:
     rows = read_rows(args.records, keys={r.task.key for r in results}, sampler=args.sampler)
     sys.stdout.write(format_table(rows))
     use = f"minitvm compile {args.model} --records {args.records} --num-threads {args.num_threads}"
+    if args.winograd != "auto":
+        use += f" --winograd {args.winograd}"
     threads = f"{args.num_threads} thread{'s' if args.num_threads != 1 else ''}"
     print(f"\nrecords: {args.records} (tuned for {threads}; use them: {use})")
 
@@ -101,6 +109,7 @@ def add_tune_command(subparsers: argparse._SubParsersAction) -> None:  # pyright
     add_input_shape_option(p)
     p.add_argument("-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",
                    help="optimization level 0-3 the model is compiled at (default 3)")  # fmt: skip
+    add_winograd_option(p)
     p.add_argument("--measure-timeout", type=positive_float, metavar="SECONDS",
                    help="limit per candidate, build and runs (default: from the default "
                    "schedule's times, at least 10 s)")  # fmt: skip

@@ -15,7 +15,7 @@ every `minitvm bench` model). At -O3 the pipeline is:
     schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
     te -> loop        te-merge-kernels, convert-te-to-loop
     loop hints        loop-vectorize-transpose, loop-unroll, loop-vectorize
-    loop passes       loop-promote-accumulators, loop-plan-memory
+    loop passes       cse, loop-promote-accumulators, loop-plan-memory
     loop -> llvm      convert-loop-to-llvm
 
 -O2 is the same; -O1 keeps only graph-canonicalize and graph-dce of the graph passes; -O0
@@ -103,7 +103,7 @@ def build_stages(opt_level: int = 3) -> list[Stage]:
     same code merged first, then lowered; the schedule's unroll and vectorize hints become
     code before any other loop pass."""
     hints = ("loop-vectorize-transpose", "loop-unroll", "loop-vectorize")
-    loop = ("loop-promote-accumulators", "loop-plan-memory") if opt_level >= 1 else ()
+    loop = ("cse", "loop-promote-accumulators", "loop-plan-memory") if opt_level >= 1 else ()
     return [
         Stage("te -> loop", (make_pass("te-merge-kernels"), make_pass("convert-te-to-loop"))),
         Stage("loop unroll/vectorize", tuple(make_pass(name) for name in hints)),

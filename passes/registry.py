@@ -14,6 +14,8 @@ from xdsl.passes import ModulePass
 
 # pass name -> (module, class). Keep sorted by name.
 _PASSES: dict[str, tuple[str, str]] = {
+    # xDSL's own: common subexpressions of the loop kernels, once unrolled and vectorized
+    "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
     "convert-graph-to-te": ("minitvm.lowering.graph_to_te", "ConvertGraphToTePass"),
     "convert-loop-to-llvm": ("minitvm.lowering.loop_to_llvm", "ConvertLoopToLlvmPass"),
     "convert-te-to-loop": ("minitvm.lowering.te_to_loop", "ConvertTeToLoopPass"),

@@ -88,7 +88,11 @@ def te_stages(
     """From graph IR to scheduled te kernels (`compiler.lower_to_te`). With `records`, kernels
     tuned for `num_threads` threads (0: every core) on this CPU get their tuned schedules."""
     stages = [
-        Stage("graph passes", tuple(graph_passes(opt_level, conv_block, winograd)), "graph (optimized)"),
+        Stage(
+            "graph passes",
+            tuple(graph_passes(opt_level, conv_block, winograd)),
+            "graph (optimized)",
+        ),
         Stage("graph -> te", (make_pass("convert-graph-to-te"),)),
         Stage("schedule", (make_pass("te-default-schedule"),), "te"),
     ]

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, StringAttr, TensorType
+from xdsl.dialects.builtin import IndexType, StringAttr
 from xdsl.ir import Attribute
 
 from minitvm.dialects import graph, te
@@ -34,7 +34,7 @@ from minitvm.dialects.graph.winograd import (
 )
 from minitvm.dialects.te_expr import Expr, Tensor, const, minimum, select
 from minitvm.lowering.graph_to_te.kernel_builder import KernelBuilder, lowering
-from minitvm.lowering.graph_to_te.nn import _affine, _guarded_read
+from minitvm.lowering.graph_to_te.nn import _affine, _guarded_read, _result_shape
 
 Index = Expr | int
 Scalar = Expr | float
@@ -127,12 +127,6 @@ def _flat(row: Index, col: Index) -> Index:
     return _affine(offset, *((x, s) for x, s in ((row, PATCH), (col, 1)) if isinstance(x, Expr)))
 
 
-def _shape(op: graph.GraphOp) -> tuple[int, ...]:
-    type_ = op.results[0].type
-    assert isinstance(type_, TensorType)
-    return tuple(type_.get_shape())
-
-
 @lowering(graph.WinogradInputOp)
 def _winograd_input(kb: KernelBuilder, op: graph.WinogradInputOp, x: Tensor) -> list[Tensor]:
     """v[t, p, c] = (B^T d_p B)[t // 4, t % 4] for channel c of tile p's patch d_p: rows
@@ -163,7 +157,7 @@ def _winograd_input(kb: KernelBuilder, op: graph.WinogradInputOp, x: Tensor) -> 
         value = _sum(terms, x.element_type)
         return value if rows == tiles else select(p < tiles, value, 0.0)
 
-    return [_marked(kb.compute(_shape(op), x.element_type, body), "input")]
+    return [_marked(kb.compute(_result_shape(op), x.element_type, body), "input")]
 
 
 @lowering(graph.WinogradOutputOp)
@@ -188,7 +182,7 @@ def _winograd_output(
         value = _sum(terms, m.element_type)
         return value if bias is None else value + bias[k]
 
-    return [_marked(kb.compute(_shape(op), m.element_type, body), "output")]
+    return [_marked(kb.compute(_result_shape(op), m.element_type, body), "output")]
 
 
 def _marked(tensor: Tensor, transform: str) -> Tensor:

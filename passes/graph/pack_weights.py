@@ -113,6 +113,13 @@ def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
 #: block, so that the padded product gets a register block taller than one row.
 PAD_ROWS = ROW_BLOCKS[0]
 
+
+def padded_rows(rows: int) -> int:
+    """`rows` rounded up to a multiple of PAD_ROWS when there are more than PAD_ROWS (fewer
+    get no taller block by padding): the rows a padded product's lhs gets."""
+    return -(-rows // PAD_ROWS) * PAD_ROWS if rows > PAD_ROWS else rows
+
+
 #: Rows from which packing a run-time rhs pays: each packed panel then serves at least 8
 #: register blocks. On 512 x 500 @ 16 and 64 rows (AMD EPYC Zen 4, one thread): 0.190 ->
 #: 0.220 ms (the copy costs more than it gains) and 0.726 -> 0.464 ms.
@@ -245,7 +252,7 @@ class MatMulPackPattern(RewritePattern):
             packed = self.made.packed_at_run_time(rhs, rewriter)
         if packed is None and (not whole or rows % PAD_ROWS == 0 or rows < PAD_ROWS):
             return  # nothing to pack, and padding rows would not get a register block
-        lhs = self.made.padded(lhs, -2, -(-rows // PAD_ROWS) * PAD_ROWS if tall else rows, rewriter)
+        lhs = self.made.padded(lhs, -2, padded_rows(rows), rewriter)
         product = MatMulOp.make(lhs, rhs) if packed is None else MatMulPackedOp.make(lhs, packed)
         shape = op.result.type.get_shape()  # type: ignore[attr-defined]
         if tuple(product.result.type.get_shape()) == tuple(shape):  # type: ignore[attr-defined]

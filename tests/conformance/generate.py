@@ -25,6 +25,10 @@ or ONNX changes its cases, that differs from the manifest and a test says so: th
 
     python tests/conformance/generate.py --write-manifest
 
+The full suite (every case, selected or not) is written the same way to `data_all/` (also
+git-ignored) by `ensure_all_data()`, for `python bench/conformance.py --all`; its STAMP is the
+ONNX version and this file only.
+
 The generators draw from numpy's global RNG; it is seeded once before collecting, so the data
 (and the manifest) is the same on every machine.
 """
@@ -48,6 +52,7 @@ import onnx
 
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"
+ALL_DATA_DIR = HERE / "data_all"  # every case, for bench/conformance.py --all
 MANIFEST = HERE / "cases.json"
 SEED = 0
 
@@ -189,40 +194,77 @@ def _stamp(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def generate(output: Path, stamp: str = "") -> dict[str, Any]:
-    """Write the manifest's cases under `output` (replacing it whole, so an interrupted run
-    leaves no half-written data) and return the selection computed from this ONNX and
-    frontend: what the manifest should say."""
+def generate(
+    output: Path, cases: Sequence[Any], stamp: str, extra: dict[str, dict[str, Any]] | None = None
+) -> None:
+    """Write `cases` under `output` in ONNX's layout, with `stamp` in `output/STAMP` and each
+    `extra` value as a JSON file of that name beside them. The data is written to a scratch
+    directory that then replaces `output` whole, so an interrupted run leaves no half-written
+    data (and, without a STAMP, the next `ensure_*` call starts over)."""
     from onnx.backend.test import cmd_tools
 
-    cases = collect()
-    selection = select(cases)
-    wanted = set(read_manifest()["selected"])
-    chosen = [c for c in cases if c.name in wanted]
     scratch = output.with_name(f"{output.name}.tmp-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     original = cmd_tools.model_test.collect_testcases
-    cmd_tools.model_test.collect_testcases = lambda: chosen  # type: ignore[assignment]
+    cmd_tools.model_test.collect_testcases = lambda: cases  # type: ignore[assignment]
     try:
         cmd_tools.generate_data(argparse.Namespace(output=str(scratch)))
     finally:
         cmd_tools.model_test.collect_testcases = original  # type: ignore[assignment]
     written = scratch / "node"  # generate_data writes <output>/<kind>/<case>/
-    write_json(written / "selection.json", selection)
+    for name, value in (extra or {}).items():
+        write_json(written / name, value)
     (written / "STAMP").write_text(stamp)
     shutil.rmtree(output, ignore_errors=True)
     written.rename(output)
     shutil.rmtree(scratch)
+
+
+def generate_selected(output: Path, stamp: str = "") -> dict[str, Any]:
+    """Write the manifest's cases under `output` and return the selection computed from this
+    ONNX and frontend (recorded in `output/selection.json`): what the manifest should say."""
+    cases = collect()
+    selection = select(cases)
+    wanted = set(read_manifest()["selected"])
+    chosen = [c for c in cases if c.name in wanted]
+    generate(output, chosen, stamp, {"selection.json": selection})
     return selection
 
 
 def ensure_data(output: Path = DATA_DIR) -> Path:
     """`output` holding the manifest's cases, regenerated if its STAMP is stale."""
     stamp = _stamp(read_manifest())
-    stamp_file = output / "STAMP"
-    if not (stamp_file.is_file() and stamp_file.read_text() == stamp):
-        generate(output, stamp)
+    if not _is_current(output, stamp):
+        generate_selected(output, stamp)
     return output
+
+
+def _all_stamp() -> str:
+    """The full suite's data depends on ONNX (its generators) and on how this file writes
+    them, not on the frontend: no other input may make it stale."""
+    text = json.dumps([onnx.__version__, Path(__file__).read_text()])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def ensure_all_data(output: Path = ALL_DATA_DIR) -> Path:
+    """`output` holding every node case ONNX has, with `ops.json` (case -> the op it tests,
+    as `op_of` names it), regenerated if its STAMP is stale. For bench/conformance.py --all;
+    the tests use only `ensure_data`'s selection."""
+    stamp = _all_stamp()
+    if not _is_current(output, stamp):
+        cases = collect()
+        generate(output, cases, stamp, {"ops.json": dict(sorted(op_of(cases).items()))})
+    return output
+
+
+def read_ops(output: Path = ALL_DATA_DIR) -> dict[str, str]:
+    """The op each case of `ensure_all_data`'s directory tests."""
+    return read_manifest(output / "ops.json")
+
+
+def _is_current(output: Path, stamp: str) -> bool:
+    stamp_file = output / "STAMP"
+    return stamp_file.is_file() and stamp_file.read_text() == stamp
 
 
 def main(argv: Sequence[str] | None = None) -> int:

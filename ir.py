@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 
 from xdsl.context import Context
-from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
@@ -20,13 +19,14 @@ from xdsl.printer import Printer
 
 def minitvm_dialects() -> list[Dialect]:
     """Every dialect a minitvm tool understands: xDSL's core ones plus our own."""
+    from minitvm.dialects.arith_ext import ARITH_DIALECT
     from minitvm.dialects.graph import Graph
 
     from minitvm.dialects.llvm_ext import LLVM_DIALECT
     from minitvm.dialects.loop import Loop
     from minitvm.dialects.te import TE
 
-    return [Builtin, Func, Arith, Math, Graph, TE, Loop, LLVM_DIALECT]
+    return [Builtin, Func, ARITH_DIALECT, Math, Graph, TE, Loop, LLVM_DIALECT]
 
 
 def make_context() -> Context:

@@ -2,7 +2,7 @@
 
 A kernel is a `func.func` marked `te.kernel` whose body is `te.compute` ops. Each compute
 defines every element of its result tensor by a scalar expression over index variables,
-optionally reduced (sum, max) over reduction axes:
+optionally reduced (sum, prod, max, min) over reduction axes:
 
     %c = te.compute (%i, %j) in [64, 32] sum (%k) in [128] : tensor<64x32xf32> {
       %a = te.read %A[%i, %k] : tensor<64x128xf32>
@@ -79,8 +79,11 @@ ANCHOR = "anchor"
 #: On a te kernel: the tuned config te-apply-records gave it (a dictionary, knob -> value).
 TUNED_ATTR = "te.tuned"
 
-#: The reductions a compute can perform, and the identity each starts from.
-REDUCTIONS: dict[str, float] = {"sum": 0.0, "max": float("-inf"), "min": float("inf")}
+#: The reductions a compute can perform, and the identity each starts from (of a float
+#: element type; te_to_loop gives integer types theirs).
+REDUCTIONS: dict[str, float] = {
+    "sum": 0.0, "prod": 1.0, "max": float("-inf"), "min": float("inf"),
+}  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

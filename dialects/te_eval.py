@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from minitvm.dialects.arith_ext import RemFOp
 from minitvm.dialects.graph.constant import ConstantOp
 from minitvm.dialects.te import ComputeOp, ReadOp, YieldOp
 
@@ -152,6 +153,7 @@ for _cls, _fn in [
     (arith.DivfOp, np.divide), (arith.MaximumfOp, np.maximum), (arith.MinimumfOp, np.minimum),
     (arith.MaxnumfOp, np.fmax), (arith.MinnumfOp, np.fmin), (xmath.PowFOp, np.power),
     (xmath.CopySignOp, np.copysign), (xmath.Atan2Op, np.arctan2),
+    (RemFOp, np.fmod),
 ]:  # fmt: skip
     _IMPLS[_cls] = _float_binary(_fn)
 
@@ -278,7 +280,7 @@ def _fcast(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return args[0].astype(dtype_of(_res_type(op)))
 
 
-@_impl(arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)
+@_impl(arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp, arith.BitcastOp)
 def _sext(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return _wrap(_signed(args[0], _in_type(op)), _res_type(op))
 
@@ -424,10 +426,14 @@ def _reduce(op: ComputeOp, value: np.ndarray, count: int) -> np.ndarray:
         return value.astype(dtype)
     axes = tuple(range(value.ndim - count, value.ndim))
     kind = op.reduce_kind.data if op.reduce_kind else "sum"
-    if kind == "sum":
-        # Float sums accumulate in float64 so the oracle is not the noisiest party.
+    if kind in ("sum", "prod"):
+        # Float sums and products accumulate in float64 so the oracle is not the noisiest
+        # party; integers wrap around as the generated code's do.
         acc = np.float64 if dtype.kind == "f" else np.int64
-        return np.sum(value, axis=axes, dtype=acc).astype(dtype)
+        if dtype == np.bool_:  # i1: sum is "any", prod is "all" (te_to_loop's ori, andi)
+            return (np.any if kind == "sum" else np.all)(value, axis=axes)
+        fn = np.sum if kind == "sum" else np.prod
+        return fn(value, axis=axes, dtype=acc).astype(dtype)
     if value.size == 0:  # empty reduction axes: the identity
         ident = (-np.inf if kind == "max" else np.inf) if dtype.kind == "f" else (
             np.iinfo(dtype).min if kind == "max" else np.iinfo(dtype).max

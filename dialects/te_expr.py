@@ -24,10 +24,13 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     TensorType,
+    f16,
+    f32,
     i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from minitvm.dialects.arith_ext import RemFOp
 from minitvm.dialects.te import ComputeOp, ReadOp, YieldOp
 
 _blocks: list[Block] = []
@@ -70,6 +73,12 @@ def const(value: float | int | bool, type_: Attribute) -> Expr:
         attr = IntegerAttr(int(value), IndexType())
     else:
         assert isinstance(type_, IntegerType)
+        if type_.signedness.data == Signedness.UNSIGNED:
+            # arith.constant takes signless integers only: the same bits, then a bitcast.
+            signless = IntegerType(type_.width.data)
+            bits = int(value) % (1 << type_.width.data)
+            constant = _emit(arith.ConstantOp(IntegerAttr(bits, signless), signless))
+            return _emit(arith.BitcastOp(constant.value, type_))
         attr = IntegerAttr(int(value), type_)
     return _emit(arith.ConstantOp(attr, type_))
 
@@ -151,6 +160,24 @@ class Expr:
 
     def __and__(self, o): return _emit(arith.AndIOp(self.value, self._lift(o).value))
     def __or__(self, o): return _emit(arith.OrIOp(self.value, self._lift(o).value))
+    def __xor__(self, o): return _emit(arith.XOrIOp(self.value, self._lift(o).value))
+    def __lshift__(self, o): return _emit(arith.ShLIOp(self.value, self._lift(o).value))
+
+    def __rshift__(self, o) -> Expr:
+        """Logical for unsigned types, arithmetic for signed ones."""
+        shift = arith.ShRUIOp if is_unsigned(self.type) else arith.ShRSIOp
+        return _emit(shift(self.value, self._lift(o).value))
+
+    def __invert__(self) -> Expr:
+        """Every bit flipped (logical not of an i1)."""
+        assert isinstance(self.type, IntegerType), self.type
+        width = self.type.width.data
+        return self ^ ((1 << width) - 1 if is_unsigned(self.type) else -1)
+
+    def rem(self, o) -> Expr:
+        """The remainder with the sign of the dividend (C's % and fmod)."""
+        int_op = arith.RemUIOp if is_unsigned(self.type) else arith.RemSIOp
+        return self._binary(o, RemFOp, int_op)
 
     def cast(self, type_: Attribute) -> Expr:
         return cast(self, type_)
@@ -179,7 +206,23 @@ class Tensor:
         if not isinstance(indices, tuple | list):
             indices = (indices,)
         values = [i.value if isinstance(i, Expr) else const(i, IndexType()).value for i in indices]
-        return _emit(ReadOp(self.value, values))
+        value = _emit(ReadOp(self.value, values))
+        return cast(value, f32) if _widening and value.type == f16 else value
+
+
+#: Set while a body is built under `widened_half_reads`: f16 reads come back as f32.
+_widening: list[bool] = []
+
+
+@contextmanager
+def widened_half_reads() -> Iterator[None]:
+    """Build a compute body whose f16 reads are widened to f32 right away, so that all of
+    its arithmetic (the products of a sum, not only the sum) is f32's."""
+    _widening.append(True)
+    try:
+        yield
+    finally:
+        _widening.pop()
 
 
 def _coerce(a: Expr | float | int | bool, like: Expr) -> Expr:
@@ -233,6 +276,24 @@ erf = _unary(math.ErfOp)
 floor = _unary(math.FloorOp)
 ceil = _unary(math.CeilOp)
 round_even = _unary(math.RoundEvenOp)
+trunc = _unary(math.TruncOp)
+log1p = _unary(math.Log1pOp)
+sin = _unary(math.SinOp)
+cos = _unary(math.CosOp)
+tan = _unary(math.TanOp)
+asin = _unary(math.AsinOp)
+acos = _unary(math.AcosOp)
+atan = _unary(math.AtanOp)
+sinh = _unary(math.SinhOp)
+cosh = _unary(math.CoshOp)
+asinh = _unary(math.AsinhOp)
+acosh = _unary(math.AcoshOp)
+atanh = _unary(math.AtanhOp)
+
+
+def is_nan(x: Expr) -> Expr:
+    """x != x: the unordered comparison of x with itself."""
+    return _emit(arith.CmpfOp(x.value, x.value, "uno"))
 
 
 def abs_(x: Expr) -> Expr:
@@ -318,5 +379,7 @@ def compute(
 
 __all__ = [
     "Expr", "Tensor", "compute", "emit_into", "const", "select", "maximum", "minimum", "clamp", "exp", "log",
-    "sqrt", "tanh", "erf", "floor", "ceil", "round_even", "abs_", "pow_", "fma", "cast", "i1",
+    "sqrt", "tanh", "erf", "floor", "ceil", "round_even", "trunc", "log1p", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "is_nan", "abs_", "pow_", "fma", "cast",
+    "i1",
 ]  # fmt: skip

@@ -24,7 +24,12 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region, SSAValue
 
+import minitvm.frontend.onnx_attention  # noqa: F401  (registers the Attention converter)
+import minitvm.frontend.onnx_composite_ops  # noqa: F401  (registers the composite-op converters)
+import minitvm.frontend.onnx_einsum  # noqa: F401  (registers the Einsum converter)
+import minitvm.frontend.onnx_loss  # noqa: F401  (registers the loss converters)
 import minitvm.frontend.onnx_ops  # noqa: F401  (registers the compute-op converters)
+import minitvm.frontend.onnx_quantize  # noqa: F401  (registers the quantization converters)
 import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op converters)
 from minitvm.dialects.graph import ConstantOp
 from minitvm.errors import FrontendError

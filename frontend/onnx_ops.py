@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.ir import SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph.base import GraphOp
-from minitvm.frontend.onnx_node import NodeContext, Value, converter
+from minitvm.dialects.graph.constant import numpy_dtype_of
+from minitvm.frontend.onnx_node import NodeContext, Value, converter, element_type
 
 # --------------------------------------------------------------------------------------------
 # Elementwise
@@ -25,11 +27,30 @@ _UNARY: dict[str, type[GraphOp]] = {
     "Relu": g.ReluOp, "Sigmoid": g.SigmoidOp, "Tanh": g.TanhOp, "Erf": g.ErfOp,
     "Exp": g.ExpOp, "Log": g.LogOp, "Sqrt": g.SqrtOp, "Reciprocal": g.ReciprocalOp,
     "Neg": g.NegOp, "Abs": g.AbsOp, "HardSwish": g.HardSwishOp,
+    "Sin": g.SinOp, "Cos": g.CosOp, "Tan": g.TanOp, "Asin": g.AsinOp, "Acos": g.AcosOp,
+    "Atan": g.AtanOp, "Sinh": g.SinhOp, "Cosh": g.CoshOp, "Asinh": g.AsinhOp,
+    "Acosh": g.AcoshOp, "Atanh": g.AtanhOp, "Ceil": g.CeilOp, "Floor": g.FloorOp,
+    "Round": g.RoundOp, "Sign": g.SignOp, "Softplus": g.SoftplusOp, "Softsign": g.SoftsignOp,
+    "Mish": g.MishOp, "Not": g.NotOp, "BitwiseNot": g.BitwiseNotOp, "IsNaN": g.IsNaNOp,
 }  # fmt: skip
 
+#: Unary ops with float attributes: op type -> (graph op, {attribute: default}).
+_UNARY_WITH_FLOATS: dict[str, tuple[type[GraphOp], dict[str, float]]] = {
+    "LeakyRelu": (g.LeakyReluOp, {"alpha": 0.01}),
+    "HardSigmoid": (g.HardSigmoidOp, {"alpha": 0.2, "beta": 0.5}),
+    "Elu": (g.EluOp, {"alpha": 1.0}),
+    "Selu": (g.SeluOp, {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875}),
+    "Celu": (g.CeluOp, {"alpha": 1.0}),
+    "ThresholdedRelu": (g.ThresholdedReluOp, {"alpha": 1.0}),
+    "Shrink": (g.ShrinkOp, {"bias": 0.0, "lambd": 0.5}),
+}
+
 _BINARY: dict[str, type[GraphOp]] = {
-    "Add": g.AddOp, "Sub": g.SubOp, "Mul": g.MulOp, "Div": g.DivOp,
+    "Add": g.AddOp, "Sub": g.SubOp, "Mul": g.MulOp, "Div": g.DivOp, "Pow": g.PowOp,
     "Equal": g.EqualOp, "Less": g.LessOp, "Greater": g.GreaterOp,
+    "GreaterOrEqual": g.GreaterEqualOp, "LessOrEqual": g.LessEqualOp,
+    "And": g.AndOp, "Or": g.OrOp, "Xor": g.XorOp,
+    "BitwiseAnd": g.BitwiseAndOp, "BitwiseOr": g.BitwiseOrOp, "BitwiseXor": g.BitwiseXorOp,
 }  # fmt: skip
 
 _VARIADIC: dict[str, type[GraphOp]] = {"Sum": g.AddOp, "Max": g.MaxOp, "Min": g.MinOp}
@@ -46,15 +67,40 @@ def convert_gelu(ctx: NodeContext) -> list[Value]:
     return [ctx.make1(g.GeluOp, ctx.tensor(0), approximate=approximate)]
 
 
-@converter("LeakyRelu")
-def convert_leaky_relu(ctx: NodeContext) -> list[Value]:
-    return [ctx.make1(g.LeakyReluOp, ctx.tensor(0), alpha=ctx.attr_float("alpha", 0.01))]
+@converter(*_UNARY_WITH_FLOATS)
+def convert_unary_with_floats(ctx: NodeContext) -> list[Value]:
+    cls, defaults = _UNARY_WITH_FLOATS[ctx.op_type]
+    attrs = {name: ctx.attr_float(name, default) for name, default in defaults.items()}
+    return [ctx.make1(cls, ctx.tensor(0), **attrs)]
 
 
-@converter("HardSigmoid")
-def convert_hard_sigmoid(ctx: NodeContext) -> list[Value]:
-    alpha, beta = ctx.attr_float("alpha", 0.2), ctx.attr_float("beta", 0.5)
-    return [ctx.make1(g.HardSigmoidOp, ctx.tensor(0), alpha=alpha, beta=beta)]
+@converter("Swish")
+def convert_swish(ctx: NodeContext) -> list[Value]:
+    """x * sigmoid(alpha * x) (opset 24)."""
+    x = ctx.tensor(0)
+    alpha = ctx.attr_float("alpha", 1.0)
+    scaled = x if alpha == 1.0 else ctx.make1(g.MulOp, x, _const_scalar(ctx, alpha, "alpha"))
+    return [ctx.make1(g.MulOp, x, ctx.make1(g.SigmoidOp, scaled))]
+
+
+@converter("IsInf")
+def convert_is_inf(ctx: NodeContext) -> list[Value]:
+    return [ctx.make1(
+        g.IsInfOp, ctx.tensor(0),
+        detect_positive=ctx.attr_int("detect_positive", 1),
+        detect_negative=ctx.attr_int("detect_negative", 1),
+    )]  # fmt: skip
+
+
+@converter("Mod")
+def convert_mod(ctx: NodeContext) -> list[Value]:
+    return [ctx.make1(g.ModOp, ctx.tensor(0), ctx.tensor(1), fmod=ctx.attr_int("fmod", 0))]
+
+
+@converter("BitShift")
+def convert_bit_shift(ctx: NodeContext) -> list[Value]:
+    direction = ctx.attr_choice("direction", "", ("LEFT", "RIGHT")).lower()
+    return [ctx.make1(g.BitShiftOp, ctx.tensor(0), ctx.tensor(1), direction=direction)]
 
 
 @converter("Clip")
@@ -78,9 +124,18 @@ def _scalar(ctx: NodeContext, i: int, what: str) -> float | None:
     return float(value.reshape(()))
 
 
-@converter("Cast")
+@converter("Cast", "CastLike")
 def convert_cast(ctx: NodeContext) -> list[Value]:
-    to = ctx.element_type(ctx.attr_int("to", 0), "'to'")
+    """Cast names the target type; CastLike takes the element type of its second input (only
+    its type: a constant first input folds even if the second is computed at run time)."""
+    if ctx.op_type == "CastLike":
+        to = element_type(ctx.dtype(1), f"input 1 ('target_type') of {ctx.op_type}")
+        if ctx.is_const(0):
+            value = ctx.const(0, "input")
+            dtype = numpy_dtype_of(to)
+            return [value != 0 if dtype == np.bool_ else value.astype(dtype)]
+    else:
+        to = ctx.element_type(ctx.attr_int("to", 0), "'to'")
     x = ctx.tensor(0)
     if x.type.element_type == to:  # type: ignore[attr-defined]
         return [x]
@@ -92,28 +147,19 @@ def convert_binary(ctx: NodeContext) -> list[Value]:
     return [ctx.make1(_BINARY[ctx.op_type], ctx.tensor(0), ctx.tensor(1))]
 
 
-@converter("Pow")
-def convert_pow(ctx: NodeContext) -> list[Value]:
-    """ONNX lets the exponent have its own element type; graph.pow wants the base's."""
-    base, dtype = ctx.tensor(0), ctx.dtype(0)
-    if ctx.dtype(1) == dtype:
-        exponent = ctx.tensor(1)
-    elif ctx.is_const(1):
-        exponent = ctx.materialize(ctx.const(1, "Y").astype(dtype), ctx.input_name(1))
-    else:
-        exponent = ctx.make1(g.CastOp, ctx.tensor(1), to=base.type.element_type)  # type: ignore[attr-defined]
-    return [ctx.make1(g.PowOp, base, exponent)]
-
-
-@converter(*_VARIADIC)
+@converter(*_VARIADIC, "Mean")
 def convert_variadic(ctx: NodeContext) -> list[Value]:
-    """Sum/Max/Min of 1..N operands: a left-to-right chain of the binary op."""
+    """Sum/Max/Min of 1..N operands: a left-to-right chain of the binary op; Mean: the Sum
+    divided by N."""
     operands = [ctx.tensor(i) for i in range(len(ctx.inputs)) if ctx.has_input(i)]
     if not operands:
         raise ctx.error("needs at least one input")
     result = operands[0]
     for operand in operands[1:]:
-        result = ctx.make1(_VARIADIC[ctx.op_type], result, operand)
+        result = ctx.make1(_VARIADIC.get(ctx.op_type, g.AddOp), result, operand)
+    if ctx.op_type == "Mean" and len(operands) > 1:
+        count = ctx.materialize(np.array(len(operands), ctx.dtype(0)), f"{ctx.node.output[0]}_count")
+        result = ctx.make1(g.DivOp, result, count)
     return [result]
 
 
@@ -316,6 +362,108 @@ def convert_layer_norm(ctx: NodeContext) -> list[Value]:
     return list(op.results)
 
 
+def _const_scalar(ctx: NodeContext, value: float, name: str) -> SSAValue:
+    """A rank-0 constant of input 0's element type (epsilons, ones)."""
+    return ctx.materialize(np.array(value, ctx.dtype(0)), f"{ctx.node.output[0]}_{name}")
+
+
+def _per_channel(ctx: NodeContext, i: int, shape: Sequence[int]) -> SSAValue:
+    """Input `i` (a per-channel scale or bias) reshaped to broadcast against the channel
+    dimension of a tensor whose trailing dims are `shape`."""
+    return ctx.make1(g.ReshapeOp, ctx.tensor(i), shape=list(shape))
+
+
+@converter("InstanceNormalization")
+def convert_instance_norm(ctx: NodeContext) -> list[Value]:
+    """y = layer_norm over the spatial dims (unit scale), then the per-channel scale and bias:
+    graph.layer_norm normalizes dims [axis, rank), and its own scale would be per pixel."""
+    shape = ctx.shape(0)
+    if len(shape) < 3:
+        raise ctx.error(f"input must have batch, channel and spatial dims; got rank {len(shape)}")
+    one = _const_scalar(ctx, 1.0, "one")
+    norm = ctx.make(g.LayerNormOp, ctx.tensor(0), one, None, axis=2,
+                    epsilon=ctx.attr_float("epsilon", 1e-5)).results[0]  # fmt: skip
+    channels = [shape[1]] + [1] * (len(shape) - 2)
+    scaled = ctx.make1(g.MulOp, norm, _per_channel(ctx, 1, channels))
+    return [ctx.make1(g.AddOp, scaled, _per_channel(ctx, 2, channels))]
+
+
+@converter("GroupNormalization")
+def convert_group_norm(ctx: NodeContext) -> list[Value]:
+    """Each group of C/G channels is normalized over its channels and pixels: a reshape to
+    [N, G, C/G * pixels] and a layer_norm on the last axis. The scale and bias are per group
+    (shape [G], opset 18) or per channel ([C], opset 21), applied on [N, G, C/G, pixels]."""
+    shape = ctx.shape(0)
+    groups = ctx.attr_int("num_groups", 0)
+    if len(shape) < 2:
+        raise ctx.error(f"input must have batch and channel dims; got rank {len(shape)}")
+    if groups <= 0 or shape[1] % groups:
+        raise ctx.error(f"num_groups {groups} must be positive and divide the {shape[1]} channels")
+    n, c, pixels = shape[0], shape[1], math.prod(shape[2:])
+    grouped = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[n, groups, c // groups * pixels])
+    norm = ctx.make(g.LayerNormOp, grouped, _const_scalar(ctx, 1.0, "one"), None, axis=2,
+                    epsilon=ctx.attr_float("epsilon", 1e-5)).results[0]  # fmt: skip
+    norm = ctx.make1(g.ReshapeOp, norm, shape=[n, groups, c // groups, pixels])
+    params = []
+    for i in (1, 2):
+        size = ctx.shape(i)
+        if size not in ((c,), (groups,)):
+            raise ctx.error(
+                f"input {i} must have shape [{c}] (or [{groups}] before opset 21), got {list(size)}"
+            )
+        params.append(_per_channel(ctx, i, [groups, c // groups if size == (c,) else 1, 1]))
+    y = ctx.make1(g.AddOp, ctx.make1(g.MulOp, norm, params[0]), params[1])
+    return [ctx.make1(g.ReshapeOp, y, shape=list(shape))]
+
+
+def _mean_over(ctx: NodeContext, x: SSAValue, axes: Sequence[int]) -> SSAValue:
+    return ctx.make1(g.ReduceMeanOp, x, axes=list(axes), keepdims=1)
+
+
+@converter("RMSNormalization")
+def convert_rms_norm(ctx: NodeContext) -> list[Value]:
+    """y = x / sqrt(mean(x^2 over dims [axis, rank)) + epsilon) * scale."""
+    rank = ctx.rank(0)
+    axis = ctx.axis(ctx.attr_int("axis", -1), rank)
+    x = ctx.tensor(0)
+    mean_square = _mean_over(ctx, ctx.make1(g.MulOp, x, x), range(axis, rank))
+    eps = _const_scalar(ctx, ctx.attr_float("epsilon", 1e-5), "epsilon")
+    rms = ctx.make1(g.SqrtOp, ctx.make1(g.AddOp, mean_square, eps))
+    return [ctx.make1(g.MulOp, ctx.make1(g.DivOp, x, rms), ctx.tensor(1))]
+
+
+@converter("MeanVarianceNormalization")
+def convert_mean_variance_norm(ctx: NodeContext) -> list[Value]:
+    """y = (x - mean) / (sqrt(variance) + 1e-9) over `axes` (default [0, 2, 3]), as ONNX's
+    function body; the variance is the mean of squared deviations (no cancellation)."""
+    rank = ctx.rank(0)
+    axes = ctx.axes(ctx.attr_ints("axes", [0, 2, 3]) or [], rank)
+    x = ctx.tensor(0)
+    centered = ctx.make1(g.SubOp, x, _mean_over(ctx, x, axes))
+    variance = _mean_over(ctx, ctx.make1(g.MulOp, centered, centered), axes)
+    std = ctx.make1(g.AddOp, ctx.make1(g.SqrtOp, variance), _const_scalar(ctx, 1e-9, "epsilon"))
+    return [ctx.make1(g.DivOp, centered, std)]
+
+
+@converter("LpNormalization")
+def convert_lp_norm(ctx: NodeContext) -> list[Value]:
+    """y = x / ||x||_p along `axis` (p = 1 or 2); a zero vector stays zero (ONNX's reference
+    and ONNX Runtime give 0, not 0/0)."""
+    p = ctx.attr_int("p", 2)
+    if p not in (1, 2):
+        raise ctx.error(f"p must be 1 or 2, got {p}")
+    axis = ctx.axis(ctx.attr_int("axis", -1), ctx.rank(0))
+    x = ctx.tensor(0)
+    if p == 1:
+        norm = ctx.make1(g.ReduceSumOp, ctx.make1(g.AbsOp, x), axes=[axis], keepdims=1)
+    else:
+        squares = ctx.make1(g.ReduceSumOp, ctx.make1(g.MulOp, x, x), axes=[axis], keepdims=1)
+        norm = ctx.make1(g.SqrtOp, squares)
+    zero = ctx.make1(g.EqualOp, norm, _const_scalar(ctx, 0.0, "zero"))
+    norm = ctx.make1(g.WhereOp, zero, _const_scalar(ctx, 1.0, "one"), norm)
+    return [ctx.make1(g.DivOp, x, norm)]
+
+
 @converter("LRN")
 def convert_lrn(ctx: NodeContext) -> list[Value]:
     return [ctx.make1(
@@ -394,6 +542,49 @@ def convert_global_max_pool(ctx: NodeContext) -> list[Value]:
     return [ctx.make1(g.GlobalMaxPoolOp, ctx.tensor(0))]
 
 
+def _abs_power(ctx: NodeContext, p: int) -> SSAValue:
+    """|x|^p of input 0 (x * x for p = 2)."""
+    x = ctx.tensor(0)
+    if p == 2:
+        return ctx.make1(g.MulOp, x, x)
+    magnitude = ctx.make1(g.AbsOp, x)
+    return magnitude if p == 1 else ctx.make1(g.PowOp, magnitude, _const_scalar(ctx, p, "p"))
+
+
+def _root(ctx: NodeContext, total: SSAValue, p: int) -> SSAValue:
+    if p == 1:
+        return total
+    if p == 2:
+        return ctx.make1(g.SqrtOp, total)
+    return ctx.make1(g.PowOp, total, _const_scalar(ctx, 1.0 / p, "inv_p"))
+
+
+def _lp_order(ctx: NodeContext) -> int:
+    p = ctx.attr_int("p", 2)
+    if p <= 0:
+        raise ctx.error(f"p must be positive, got {p}")
+    return p
+
+
+@converter("LpPool")
+def convert_lp_pool(ctx: NodeContext) -> list[Value]:
+    """(sum of |x|^p over each window)^(1/p), padding counting as zeros: an average pool of
+    |x|^p that counts the padding, times the window size."""
+    p = _lp_order(ctx)
+    window = _pool_common(ctx)
+    mean = ctx.make1(g.AvgPoolOp, _abs_power(ctx, p), **window, count_include_pad=1)
+    size = _const_scalar(ctx, math.prod(window["kernel_shape"]), "window")  # type: ignore[arg-type]
+    return [_root(ctx, ctx.make1(g.MulOp, mean, size), p)]
+
+
+@converter("GlobalLpPool")
+def convert_global_lp_pool(ctx: NodeContext) -> list[Value]:
+    p = _lp_order(ctx)
+    spatial = list(range(2, ctx.rank(0)))
+    total = ctx.make1(g.ReduceSumOp, _abs_power(ctx, p), axes=spatial, keepdims=1)
+    return [_root(ctx, total, p)]
+
+
 # --------------------------------------------------------------------------------------------
 # Reductions
 # --------------------------------------------------------------------------------------------
@@ -403,12 +594,33 @@ _REDUCE: dict[str, tuple[type[GraphOp], int]] = {
     "ReduceSum": (g.ReduceSumOp, 13),
     "ReduceMean": (g.ReduceMeanOp, 18),
     "ReduceMax": (g.ReduceMaxOp, 18),
+    "ReduceMin": (g.ReduceMinOp, 18),
+    "ReduceProd": (g.ReduceProdOp, 18),
+    "ReduceL1": (g.ReduceL1Op, 18),
+    "ReduceL2": (g.ReduceL2Op, 18),
+    "ReduceSumSquare": (g.ReduceSumSquareOp, 18),
+    "ReduceLogSum": (g.ReduceLogSumOp, 18),
+    "ReduceLogSumExp": (g.ReduceLogSumExpOp, 18),
 }
+
+
+def _reduce_nothing(ctx: NodeContext) -> Value:
+    """A reduction over no axes (noop_with_empty_axes=1) or of a scalar: its elementwise
+    part alone, as ONNX Runtime and the ONNX reference compute it: |x| for ReduceL1 and
+    ReduceL2, x * x for ReduceSumSquare, log(x) for ReduceLogSum; x itself for the others."""
+    x = ctx.tensor(0)
+    if ctx.op_type in ("ReduceL1", "ReduceL2"):
+        return ctx.make1(g.AbsOp, x)
+    if ctx.op_type == "ReduceSumSquare":
+        return ctx.make1(g.MulOp, x, x)
+    if ctx.op_type == "ReduceLogSum":
+        return ctx.make1(g.LogOp, x)
+    return x
 
 
 @converter(*_REDUCE)
 def convert_reduce(ctx: NodeContext) -> list[Value]:
-    """No axes means all axes, unless noop_with_empty_axes=1 makes the node an identity."""
+    """No axes means all axes, unless noop_with_empty_axes=1 makes the node reduce nothing."""
     cls, axes_input_from = _REDUCE[ctx.op_type]
     rank = ctx.rank(0)
     if ctx.opset >= axes_input_from:
@@ -417,8 +629,18 @@ def convert_reduce(ctx: NodeContext) -> list[Value]:
     else:
         axes = ctx.attr_ints("axes")
     if not axes:
-        if ctx.attr_int("noop_with_empty_axes", 0):
-            return [ctx.tensor(0)]
+        if ctx.attr_int("noop_with_empty_axes", 0) or rank == 0:
+            return [_reduce_nothing(ctx)]
         axes = list(range(rank))
     keepdims = ctx.attr_int("keepdims", 1)
     return [ctx.make1(cls, ctx.tensor(0), axes=ctx.axes(axes, rank), keepdims=keepdims)]
+
+
+@converter("ArgMax", "ArgMin")
+def convert_arg_extreme(ctx: NodeContext) -> list[Value]:
+    """`axis` defaults to 0; select_last_index (opset 12+) to 0, the first index."""
+    cls = g.ArgMaxOp if ctx.op_type == "ArgMax" else g.ArgMinOp
+    axis = ctx.axis(ctx.attr_int("axis", 0), ctx.rank(0))
+    last = ctx.attr_int("select_last_index", 0) if ctx.opset >= 12 else 0
+    return [ctx.make1(cls, ctx.tensor(0), axis=axis, keepdims=ctx.attr_int("keepdims", 1),
+                      select_last_index=last)]  # fmt: skip

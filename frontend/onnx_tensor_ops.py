@@ -1,6 +1,6 @@
 """ONNX converters for data-movement and shape ops: reshape family, slicing, padding, resize,
-and the ops the frontend folds away entirely (Constant, ConstantOfShape, Shape, Range,
-Identity, Dropout).
+element gathers and scatters, running sums, sequence reversal, and the ops the frontend folds
+away entirely (Constant, ConstantOfShape, Shape, Range, Identity, Dropout).
 
 Shape-like operands (target shapes, axes, pads, bounds, scales) must be known at import time;
 `ctx.const` raises a FrontendError naming the node and input when one is not. Converters
@@ -15,9 +15,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import onnx
+from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import graph as g
-from minitvm.frontend.onnx_node import NodeContext, Value, converter
+from minitvm.dialects.graph import reference
+from minitvm.dialects.graph.base import tensor_type
+from minitvm.frontend.onnx_node import NodeContext, Value, converter, element_type
 
 
 def _ints(array: np.ndarray) -> list[int]:
@@ -68,6 +71,12 @@ def convert_shape(ctx: NodeContext) -> list[Value]:
         return [shape]
     end = ctx.attr("end")
     return [shape[ctx.attr_int("start", 0) : None if end is None else int(end)]]  # type: ignore[arg-type]
+
+
+@converter("Size", folds=True)
+def convert_size(ctx: NodeContext) -> list[Value]:
+    """The element count, an int64 scalar: static like Shape."""
+    return [np.array(math.prod(ctx.shape(0)), dtype=np.int64)]
 
 
 @converter("Range", folds=True)
@@ -364,6 +373,128 @@ def _scatter_pads(ctx: NodeContext, pads: list[int], axes: list[int], rank: int)
 
 
 # --------------------------------------------------------------------------------------------
+# Element gathers, scatters, running sums, sequence reversal
+# --------------------------------------------------------------------------------------------
+
+
+def _check_index_type(ctx: NodeContext, i: int, what: str = "indices") -> None:
+    if ctx.dtype(i) not in (np.dtype(np.int64), np.dtype(np.int32)):
+        raise ctx.error(f"{what} must be int32 or int64, got {ctx.dtype(i)}")
+
+
+@converter("GatherElements")
+def convert_gather_elements(ctx: NodeContext) -> list[Value]:
+    _check_index_type(ctx, 1)
+    axis = ctx.axis(ctx.attr_int("axis", 0), ctx.rank(0))
+    return [ctx.make1(g.GatherElementsOp, ctx.tensor(0), ctx.tensor(1), axis=axis)]
+
+
+@converter("GatherND")
+def convert_gather_nd(ctx: NodeContext) -> list[Value]:
+    """batch_dims from opset 12 (0 before)."""
+    _check_index_type(ctx, 1)
+    batch_dims = ctx.attr_int("batch_dims", 0)
+    return [ctx.make1(g.GatherNDOp, ctx.tensor(0), ctx.tensor(1), batch_dims=batch_dims)]
+
+
+def _scatter_reduction(ctx: NodeContext) -> str:
+    """`reduction`: none only before opset 16, add and mul from 16, max and min from 18."""
+    allowed = ["none"] + ["add", "mul"] * (ctx.opset >= 16) + ["max", "min"] * (ctx.opset >= 18)
+    return ctx.attr_choice("reduction", "none", allowed)
+
+
+@converter("ScatterElements", "Scatter")
+def convert_scatter_elements(ctx: NodeContext) -> list[Value]:
+    """Scatter (opsets 9-10; removed in 11) is ScatterElements without `reduction`."""
+    if ctx.op_type == "Scatter" and ctx.opset >= 11:
+        raise ctx.error("Scatter was removed in opset 11: use ScatterElements")
+    _check_index_type(ctx, 1)
+    axis = ctx.axis(ctx.attr_int("axis", 0), ctx.rank(0))
+    props: dict[str, int | str] = {"axis": axis, "reduction": _scatter_reduction(ctx)}
+    return [_scatter(ctx, g.ScatterElementsOp, props)]
+
+
+@converter("ScatterND")
+def convert_scatter_nd(ctx: NodeContext) -> list[Value]:
+    _check_index_type(ctx, 1)
+    return [_scatter(ctx, g.ScatterNDOp, {"reduction": _scatter_reduction(ctx)})]
+
+
+def _scatter(ctx: NodeContext, cls: type[g.ScatterOp], props: dict[str, int | str]) -> Value:
+    """The scatter op, or for indices known now (and, with a reduction, no index written
+    twice) a gather and a where: O(data) at run time where the op is O(data x updates)."""
+    types = [
+        tensor_type(ctx.shape(i), element_type(ctx.dtype(i), f"input {i}")) for i in range(3)
+    ]
+    try:
+        cls.infer_result_types(types, cls.normalized_props(props))
+    except VerifyException as e:
+        raise ctx.error(str(e)) from e
+    if not ctx.is_const(1):
+        return ctx.make1(cls, ctx.tensor(0), ctx.tensor(1), ctx.tensor(2), **props)
+    shape, indices = ctx.shape(0), ctx.const(1, "indices")
+    try:
+        if cls is g.ScatterElementsOp:
+            targets = reference.scatter_elements_targets(shape, indices, int(props["axis"]))
+        else:
+            targets = reference.scatter_nd_targets(shape, indices)
+    except reference.EvaluationError as e:
+        raise ctx.error(str(e)) from e
+    reduction = str(props["reduction"])
+    if reduction != "none" and np.unique(targets).size != targets.size:
+        return ctx.make1(cls, ctx.tensor(0), ctx.tensor(1), ctx.tensor(2), **props)
+    return _scatter_by_gather(ctx, targets, reduction)
+
+
+_COMBINE: dict[str, type[g.GraphOp]] = {"add": g.AddOp, "mul": g.MulOp, "max": g.MaxOp, "min": g.MinOp}
+
+
+def _scatter_by_gather(ctx: NodeContext, targets: np.ndarray, reduction: str) -> Value:
+    """result = where(written, combine(data, updates.flat[source]), data), `written` and
+    `source` (the update each element receives) computed from the constant targets."""
+    shape = ctx.shape(0)
+    if not targets.size:
+        return ctx.value(0)
+    source = reference.last_writes(targets, math.prod(shape))
+    written = (source >= 0).reshape(shape)
+    source = np.maximum(source, 0).reshape(shape)
+    flat = reshape(ctx, 2, [targets.size])
+    out = ctx.node.output[0]
+    if isinstance(flat, np.ndarray):
+        picked = ctx.materialize(flat[source], f"{out}_updates")
+    else:
+        positions = ctx.materialize(source, f"{out}_source")
+        picked = ctx.make1(g.GatherOp, flat, positions, axis=0)
+    if reduction != "none":
+        picked = ctx.make1(_COMBINE[reduction], ctx.tensor(0), picked)
+    if written.all():
+        return picked
+    mask = ctx.materialize(written, f"{out}_written")
+    return ctx.make1(g.WhereOp, mask, picked, ctx.tensor(0))
+
+
+@converter("CumSum", "CumProd")
+def convert_cumulative(ctx: NodeContext) -> list[Value]:
+    """CumSum (opsets 11, 14), CumProd (26): `axis` is input 1, a scalar that must be known
+    at import time; `exclusive` and `reverse` are 0 or 1."""
+    given = ctx.const(1, "axis")
+    if given.size != 1 or given.dtype.kind not in "iu":
+        raise ctx.error(f"axis must be an integer scalar, got {given.dtype} of shape {list(given.shape)}")
+    axis = ctx.axis(int(given.reshape(())), ctx.rank(0))
+    cls = g.CumSumOp if ctx.op_type == "CumSum" else g.CumProdOp
+    flags = {flag: ctx.attr_int(flag, 0) for flag in ("exclusive", "reverse")}
+    return [ctx.make1(cls, ctx.tensor(0), axis=axis, **flags)]
+
+
+@converter("ReverseSequence")
+def convert_reverse_sequence(ctx: NodeContext) -> list[Value]:
+    """batch_axis (default 1) and time_axis (default 0) are 0 and 1; sequence_lens may be
+    computed at run time."""
+    axes = {"batch_axis": ctx.attr_int("batch_axis", 1), "time_axis": ctx.attr_int("time_axis", 0)}
+    return [ctx.make1(g.ReverseSequenceOp, ctx.tensor(0), ctx.tensor(1), **axes)]
+
+
+# --------------------------------------------------------------------------------------------
 # Resize
 # --------------------------------------------------------------------------------------------
 
@@ -408,6 +539,25 @@ def convert_resize(ctx: NodeContext) -> list[Value]:
         cubic_coeff_a=ctx.attr_float("cubic_coeff_a", -0.75),
         exclude_outside=ctx.attr_int("exclude_outside", 0),
         extrapolation_value=ctx.attr_float("extrapolation_value", 0.0),
+    )]  # fmt: skip
+
+
+@converter("Upsample")
+def convert_upsample(ctx: NodeContext) -> list[Value]:
+    """Resize before Resize existed (opsets 7-9): scales as an attribute (7-8) or input 1
+    (9), asymmetric coordinates with floor rounding, as opset 10's Resize."""
+    mode = ctx.attr_choice("mode", "nearest", ("nearest", "linear", "bilinear"))
+    shape = ctx.shape(0)
+    given = ctx.attr("scales") if ctx.opset < 9 else ctx.const(1, "scales").reshape(-1)
+    if given is None:
+        raise ctx.error("missing scales")
+    scales = [float(v) for v in given]  # type: ignore[union-attr]
+    if len(scales) != len(shape):
+        raise ctx.error(f"scales {scales} needs {len(shape)} entries (the input rank)")
+    return [_resize(
+        ctx, scales, [math.floor(d * v) for d, v in zip(shape, scales)],
+        mode="nearest" if mode == "nearest" else "linear",
+        coordinate_transformation_mode="asymmetric", nearest_mode="floor",
     )]  # fmt: skip
 
 

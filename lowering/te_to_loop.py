@@ -106,22 +106,22 @@ def _identity(kind: str, type_: Attribute) -> Operation:
         return arith.ConstantOp(FloatAttr(te.REDUCTIONS[kind], type_), type_)
     assert isinstance(type_, IntegerType)
     width = type_.width.data
-    if is_unsigned(type_):
-        value = {"sum": 0, "max": 0, "min": (1 << width) - 1}[kind]
-    else:
-        value = {"sum": 0, "max": -(1 << (width - 1)), "min": (1 << (width - 1)) - 1}[kind]
+    lowest, highest = (0, (1 << width) - 1) if is_unsigned(type_) else (
+        -(1 << (width - 1)), (1 << (width - 1)) - 1)  # fmt: skip
+    value = {"sum": 0, "prod": 1, "max": lowest, "min": highest}[kind]
     return arith.ConstantOp(IntegerAttr(value, type_), type_)
 
 
 def _combine(kind: str, acc: SSAValue, value: SSAValue) -> Operation:
     if isinstance(acc.type, AnyFloat):
-        ops = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
-    elif acc.type == IntegerType(1):  # booleans: max is "any", min is "all"
-        ops = {"sum": arith.OrIOp, "max": arith.OrIOp, "min": arith.AndIOp}
+        ops = {"sum": arith.AddfOp, "prod": arith.MulfOp, "max": arith.MaximumfOp,
+               "min": arith.MinimumfOp}  # fmt: skip
+    elif acc.type == IntegerType(1):  # booleans: max is "any", min and prod are "all"
+        ops = {"sum": arith.OrIOp, "prod": arith.AndIOp, "max": arith.OrIOp, "min": arith.AndIOp}
     elif is_unsigned(acc.type):
-        ops = {"sum": arith.AddiOp, "max": arith.MaxUIOp, "min": arith.MinUIOp}
+        ops = {"sum": arith.AddiOp, "prod": arith.MuliOp, "max": arith.MaxUIOp, "min": arith.MinUIOp}
     else:
-        ops = {"sum": arith.AddiOp, "max": arith.MaxSIOp, "min": arith.MinSIOp}
+        ops = {"sum": arith.AddiOp, "prod": arith.MuliOp, "max": arith.MaxSIOp, "min": arith.MinSIOp}
     return ops[kind](acc, value)
 
 

@@ -11,7 +11,7 @@ same code then serves three purposes (as MLIR's InferTypeOpInterface does):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Self
 
 from xdsl.dialects.builtin import (
@@ -140,6 +140,34 @@ def is_float(type_: Attribute) -> bool:
 
 def is_bool(type_: Attribute) -> bool:
     return isinstance(type_, IntegerType) and type_.width.data == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Element kinds an op accepts
+# --------------------------------------------------------------------------------------------
+
+#: What each element kind admits, how a message names it, and what to do about a mismatch.
+#: ONNX types its ops by such classes (float math, integer bit operations, boolean logic);
+#: "numeric" is any type but i1.
+ELEMENT_KINDS: dict[str, tuple[Callable[[Attribute], bool], str, str]] = {
+    "float": (lambda t: is_float(t), "float", " (cast it to a float type first)"),
+    "integer": (
+        lambda t: isinstance(t, IntegerType) and not is_bool(t), "integer (not i1)", ""
+    ),
+    "bool": (lambda t: is_bool(t), "boolean (i1)", " (compare or cast to i1 first)"),
+    "numeric": (lambda t: not is_bool(t), "numeric", " (cast the booleans first)"),
+    "any": (lambda t: True, "any", ""),
+}
+
+
+def check_elements(op_name: str, what: str, tensor: TensorType, kind: str) -> None:
+    """Raise a ShapeError unless `tensor`'s element type is of `kind` (ELEMENT_KINDS)."""
+    accepts, description, hint = ELEMENT_KINDS[kind]
+    if not accepts(tensor.element_type):
+        article = "an" if description[0] in "aeiou" else "a"
+        raise ShapeError(
+            f"{op_name}: {what} must be {article} {description} tensor, got {tensor}{hint}"
+        )
 
 
 def fmt_shape(shape: Sequence[int]) -> str:

@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     f64,
     i1,
     i8,
+    i16,
     i32,
     i64,
 )
@@ -63,6 +64,9 @@ from xdsl.traits import ConstantLike, NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 ui8 = IntegerType(8, Signedness.UNSIGNED)
+ui16 = IntegerType(16, Signedness.UNSIGNED)
+ui32 = IntegerType(32, Signedness.UNSIGNED)
+ui64 = IntegerType(64, Signedness.UNSIGNED)
 
 #: Element types the graph dialect accepts, and their numpy counterparts.
 NUMPY_DTYPES: dict[Attribute, np.dtype] = {
@@ -71,7 +75,11 @@ NUMPY_DTYPES: dict[Attribute, np.dtype] = {
     f16: np.dtype(np.float16),
     i64: np.dtype(np.int64),
     i32: np.dtype(np.int32),
+    i16: np.dtype(np.int16),
     i8: np.dtype(np.int8),
+    ui64: np.dtype(np.uint64),
+    ui32: np.dtype(np.uint32),
+    ui16: np.dtype(np.uint16),
     ui8: np.dtype(np.uint8),
     i1: np.dtype(np.bool_),
 }

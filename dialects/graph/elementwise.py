@@ -15,7 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import FloatAttr, StringAttr, TensorType, f32, i1
+from xdsl.dialects.builtin import (
+    I64,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    f32,
+    i1,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     VarConstraint,
@@ -32,8 +40,12 @@ from minitvm.dialects.graph.base import (
     ShapeError,
     as_tensor,
     broadcast_shapes,
+    check_elements,
     fmt_shape,
+    get_float,
+    get_int,
     get_str,
+    int_attr,
     is_bool,
     is_float,
     shape_of,
@@ -55,15 +67,14 @@ class UnaryOp(GraphOp):
 
     assembly_format = "$input attr-dict `:` type($input)"
 
-    #: Whether the op is only defined on floating-point tensors.
-    FLOAT_ONLY: ClassVar[bool] = True
+    #: The element kind the op is defined on (ELEMENT_KINDS).
+    ELEMENTS: ClassVar[str] = "float"
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
         (type_,) = operand_types
         tensor = as_tensor(cls.name, "input", type_)
-        if cls.FLOAT_ONLY and not is_float(tensor.element_type):
-            raise ShapeError(f"{cls.name}: input must be a float tensor, got {tensor}")
+        check_elements(cls.name, "input", tensor, cls.ELEMENTS)
         cls.check_props(props)
         return [tensor]
 
@@ -119,13 +130,13 @@ class ReciprocalOp(UnaryOp):
 @irdl_op_definition
 class NegOp(UnaryOp):
     name = "graph.neg"
-    FLOAT_ONLY: ClassVar[bool] = False
+    ELEMENTS: ClassVar[str] = "numeric"
 
 
 @irdl_op_definition
 class AbsOp(UnaryOp):
     name = "graph.abs"
-    FLOAT_ONLY: ClassVar[bool] = False
+    ELEMENTS: ClassVar[str] = "numeric"
 
 
 @irdl_op_definition
@@ -172,7 +183,210 @@ class ClipOp(UnaryOp):
     name = "graph.clip"
     min = opt_prop_def(FloatAttr)
     max = opt_prop_def(FloatAttr)
-    FLOAT_ONLY: ClassVar[bool] = False
+    ELEMENTS: ClassVar[str] = "numeric"
+
+
+# Float math that maps onto one math-dialect function each.
+
+
+@irdl_op_definition
+class SinOp(UnaryOp):
+    name = "graph.sin"
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    name = "graph.cos"
+
+
+@irdl_op_definition
+class TanOp(UnaryOp):
+    name = "graph.tan"
+
+
+@irdl_op_definition
+class AsinOp(UnaryOp):
+    name = "graph.asin"
+
+
+@irdl_op_definition
+class AcosOp(UnaryOp):
+    name = "graph.acos"
+
+
+@irdl_op_definition
+class AtanOp(UnaryOp):
+    name = "graph.atan"
+
+
+@irdl_op_definition
+class SinhOp(UnaryOp):
+    name = "graph.sinh"
+
+
+@irdl_op_definition
+class CoshOp(UnaryOp):
+    name = "graph.cosh"
+
+
+@irdl_op_definition
+class AsinhOp(UnaryOp):
+    name = "graph.asinh"
+
+
+@irdl_op_definition
+class AcoshOp(UnaryOp):
+    name = "graph.acosh"
+
+
+@irdl_op_definition
+class AtanhOp(UnaryOp):
+    name = "graph.atanh"
+
+
+@irdl_op_definition
+class CeilOp(UnaryOp):
+    name = "graph.ceil"
+
+
+@irdl_op_definition
+class FloorOp(UnaryOp):
+    name = "graph.floor"
+
+
+@irdl_op_definition
+class RoundOp(UnaryOp):
+    """Round half to even (ONNX Round, numpy's rint)."""
+
+    name = "graph.round"
+
+
+@irdl_op_definition
+class SignOp(UnaryOp):
+    """-1, 0 or 1 by the sign of x; NaN stays NaN."""
+
+    name = "graph.sign"
+    ELEMENTS: ClassVar[str] = "numeric"
+
+
+# Activations with a formula of their own (docs/graph_ops.md gives each).
+
+
+@irdl_op_definition
+class SoftplusOp(UnaryOp):
+    """log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)) so it neither overflows
+    nor loses small results."""
+
+    name = "graph.softplus"
+
+
+@irdl_op_definition
+class SoftsignOp(UnaryOp):
+    """x / (1 + |x|)"""
+
+    name = "graph.softsign"
+
+
+@irdl_op_definition
+class MishOp(UnaryOp):
+    """x * tanh(softplus(x))"""
+
+    name = "graph.mish"
+
+
+@irdl_op_definition
+class EluOp(UnaryOp):
+    """x if x >= 0 else alpha * (exp(x) - 1)"""
+
+    name = "graph.elu"
+    alpha = opt_prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+
+
+@irdl_op_definition
+class SeluOp(UnaryOp):
+    """gamma * (x if x > 0 else alpha * (exp(x) - 1))"""
+
+    name = "graph.selu"
+    alpha = opt_prop_def(FloatAttr, default_value=FloatAttr(1.67326319217681884765625, f32))
+    gamma = opt_prop_def(FloatAttr, default_value=FloatAttr(1.05070102214813232421875, f32))
+
+
+@irdl_op_definition
+class CeluOp(UnaryOp):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha must not be 0."""
+
+    name = "graph.celu"
+    alpha = opt_prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+
+    @classmethod
+    def check_props(cls, props: Props) -> None:
+        if get_float(props, "alpha", 1.0) == 0.0:
+            raise ShapeError("graph.celu: alpha must not be 0 (the formula divides by it)")
+
+
+@irdl_op_definition
+class ThresholdedReluOp(UnaryOp):
+    """x if x > alpha else 0"""
+
+    name = "graph.thresholded_relu"
+    alpha = opt_prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+
+
+@irdl_op_definition
+class ShrinkOp(UnaryOp):
+    """x + bias if x < -lambd, x - bias if x > lambd, else 0 (on any numeric type)."""
+
+    name = "graph.shrink"
+    bias = opt_prop_def(FloatAttr, default_value=FloatAttr(0.0, f32))
+    lambd = opt_prop_def(FloatAttr, default_value=FloatAttr(0.5, f32))
+    ELEMENTS: ClassVar[str] = "numeric"
+
+
+# Logic and bits on one operand.
+
+
+@irdl_op_definition
+class NotOp(UnaryOp):
+    """Logical not of a boolean tensor."""
+
+    name = "graph.not"
+    ELEMENTS: ClassVar[str] = "bool"
+
+
+@irdl_op_definition
+class BitwiseNotOp(UnaryOp):
+    name = "graph.bitwise_not"
+    ELEMENTS: ClassVar[str] = "integer"
+
+
+class UnaryPredicateOp(GraphOp):
+    """A per-element test of a float tensor; the result is a boolean (i1) tensor."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        (type_,) = operand_types
+        tensor = as_tensor(cls.name, "input", type_)
+        check_elements(cls.name, "input", tensor, "float")
+        return [tensor_type(shape_of(tensor), i1)]
+
+
+@irdl_op_definition
+class IsNaNOp(UnaryPredicateOp):
+    name = "graph.is_nan"
+
+
+@irdl_op_definition
+class IsInfOp(UnaryPredicateOp):
+    """Whether x is +inf (if detect_positive) or -inf (if detect_negative)."""
+
+    name = "graph.is_inf"
+    detect_positive = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
+    detect_negative = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
 
 
 @irdl_op_definition
@@ -220,7 +434,7 @@ class BinaryOp(GraphOp):
 
     assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
 
-    FLOAT_ONLY: ClassVar[bool] = False
+    ELEMENTS: ClassVar[str] = "any"
 
     @classmethod
     def result_element_type(cls, operand_element_type: Attribute) -> Attribute:
@@ -234,10 +448,14 @@ class BinaryOp(GraphOp):
                 f"{cls.name}: operands have different element types "
                 f"({lhs.element_type} and {rhs.element_type}); insert a graph.cast"
             )
-        if cls.FLOAT_ONLY and not is_float(lhs.element_type):
-            raise ShapeError(f"{cls.name}: operands must be float tensors, got {lhs}")
+        check_elements(cls.name, "each operand", lhs, cls.ELEMENTS)
+        cls.check_props(props)
         shape = broadcast_shapes(cls.name, shape_of(lhs), shape_of(rhs))
         return [tensor_type(shape, cls.result_element_type(lhs.element_type))]
+
+    @classmethod
+    def check_props(cls, props: Props) -> None:
+        """Hook for ops whose properties have invariants of their own."""
 
 
 @irdl_op_definition
@@ -264,8 +482,20 @@ class DivOp(BinaryOp):
 
 @irdl_op_definition
 class PowOp(BinaryOp):
+    """x ** y; the exponent may have its own numeric element type (ONNX's Pow does), the
+    result has the base's. An integer base is raised in f64 and truncated back."""
+
     name = "graph.pow"
-    FLOAT_ONLY: ClassVar[bool] = True
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        base, exponent = (
+            as_tensor(cls.name, n, t) for n, t in zip(("base", "exponent"), operand_types)
+        )
+        check_elements(cls.name, "base", base, "numeric")
+        check_elements(cls.name, "exponent", exponent, "numeric")
+        shape = broadcast_shapes(cls.name, shape_of(base), shape_of(exponent))
+        return [tensor_type(shape, base.element_type)]
 
 
 @irdl_op_definition
@@ -302,6 +532,89 @@ class GreaterOp(CompareOp):
 
 
 @irdl_op_definition
+class GreaterEqualOp(CompareOp):
+    name = "graph.greater_equal"
+
+
+@irdl_op_definition
+class LessEqualOp(CompareOp):
+    name = "graph.less_equal"
+
+
+@irdl_op_definition
+class ModOp(BinaryOp):
+    """Remainder of x / y, on any numeric type. fmod = 0: with the sign of the divisor
+    (Python's %, numpy's mod); fmod = 1: with the sign of the dividend (C's fmod). An
+    integer remainder by 0 is 0 (numpy's), where C would trap."""
+
+    name = "graph.mod"
+    fmod = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    ELEMENTS: ClassVar[str] = "numeric"
+
+    @classmethod
+    def check_props(cls, props: Props) -> None:
+        if get_int(props, "fmod", 0) not in (0, 1):
+            raise ShapeError(f"graph.mod: fmod must be 0 or 1, got {get_int(props, 'fmod')}")
+
+
+class LogicalOp(BinaryOp):
+    """Elementwise boolean logic on i1 tensors."""
+
+    ELEMENTS: ClassVar[str] = "bool"
+
+
+@irdl_op_definition
+class AndOp(LogicalOp):
+    name = "graph.and"
+
+
+@irdl_op_definition
+class OrOp(LogicalOp):
+    name = "graph.or"
+
+
+@irdl_op_definition
+class XorOp(LogicalOp):
+    name = "graph.xor"
+
+
+class BitwiseOp(BinaryOp):
+    """Elementwise bit operations on integer tensors."""
+
+    ELEMENTS: ClassVar[str] = "integer"
+
+
+@irdl_op_definition
+class BitwiseAndOp(BitwiseOp):
+    name = "graph.bitwise_and"
+
+
+@irdl_op_definition
+class BitwiseOrOp(BitwiseOp):
+    name = "graph.bitwise_or"
+
+
+@irdl_op_definition
+class BitwiseXorOp(BitwiseOp):
+    name = "graph.bitwise_xor"
+
+
+@irdl_op_definition
+class BitShiftOp(BitwiseOp):
+    """x << y or x >> y (`direction` "left" or "right"); a right shift of a signed type is
+    arithmetic, and a shift by the bit width or more gives 0 (or -1 for a negative signed x
+    shifted right), as ONNX Runtime does."""
+
+    name = "graph.bit_shift"
+    direction = opt_prop_def(StringAttr, default_value=StringAttr("left"))
+
+    @classmethod
+    def check_props(cls, props: Props) -> None:
+        if (direction := get_str(props, "direction", "left")) not in ("left", "right"):
+            raise ShapeError(f'graph.bit_shift: direction must be "left" or "right", got "{direction}"')
+
+
+@irdl_op_definition
 class PReluOp(GraphOp):
     """x if x >= 0 else slope * x; slope broadcasts to x's shape (not the other way)."""
 
@@ -316,7 +629,7 @@ class PReluOp(GraphOp):
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
         x, slope = (as_tensor(cls.name, n, t) for n, t in zip(("input", "slope"), operand_types))
         if not is_float(x.element_type) or slope.element_type != x.element_type:
-            raise ShapeError(f"graph.prelu: input and slope must be float tensors of one type")
+            raise ShapeError("graph.prelu: input and slope must be float tensors of one type")
         if broadcast_shapes(cls.name, shape_of(x), shape_of(slope)) != shape_of(x):
             raise ShapeError(
                 f"graph.prelu: slope of shape {fmt_shape(shape_of(slope))} does not broadcast "
@@ -355,7 +668,12 @@ class WhereOp(GraphOp):
 
 ELEMENTWISE_OPS = [
     ReluOp, SigmoidOp, TanhOp, ErfOp, ExpOp, LogOp, SqrtOp, ReciprocalOp, NegOp, AbsOp,
-    HardSwishOp, GeluOp, LeakyReluOp, HardSigmoidOp, ClipOp, CastOp,
-    AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
+    HardSwishOp, GeluOp, LeakyReluOp, HardSigmoidOp, ClipOp,
+    SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp,
+    CeilOp, FloorOp, RoundOp, SignOp, SoftplusOp, SoftsignOp, MishOp, EluOp, SeluOp, CeluOp,
+    ThresholdedReluOp, ShrinkOp, NotOp, BitwiseNotOp, IsNaNOp, IsInfOp, CastOp,
+    AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ModOp,
+    EqualOp, LessOp, GreaterOp, GreaterEqualOp, LessEqualOp,
+    AndOp, OrOp, XorOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, BitShiftOp,
     PReluOp, WhereOp,
 ]  # fmt: skip

@@ -228,6 +228,8 @@ def fused_op(label: str, inputs: Sequence[SSAValue], ops: Sequence[Operation],
 ANCHOR_OPS: tuple[type[Operation], ...] = (
     nn.ConvOp, nn.ConvNchwcOp, nn.ConvTransposeOp, nn.MatMulOp, nn.MatMulPackedOp, nn.GemmOp,
     nn.MaxPoolOp, nn.AvgPoolOp, nn.GlobalAvgPoolOp, nn.GlobalMaxPoolOp,
-    tensor.ReduceSumOp, tensor.ReduceMeanOp, tensor.ReduceMaxOp,
+    tensor.ReduceSumOp, tensor.ReduceMeanOp, tensor.ReduceMaxOp, tensor.ReduceMinOp,
+    tensor.ReduceProdOp, tensor.ReduceL1Op, tensor.ReduceL2Op, tensor.ReduceSumSquareOp,
+    tensor.ReduceLogSumOp, tensor.ReduceLogSumExpOp, tensor.ArgMaxOp, tensor.ArgMinOp,
     nn.SoftmaxOp, nn.LogSoftmaxOp, nn.LayerNormOp, nn.LRNOp, winograd.WinogradOutputOp,
 )  # fmt: skip

@@ -185,6 +185,68 @@ def _hard_sigmoid(op: Operation, x: np.ndarray) -> np.ndarray:
     return np.clip(alpha * x + beta, 0, 1)
 
 
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+def _elu(op: Operation, x: np.ndarray) -> np.ndarray:
+    return np.where(x >= 0, x, get_float(op.properties, "alpha", 1.0) * np.expm1(x))
+
+
+def _selu(op: Operation, x: np.ndarray) -> np.ndarray:
+    alpha = get_float(op.properties, "alpha", 1.67326319217681884765625)
+    gamma = get_float(op.properties, "gamma", 1.05070102214813232421875)
+    return gamma * np.where(x > 0, x, alpha * np.expm1(x))
+
+
+def _celu(op: Operation, x: np.ndarray) -> np.ndarray:
+    alpha = get_float(op.properties, "alpha", 1.0)
+    return np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(x / alpha))
+
+
+def _shrink(op: Operation, x: np.ndarray) -> np.ndarray:
+    bias = get_float(op.properties, "bias", 0.0)
+    lambd = get_float(op.properties, "lambd", 0.5)
+    wide = x.astype(np.float64)
+    return np.where(wide < -lambd, wide + bias, np.where(wide > lambd, wide - bias, 0))
+
+
+def _is_inf(op: Operation, x: np.ndarray) -> np.ndarray:
+    positive = (x == np.inf) & bool(get_int(op.properties, "detect_positive", 1))
+    negative = (x == -np.inf) & bool(get_int(op.properties, "detect_negative", 1))
+    return positive | negative
+
+
+def _pow(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """An integer base is raised in f64 and truncated back, as ONNX Runtime does; a float
+    base takes the exponent in its own type."""
+    if np.issubdtype(base.dtype, np.integer):
+        return np.trunc(np.power(base.astype(np.float64), exponent.astype(np.float64)))
+    return np.power(base, exponent.astype(base.dtype))
+
+
+def _mod(op: Operation, xs: Arrays) -> Arrays:
+    a, b = xs
+    if get_int(op.properties, "fmod", 0):
+        return [np.fmod(a, b)]
+    if np.issubdtype(a.dtype, np.floating):
+        return [np.mod(a, b)]
+    return [np.where(b == 0, 0, np.mod(a, np.where(b == 0, 1, b)))]
+
+
+def _bit_shift(op: Operation, xs: Arrays) -> Arrays:
+    """Shifts by the bit width or more give 0 (or -1 for a negative x shifted right)."""
+    x, amount = np.broadcast_arrays(*xs)
+    bits = x.dtype.itemsize * 8
+    in_range = (amount >= 0) & (amount < bits)
+    safe = np.where(in_range, amount, 0).astype(x.dtype)
+    zero = np.zeros_like(x)
+    if get_str(op.properties, "direction", "left") == "left":
+        return [np.where(in_range, np.left_shift(x, safe), zero)]
+    sign = np.right_shift(x, np.full_like(x, bits - 1)) if x.dtype.kind == "i" else zero
+    return [np.where(in_range, np.right_shift(x, safe), sign)]
+
+
 def _cast(op: Operation, xs: Arrays) -> Arrays:
     type_ = op.results[0].type
     assert isinstance(type_, TensorType)
@@ -498,6 +560,124 @@ def _gather(op: Operation, xs: Arrays) -> Arrays:
     return [np.take(data, np.where(indices < 0, indices + size, indices), axis=axis)]
 
 
+def wrap_indices(op_name: str, indices: np.ndarray, sizes: int | np.ndarray) -> np.ndarray:
+    """`indices` with negative entries counted from the end of their dim (`sizes`, broadcast
+    against them: one size, or one per tuple entry); an entry outside [-size, size) raises."""
+    indices = indices.astype(np.int64)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    bad = (indices < -sizes) | (indices >= sizes)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        size = int(np.broadcast_to(sizes, indices.shape)[where])
+        raise EvaluationError(
+            f"{op_name}: index {int(indices[where])} at position {list(where)} is outside "
+            f"[{-size}, {size})"
+        )
+    return np.where(indices < 0, indices + sizes, indices)
+
+
+def _gather_elements(op: Operation, xs: Arrays) -> Arrays:
+    data, indices = xs
+    axis = get_int(op.properties, "axis")
+    # take_along_axis broadcasts the other dims: cut the data down to the indices' extent.
+    window = tuple(slice(None) if d == axis else slice(0, n) for d, n in enumerate(indices.shape))
+    wrapped = wrap_indices(op.name, indices, data.shape[axis])
+    return [np.take_along_axis(data[window], wrapped, axis=axis)]
+
+
+def _gather_nd(op: Operation, xs: Arrays) -> Arrays:
+    data, indices = xs
+    b = get_int(op.properties, "batch_dims", 0)
+    k = indices.shape[-1]
+    batch = math.prod(data.shape[:b])
+    tuples = wrap_indices(op.name, indices.reshape(batch, -1, k), np.array(data.shape[b : b + k]))
+    rows = np.arange(batch)[:, None]
+    picked = data.reshape(batch, *data.shape[b:])[(rows, *np.moveaxis(tuples, -1, 0))]
+    return [picked.reshape((*indices.shape[:-1], *data.shape[b + k :]))]
+
+
+def scatter_elements_targets(
+    data_shape: Sequence[int], indices: np.ndarray, axis: int
+) -> np.ndarray:
+    """Where ScatterElements writes each update (row-major order): its flat position in the
+    data. Out-of-range indices raise EvaluationError."""
+    grid = list(np.indices(indices.shape, sparse=True))
+    grid[axis] = wrap_indices("graph.scatter_elements", indices, data_shape[axis])
+    full = np.broadcast_arrays(*grid)
+    return np.ravel_multi_index(tuple(full), tuple(data_shape)).reshape(-1)
+
+
+def scatter_nd_targets(data_shape: Sequence[int], indices: np.ndarray) -> np.ndarray:
+    """Where ScatterND writes each update element (row-major order): its flat position in
+    the data. Out-of-range indices raise EvaluationError."""
+    k = indices.shape[-1]
+    tuples = wrap_indices("graph.scatter_nd", indices.reshape(-1, k), np.array(data_shape[:k]))
+    rows = np.ravel_multi_index(tuple(tuples.T), tuple(data_shape[:k]))
+    inner = math.prod(data_shape[k:])
+    return (rows[:, None] * inner + np.arange(inner)[None, :]).reshape(-1)
+
+
+def last_writes(targets: np.ndarray, size: int) -> np.ndarray:
+    """For each of `size` data positions, the last update (its position in `targets`) that
+    writes there, or -1: the "none" reduction with duplicate indices, as ONNX Runtime's
+    in-order loop leaves it."""
+    source = np.full(size, -1, dtype=np.int64)
+    np.maximum.at(source, targets, np.arange(targets.size, dtype=np.int64))
+    return source
+
+
+def _scatter(op: Operation, xs: Arrays) -> Arrays:
+    data, indices, updates = xs
+    if isinstance(op, tn.ScatterElementsOp):
+        targets = scatter_elements_targets(data.shape, indices, get_int(op.properties, "axis"))
+    else:
+        targets = scatter_nd_targets(data.shape, indices)
+    out, values = data.reshape(-1).copy(), updates.reshape(-1)
+    reduction = get_str(op.properties, "reduction", "none")
+    if reduction == "none":
+        source = last_writes(targets, out.size)
+        hit = source >= 0
+        out[hit] = values[source[hit]]
+    else:  # ufunc.at applies duplicates one after the other, in order, as ONNX Runtime does
+        combine = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+        combine[reduction].at(out, targets, values)
+    return [out.reshape(data.shape)]
+
+
+def _cumulative(op: Operation, xs: Arrays) -> Arrays:
+    x = xs[0]
+    axis = get_int(op.properties, "axis")
+    exclusive = get_int(op.properties, "exclusive", 0)
+    reverse = get_int(op.properties, "reverse", 0)
+    # In the element type (integers wrap as generated code does), f16 in f32 as its lowering.
+    dtype = np.float32 if x.dtype == np.float16 else x.dtype
+    y = np.flip(x, axis) if reverse else x
+    product = isinstance(op, tn.CumProdOp)
+    y = (np.cumprod if product else np.cumsum)(y, axis=axis, dtype=dtype)
+    if exclusive and x.shape[axis]:
+        first = np.full_like(np.take(y, [0], axis=axis), 1 if product else 0)
+        y = np.concatenate([first, np.take(y, np.arange(x.shape[axis] - 1), axis=axis)], axis)
+    return [np.flip(y, axis) if reverse else y]
+
+
+def _reverse_sequence(op: Operation, xs: Arrays) -> Arrays:
+    x, lens = xs
+    batch_axis, time_axis = (get_int(op.properties, n) for n in ("batch_axis", "time_axis"))
+    steps = x.shape[time_axis]
+    lens = lens.astype(np.int64)
+    if lens.size and not (lens.min() >= 0 and lens.max() <= steps):
+        raise EvaluationError(
+            f"graph.reverse_sequence: sequence_lens must be in [0, {steps}] (dim {time_axis}), "
+            f"got values in [{lens.min()}, {lens.max()}]"
+        )
+    t = np.arange(steps)[None, :]
+    source = np.where(t < lens[:, None], lens[:, None] - 1 - t, t)  # [batch, time]
+    if batch_axis == 1:
+        source = source.T
+    source = source.reshape(*source.shape, *[1] * (x.ndim - 2))
+    return [np.take_along_axis(x, np.broadcast_to(source, x.shape), axis=time_axis)]
+
+
 def _pad(op: Operation, xs: Arrays) -> Arrays:
     x = xs[0]
     pads = get_ints(op.properties, "pads")
@@ -522,6 +702,50 @@ def _reduce(fn: Callable[..., np.ndarray]) -> Kernel:
         return [fn(xs[0], axis=axes, keepdims=keepdims)]
 
     return kernel
+
+
+def _extreme(fn: Callable[..., np.ndarray], lowest: bool) -> Callable[..., np.ndarray]:
+    """np.max / np.min, giving the identity (-inf / +inf, or the integer type's bound) over
+    empty axes instead of raising. NaN propagates, as in np.maximum."""
+
+    def reduce(x: np.ndarray, axis: Sequence[int], keepdims: bool) -> np.ndarray:
+        if x.dtype == np.bool_:
+            initial: object = lowest  # min starts from True, max from False
+        elif x.dtype.kind == "f":
+            initial = np.inf if lowest else -np.inf
+        else:
+            initial = np.iinfo(x.dtype).max if lowest else np.iinfo(x.dtype).min
+        return fn(x, axis=tuple(axis), keepdims=keepdims, initial=initial)
+
+    return reduce
+
+
+def _log_sum_exp(x: np.ndarray, axis: Sequence[int], keepdims: bool) -> np.ndarray:
+    """ONNX Runtime's stable form: m + log(sum(exp(x - m))), m the max (0 where infinite)."""
+    m = _extreme(np.max, lowest=False)(x, axis, True)
+    m = np.where(np.isinf(m), np.zeros_like(m), m)
+    y = np.log(np.sum(np.exp(x - m), axis=tuple(axis), keepdims=True)) + m
+    return y if keepdims else np.squeeze(y, axis=tuple(axis))
+
+
+def _arg_extreme(op: Operation, xs: Arrays) -> Arrays:
+    """The first (or last) index of the max (min) along `axis`, as ONNX Runtime's scan finds
+    it: a NaN at index 0 gives 0, other NaNs are never chosen."""
+    x = xs[0]
+    axis = get_int(op.properties, "axis")
+    largest = isinstance(op, tn.ArgMaxOp)
+    floats = x.dtype.kind == "f"
+    nan = np.isnan(x) if floats else np.zeros(x.shape, np.bool_)
+    ignore = -np.inf if largest else np.inf
+    values = np.where(nan, ignore, x) if floats else x
+    best = (np.max if largest else np.min)(values, axis=axis, keepdims=True)
+    hit = x == best
+    if get_int(op.properties, "select_last_index", 0):
+        index = x.shape[axis] - 1 - np.argmax(np.flip(hit, axis), axis=axis)
+    else:
+        index = np.argmax(hit, axis=axis)
+    index = np.where(np.take(nan, 0, axis=axis), 0, index)
+    return [np.expand_dims(index, axis) if get_int(op.properties, "keepdims", 1) else index]
 
 
 def _global_pool(fn: Callable[..., np.ndarray]) -> Kernel:
@@ -628,18 +852,57 @@ _KERNELS: dict[type[Operation], Kernel] = {
     ew.LeakyReluOp: _unary_op(_leaky_relu),
     ew.HardSigmoidOp: _unary_op(_hard_sigmoid),
     ew.ClipOp: _unary_op(_clip),
+    ew.SinOp: _unary(np.sin),
+    ew.CosOp: _unary(np.cos),
+    ew.TanOp: _unary(np.tan),
+    ew.AsinOp: _unary(np.arcsin),
+    ew.AcosOp: _unary(np.arccos),
+    ew.AtanOp: _unary(np.arctan),
+    ew.SinhOp: _unary(np.sinh),
+    ew.CoshOp: _unary(np.cosh),
+    ew.AsinhOp: _unary(np.arcsinh),
+    ew.AcoshOp: _unary(np.arccosh),
+    ew.AtanhOp: _unary(np.arctanh),
+    ew.CeilOp: _unary(np.ceil),
+    ew.FloorOp: _unary(np.floor),
+    ew.RoundOp: _unary(np.rint),
+    ew.SignOp: _unary(np.sign),
+    ew.SoftplusOp: _unary(_softplus),
+    ew.SoftsignOp: _unary(lambda x: x / (1 + np.abs(x))),
+    ew.MishOp: _unary(lambda x: x * np.tanh(_softplus(x))),
+    ew.EluOp: _unary_op(_elu),
+    ew.SeluOp: _unary_op(_selu),
+    ew.CeluOp: _unary_op(_celu),
+    ew.ThresholdedReluOp: _unary_op(
+        lambda op, x: np.where(x > get_float(op.properties, "alpha", 1.0), x, 0)
+    ),
+    ew.ShrinkOp: _unary_op(_shrink),
+    ew.NotOp: _unary(np.logical_not),
+    ew.BitwiseNotOp: _unary(np.invert),
+    ew.IsNaNOp: _unary(np.isnan),
+    ew.IsInfOp: _unary_op(_is_inf),
     ew.CastOp: _cast,
     # binary
     ew.AddOp: _binary(np.add),
     ew.SubOp: _binary(np.subtract),
     ew.MulOp: _binary(np.multiply),
     ew.DivOp: _binary(_div),
-    ew.PowOp: _binary(np.power),
+    ew.PowOp: _binary(_pow),
+    ew.ModOp: _mod,
     ew.MaxOp: _binary(np.maximum),
     ew.MinOp: _binary(np.minimum),
     ew.EqualOp: _binary(np.equal),
     ew.LessOp: _binary(np.less),
     ew.GreaterOp: _binary(np.greater),
+    ew.GreaterEqualOp: _binary(np.greater_equal),
+    ew.LessEqualOp: _binary(np.less_equal),
+    ew.AndOp: _binary(np.logical_and),
+    ew.OrOp: _binary(np.logical_or),
+    ew.XorOp: _binary(np.logical_xor),
+    ew.BitwiseAndOp: _binary(np.bitwise_and),
+    ew.BitwiseOrOp: _binary(np.bitwise_or),
+    ew.BitwiseXorOp: _binary(np.bitwise_xor),
+    ew.BitShiftOp: _bit_shift,
     ew.PReluOp: _binary(lambda x, slope: np.where(x < 0, slope * x, x)),
     ew.WhereOp: lambda op, xs: [np.where(xs[0], xs[1], xs[2])],
     # nn
@@ -670,11 +933,27 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.SplitOp: _split,
     tn.SliceOp: _slice,
     tn.GatherOp: _gather,
+    tn.GatherElementsOp: _gather_elements,
+    tn.GatherNDOp: _gather_nd,
+    tn.ScatterElementsOp: _scatter,
+    tn.ScatterNDOp: _scatter,
+    tn.CumSumOp: _cumulative,
+    tn.CumProdOp: _cumulative,
+    tn.ReverseSequenceOp: _reverse_sequence,
     tn.PadOp: _pad,
     tn.TileOp: lambda op, xs: [np.tile(xs[0], get_ints(op.properties, "repeats"))],
     tn.ReduceSumOp: _reduce(np.sum),
     tn.ReduceMeanOp: _reduce(np.mean),
-    tn.ReduceMaxOp: _reduce(np.max),
+    tn.ReduceMaxOp: _reduce(_extreme(np.max, lowest=False)),
+    tn.ReduceMinOp: _reduce(_extreme(np.min, lowest=True)),
+    tn.ReduceProdOp: _reduce(np.prod),
+    tn.ReduceL1Op: _reduce(lambda x, **kw: np.sum(np.abs(x), **kw)),
+    tn.ReduceL2Op: _reduce(lambda x, **kw: np.sqrt(np.sum(x * x, **kw))),
+    tn.ReduceSumSquareOp: _reduce(lambda x, **kw: np.sum(x * x, **kw)),
+    tn.ReduceLogSumOp: _reduce(lambda x, **kw: np.log(np.sum(x, **kw))),
+    tn.ReduceLogSumExpOp: _reduce(_log_sum_exp),
+    tn.ArgMaxOp: _arg_extreme,
+    tn.ArgMinOp: _arg_extreme,
 }
 
 

@@ -4,6 +4,7 @@
     %2 = graph.transpose %1 {perm = array<i64: 1, 0>} : tensor<1x2048xf32> -> tensor<2048x1xf32>
     %3 = graph.reduce_mean %x {axes = array<i64: 2, 3>, keepdims = 1 : i64}
            : tensor<1x64x56x56xf32> -> tensor<1x64x1x1xf32>
+    %4 = graph.arg_max %logits {axis = 1 : i64} : tensor<8x1000xf32> -> tensor<8x1xi64>
 
 Every shape-like argument (target shapes, axes, pads, slice bounds) is a property, resolved to
 explicit non-negative values by the frontend: the graph dialect has static shapes only, so a
@@ -12,19 +13,21 @@ shape that arrives at run time is specialized before it gets here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     DenseArrayBase,
     FloatAttr,
-    I64,
     IntegerAttr,
     IntegerType,
     StringAttr,
     TensorType,
     f32,
+    i64,
 )
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
@@ -44,6 +47,7 @@ from minitvm.dialects.graph.base import (
     ShapeError,
     as_tensor,
     broadcasts_to,
+    check_elements,
     fmt_shape,
     get_float,
     get_int,
@@ -331,6 +335,260 @@ class GatherOp(GraphOp):
         return [tensor_type((*shape[:axis], *shape_of(idx), *shape[axis + 1 :]), x.element_type)]
 
 
+def _check_indices(op_name: str, indices: TensorType) -> None:
+    element = indices.element_type
+    if not isinstance(element, IntegerType) or element.width.data not in (32, 64):
+        raise ShapeError(f"{op_name}: indices must be i32 or i64, got {element}")
+
+
+def _check_within(op_name: str, what: str, shape: Shape, data: Shape, axis: int) -> None:
+    """`shape` (the indices') may not exceed the data's outside `axis`: those dims index the
+    data directly."""
+    for d, (n, size) in enumerate(zip(shape, data)):
+        if d != axis and n > size:
+            raise ShapeError(
+                f"{op_name}: {what} {fmt_shape(shape)} exceeds data {fmt_shape(data)} in dim "
+                f"{d} ({n} > {size}); only dim {axis} (axis) may differ"
+            )
+
+
+@irdl_op_definition
+class GatherElementsOp(GraphOp):
+    """result[p] = data[p with p[axis] replaced by indices[p]] (negative indices count from
+    the end); indices has the data's rank, and outside `axis` no dim larger than its."""
+
+    name = "graph.gather_elements"
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    assembly_format = "$input `,` $indices attr-dict `:` functional-type(operands, results)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        idx = as_tensor(cls.name, "indices", operand_types[1])
+        _check_indices(cls.name, idx)
+        shape, index_shape, axis = shape_of(x), shape_of(idx), get_int(props, "axis")
+        _check_axis(cls.name, axis, len(shape))
+        if len(index_shape) != len(shape):
+            raise ShapeError(
+                f"{cls.name}: indices {fmt_shape(index_shape)} have rank {len(index_shape)}, the "
+                f"input {fmt_shape(shape)} rank {len(shape)}: they must agree"
+            )
+        _check_within(cls.name, "indices", index_shape, shape, axis)
+        if shape[axis] == 0 and math.prod(index_shape):
+            raise ShapeError(f"{cls.name}: dim {axis} of the input is empty: there is nothing to gather")
+        return [tensor_type(index_shape, x.element_type)]
+
+
+@irdl_op_definition
+class GatherNDOp(GraphOp):
+    """Gather slices at index tuples: with b = `batch_dims` and k = indices.shape[-1],
+    result[q, r] = data[q[:b], *indices[q], r] for q over indices.shape[:-1] and r over
+    data.shape[b + k:] (negative indices count from the end)."""
+
+    name = "graph.gather_nd"
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    batch_dims = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    assembly_format = "$input `,` $indices attr-dict `:` functional-type(operands, results)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        idx = as_tensor(cls.name, "indices", operand_types[1])
+        _check_indices(cls.name, idx)
+        shape, index_shape = shape_of(x), shape_of(idx)
+        b = get_int(props, "batch_dims", 0)
+        if not index_shape:
+            raise ShapeError(f"{cls.name}: indices must have rank >= 1 (the last dim holds the index tuples)")
+        if not 0 <= b < min(len(shape), len(index_shape)):
+            raise ShapeError(
+                f"{cls.name}: batch_dims {b} must be in [0, {min(len(shape), len(index_shape))}) "
+                f"(less than the ranks of input {fmt_shape(shape)} and indices {fmt_shape(index_shape)})"
+            )
+        if shape[:b] != index_shape[:b]:
+            raise ShapeError(
+                f"{cls.name}: the batch dims (the first {b}, batch_dims) of input "
+                f"{fmt_shape(shape)} and indices {fmt_shape(index_shape)} differ"
+            )
+        k = index_shape[-1]
+        if not 1 <= k <= len(shape) - b:
+            raise ShapeError(
+                f"{cls.name}: index tuples have {k} entries (indices' last dim); input "
+                f"{fmt_shape(shape)} with {b} batch dims takes 1 to {len(shape) - b}"
+            )
+        return [tensor_type((*index_shape[:-1], *shape[b + k :]), x.element_type)]
+
+
+#: How a scatter combines an update with what is there: "none" overwrites (the last of
+#: several updates to one element wins, as in ONNX Runtime), the others reduce.
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+class ScatterOp(GraphOp):
+    """The shared part of the scatters: a copy of `input` with `updates` written at
+    positions `indices` gives (negative indices count from the end), combined by
+    `reduction`."""
+
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+    reduction = opt_prop_def(StringAttr, default_value=StringAttr("none"))
+    assembly_format = (
+        "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x, idx, updates = (
+            as_tensor(cls.name, n, t) for n, t in zip(("input", "indices", "updates"), operand_types)
+        )
+        _check_indices(cls.name, idx)
+        if updates.element_type != x.element_type:
+            raise ShapeError(
+                f"{cls.name}: updates have element type {updates.element_type} but the input "
+                f"{x.element_type}"
+            )
+        reduction = get_str(props, "reduction", "none")
+        if reduction not in SCATTER_REDUCTIONS:
+            raise ShapeError(
+                f"{cls.name}: reduction \"{reduction}\" is not one of {', '.join(SCATTER_REDUCTIONS)}"
+            )
+        if reduction != "none":
+            check_elements(cls.name, "input", x, "numeric")
+        cls.check_shapes(shape_of(x), shape_of(idx), shape_of(updates), props)
+        return [x]
+
+    @classmethod
+    def check_shapes(cls, data: Shape, indices: Shape, updates: Shape, props: Props) -> None:
+        """Each scatter states how indices and updates fit the input."""
+
+
+@irdl_op_definition
+class ScatterElementsOp(ScatterOp):
+    """result = input, then for every position q of indices: result[q with q[axis] replaced
+    by indices[q]] = updates[q] (or combined with it by `reduction`). indices and updates
+    have one shape, of the input's rank, no larger than it outside `axis`."""
+
+    name = "graph.scatter_elements"
+    axis = prop_def(IntegerAttr[I64])
+
+    @classmethod
+    def check_shapes(cls, data: Shape, indices: Shape, updates: Shape, props: Props) -> None:
+        axis = get_int(props, "axis")
+        _check_axis(cls.name, axis, len(data))
+        if indices != updates:
+            raise ShapeError(
+                f"{cls.name}: updates {fmt_shape(updates)} must have the shape of indices "
+                f"{fmt_shape(indices)}"
+            )
+        if len(indices) != len(data):
+            raise ShapeError(
+                f"{cls.name}: indices {fmt_shape(indices)} have rank {len(indices)}, the input "
+                f"{fmt_shape(data)} rank {len(data)}: they must agree"
+            )
+        _check_within(cls.name, "indices", indices, data, axis)
+        if data[axis] == 0 and math.prod(indices):
+            raise ShapeError(f"{cls.name}: dim {axis} of the input is empty: there is nowhere to scatter")
+
+
+@irdl_op_definition
+class ScatterNDOp(ScatterOp):
+    """result = input, then for every index tuple q of indices (its last dim, k entries):
+    result[*indices[q], r] = updates[q, r] for r over input.shape[k:] (or combined by
+    `reduction`). updates has shape indices.shape[:-1] + input.shape[k:]."""
+
+    name = "graph.scatter_nd"
+
+    @classmethod
+    def check_shapes(cls, data: Shape, indices: Shape, updates: Shape, props: Props) -> None:
+        if not indices or not 1 <= indices[-1] <= len(data):
+            raise ShapeError(
+                f"{cls.name}: index tuples (the last dim of indices {fmt_shape(indices)}) need 1 "
+                f"to {len(data)} entries (the input's rank)"
+            )
+        expected = (*indices[:-1], *data[indices[-1] :])
+        if updates != expected:
+            raise ShapeError(
+                f"{cls.name}: updates must have shape {fmt_shape(expected)} (indices.shape[:-1] + "
+                f"input.shape[{indices[-1]}:]), got {fmt_shape(updates)}"
+            )
+
+
+class CumulativeOp(GraphOp):
+    """A running sum or product along `axis` (normalized): result[..., i, ...] combines
+    x[..., j, ...] for j <= i, or for j < i with `exclusive` (the first is then 0 or 1), and
+    for j >= i (j > i) with `reverse`."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    exclusive = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    reverse = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        _check_axis(cls.name, get_int(props, "axis"), len(shape_of(x)))
+        for flag in ("exclusive", "reverse"):
+            if get_int(props, flag, 0) not in (0, 1):
+                raise ShapeError(f"{cls.name}: {flag} must be 0 or 1, got {get_int(props, flag)}")
+        check_elements(cls.name, "input", x, "numeric")
+        return [x]
+
+
+@irdl_op_definition
+class CumSumOp(CumulativeOp):
+    name = "graph.cum_sum"
+
+
+@irdl_op_definition
+class CumProdOp(CumulativeOp):
+    name = "graph.cum_prod"
+
+
+@irdl_op_definition
+class ReverseSequenceOp(GraphOp):
+    """Reverse the first sequence_lens[b] entries along `time_axis` of every batch entry b
+    (along `batch_axis`) and keep the rest: result[.., b, .., t, ..] = input[.., b, ..,
+    L - 1 - t, ..] for t < L = sequence_lens[b]. The two axes are 0 and 1."""
+
+    name = "graph.reverse_sequence"
+    input = operand_def(TensorType)
+    sequence_lens = operand_def(TensorType)
+    result = result_def(TensorType)
+    batch_axis = prop_def(IntegerAttr[I64])
+    time_axis = prop_def(IntegerAttr[I64])
+    assembly_format = "$input `,` $sequence_lens attr-dict `:` functional-type(operands, results)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        lens = as_tensor(cls.name, "sequence_lens", operand_types[1])
+        shape = shape_of(x)
+        batch, time = get_int(props, "batch_axis"), get_int(props, "time_axis")
+        if len(shape) < 2:
+            raise ShapeError(f"{cls.name}: input must have rank >= 2, got {fmt_shape(shape)}")
+        if {batch, time} != {0, 1}:
+            raise ShapeError(
+                f"{cls.name}: batch_axis {batch} and time_axis {time} must be 0 and 1, one each"
+            )
+        element = lens.element_type
+        if not isinstance(element, IntegerType) or element.width.data not in (32, 64):
+            raise ShapeError(f"{cls.name}: sequence_lens must be i32 or i64, got {element}")
+        if shape_of(lens) != (shape[batch],):
+            raise ShapeError(
+                f"{cls.name}: sequence_lens must have shape {shape[batch]} (dim {batch} of the "
+                f"input, batch_axis), got {fmt_shape(shape_of(lens))}"
+            )
+        return [x]
+
+
 @irdl_op_definition
 class PadOp(GraphOp):
     """Pad with `pads` (begins then ends, non-negative) in constant, reflect or edge mode."""
@@ -381,13 +639,19 @@ class TileOp(GraphOp):
 
 
 class ReduceOp(GraphOp):
-    """Reduce over `axes` (sorted, non-negative, non-empty); `keepdims` keeps them as size 1."""
+    """Reduce over `axes` (sorted, non-negative, non-empty); `keepdims` keeps them as size 1.
+
+    Over axes of size 0 (an empty set) each reduction gives its value for no elements:
+    sum 0, prod 1, max -inf, min +inf, log_sum and log_sum_exp -inf, mean 0/0."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
     axes = prop_def(DenseArrayBase)
     keepdims = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
     assembly_format = _UNARY_FORMAT
+
+    #: The element types the reduction is defined on: "any", "numeric" (no i1) or "float".
+    ELEMENTS: ClassVar[str] = "any"
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
@@ -396,6 +660,7 @@ class ReduceOp(GraphOp):
         _check_axes(cls.name, axes, len(shape))
         if not axes or list(axes) != sorted(axes):
             raise ShapeError(f"{cls.name}: axes {list(axes)} must be non-empty and sorted")
+        check_elements(cls.name, "input", x, cls.ELEMENTS)
         if get_int(props, "keepdims", 1):
             out = [1 if d in axes else s for d, s in enumerate(shape)]
         else:
@@ -418,8 +683,103 @@ class ReduceMaxOp(ReduceOp):
     name = "graph.reduce_max"
 
 
+@irdl_op_definition
+class ReduceMinOp(ReduceOp):
+    name = "graph.reduce_min"
+
+
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    name = "graph.reduce_prod"
+    ELEMENTS: ClassVar[str] = "numeric"
+
+
+@irdl_op_definition
+class ReduceL1Op(ReduceOp):
+    """sum(|x|)."""
+
+    name = "graph.reduce_l1"
+    ELEMENTS: ClassVar[str] = "numeric"
+
+
+@irdl_op_definition
+class ReduceL2Op(ReduceOp):
+    """sqrt(sum(x * x))."""
+
+    name = "graph.reduce_l2"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class ReduceSumSquareOp(ReduceOp):
+    """sum(x * x)."""
+
+    name = "graph.reduce_sum_square"
+    ELEMENTS: ClassVar[str] = "numeric"
+
+
+@irdl_op_definition
+class ReduceLogSumOp(ReduceOp):
+    """log(sum(x))."""
+
+    name = "graph.reduce_log_sum"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class ReduceLogSumExpOp(ReduceOp):
+    """log(sum(exp(x))), computed as ONNX Runtime does, stably: with m = max(x) (0 where it
+    is infinite), m + log(sum(exp(x - m)))."""
+
+    name = "graph.reduce_log_sum_exp"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+class ArgReduceOp(GraphOp):
+    """The index (i64) of the extreme element along `axis` (normalized; the dim must not be
+    empty): the first such index, or the last with `select_last_index`; `keepdims` keeps
+    `axis` as size 1. Float NaNs behave as in ONNX Runtime's scan: a NaN at index 0 gives
+    index 0, NaNs elsewhere are never chosen."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    keepdims = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
+    select_last_index = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        shape, axis = shape_of(x), get_int(props, "axis")
+        _check_axis(cls.name, axis, len(shape))
+        if shape[axis] == 0:
+            raise ShapeError(
+                f"{cls.name}: axis {axis} of {fmt_shape(shape)} is empty: there is no index to return"
+            )
+        check_elements(cls.name, "input", x, "numeric")
+        if get_int(props, "keepdims", 1):
+            out = [1 if d == axis else s for d, s in enumerate(shape)]
+        else:
+            out = [s for d, s in enumerate(shape) if d != axis]
+        return [tensor_type(out, i64)]
+
+
+@irdl_op_definition
+class ArgMaxOp(ArgReduceOp):
+    name = "graph.arg_max"
+
+
+@irdl_op_definition
+class ArgMinOp(ArgReduceOp):
+    name = "graph.arg_min"
+
+
 TENSOR_OPS = [
     ReshapeOp, ExpandOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
-    TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
+    TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
+    ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
+    GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp, CumSumOp, CumProdOp,
+    ReverseSequenceOp,
 ]  # fmt: skip
 

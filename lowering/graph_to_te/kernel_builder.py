@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from xdsl.dialects.builtin import f16, f32
 from xdsl.ir import Attribute, Block, Operation
 
-from minitvm.dialects.te_expr import Expr, Tensor, compute
+from minitvm.dialects.te_expr import Expr, Tensor, cast, compute, widened_half_reads
 
 Rule = Callable[..., Sequence[Tensor]]
 
@@ -50,6 +51,12 @@ class KernelBuilder:
         *,
         reduce: tuple[str, Sequence[int]] | None = None,
     ) -> Tensor:
+        if reduce is not None and element_type == f16 and reduce[0] in ("sum", "prod"):
+            # Sums of f16 terms are computed in f32 (terms and accumulator) and round once,
+            # as ONNX Runtime's f16 kernels do: an f16 accumulator loses a long sum's terms.
+            with widened_half_reads():
+                wide = self.compute(shape, f32, body, reduce=reduce)
+            return self.compute(shape, f16, lambda *i: cast(wide[i], f16))
         op = compute(shape, element_type, body, reduce=reduce)
         self.block.add_op(op)
         return Tensor(op.result)

@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from minitvm.dialects.arith_ext import RemFOp
 from minitvm.dialects.llvm_ext import FCmpOp, FPToSIOp, FPToUIOp, SelectOp, UIToFPOp
 from minitvm.lowering.loop_to_llvm.emitter import (
     Emitter,
@@ -188,6 +189,7 @@ _FLOAT_BINOPS: dict[type[Operation], type[Operation]] = {
     arith.SubfOp: llvm.FSubOp,
     arith.MulfOp: llvm.FMulOp,
     arith.DivfOp: llvm.FDivOp,
+    RemFOp: llvm.FRemOp,  # C's fmod: LLVM calls libm's fmodf (per lane on vectors)
 }
 
 

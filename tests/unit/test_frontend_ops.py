@@ -23,6 +23,7 @@ from xdsl.ir import Operation
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph import reference
 from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
+from minitvm.errors import FrontendError
 from minitvm.frontend import from_onnx
 
 F = TensorProto.FLOAT
@@ -221,6 +222,71 @@ def test_unary_with_attributes(
     module = check(model, {graph_op: 1})
     if op_type == "Gelu":
         assert get_str(ops_of(module, g.GeluOp)[0].properties, "approximate") == "tanh"
+
+
+@pytest.mark.parametrize("op_type, opset, attrs, graph_op", [
+    ("Sin", 7, {}, "sin"), ("Acosh", 9, {}, "acosh"), ("Ceil", 13, {}, "ceil"),
+    ("Round", 11, {}, "round"), ("Sign", 9, {}, "sign"), ("Sign", 13, {}, "sign"),
+    ("Softplus", 7, {}, "softplus"), ("Softsign", 22, {}, "softsign"), ("Mish", 18, {}, "mish"),
+    ("Elu", 7, {"alpha": 0.5}, "elu"), ("Selu", 7, {}, "selu"),
+    ("Selu", 22, {"alpha": 2.0, "gamma": 1.5}, "selu"), ("Celu", 12, {"alpha": 2.0}, "celu"),
+    ("ThresholdedRelu", 10, {"alpha": 0.3}, "thresholded_relu"),
+    ("Shrink", 9, {"bias": 0.5, "lambd": 0.25}, "shrink"),
+])  # fmt: skip
+def test_math_and_activations(
+    op_type: str, opset: int, attrs: dict[str, object], graph_op: str
+) -> None:
+    model = make_model([node(op_type, ["x"], **attrs)], {"x": (2, 5)}, ["y"], opset)
+    if op_type == "Acosh":
+        model = make_model([node("Abs", ["x"], ["a"]), node("Exp", ["a"], ["e"]),
+                            node(op_type, ["e"])], {"x": (2, 5)}, ["y"], opset)  # fmt: skip
+        check(model, {"abs": 1, "exp": 1, graph_op: 1})
+        return
+    check(model, {graph_op: 1})
+
+
+@pytest.mark.parametrize("op_type, opset, graph_op", [
+    ("GreaterOrEqual", 12, "greater_equal"), ("LessOrEqual", 16, "less_equal"),
+    ("And", 7, "and"), ("Or", 7, "or"), ("Xor", 7, "xor"),
+])  # fmt: skip
+def test_comparisons_and_logic(op_type: str, opset: int, graph_op: str) -> None:
+    kind = TensorProto.BOOL if op_type in ("And", "Or", "Xor") else F
+    nodes = [node(op_type, ["a", "b"], ["c"]), node("Not", ["c"])]
+    model = make_model(nodes, {"a": (kind, (2, 3)), "b": (kind, (3,))}, ["y"], opset)
+    check(model, {graph_op: 1, "not": 1})
+
+
+@pytest.mark.parametrize("elem", [TensorProto.INT32, TensorProto.UINT8, TensorProto.INT64])
+def test_bitwise_and_shift(elem: int) -> None:
+    nodes = [node("BitwiseAnd", ["a", "b"], ["c"]), node("BitwiseNot", ["c"], ["d"]),
+             node("BitwiseXor", ["d", "a"], ["e"]), node("BitwiseOr", ["e", "b"], ["y"])]  # fmt: skip
+    if elem == TensorProto.UINT8:
+        nodes[-1] = node("BitwiseOr", ["e", "b"], ["f"])
+        nodes.append(node("BitShift", ["f", "b"], direction="LEFT"))
+    model = make_model(nodes, {"a": (elem, (2, 3)), "b": (elem, (3,))}, ["y"], 18)
+    check(model)
+
+
+@pytest.mark.parametrize("fmod", [0, 1])
+def test_mod(fmod: int) -> None:
+    model = make_model(
+        [node("Mod", ["a", "b"], fmod=fmod)],
+        {"a": (TensorProto.INT32, (2, 3))},
+        ["y"],
+        13,
+        {"b": np.array([2, -3, 5], np.int32)},
+    )
+    check(model, {"mod": 1})
+
+
+def test_is_nan_is_inf_size_mean_castlike() -> None:
+    nodes = [node("IsInf", ["x"], ["inf"], detect_negative=0), node("IsNaN", ["x"], ["nan"]),
+             node("Or", ["inf", "nan"], ["bad"]), node("Size", ["x"], ["n"]),
+             node("CastLike", ["n", "x"], ["nf"]),
+             node("Mean", ["x", "nf", "x"], ["y"])]  # fmt: skip
+    model = make_model(nodes, {"x": (2, 3)}, ["bad", "y"], 15)
+    module = check(model, {"is_inf": 1, "is_nan": 1, "or": 1, "add": 2, "div": 1})
+    assert get_int(ops_of(module, g.IsInfOp)[0].properties, "detect_negative") == 0
 
 
 def test_prelu_slope_broadcasts() -> None:
@@ -580,6 +646,145 @@ def test_reduce_empty_axes(noop: int, expect: dict[str, int]) -> None:
         [node("ReduceSum", ["x"], noop_with_empty_axes=noop)], {"x": (2, 3)}, ["y"], 13
     )
     check(model, expect)
+
+
+#: The reductions whose axes are an attribute before opset 18 and an input from 18 on.
+REDUCTIONS_18 = {
+    "ReduceMin": "reduce_min", "ReduceProd": "reduce_prod", "ReduceL1": "reduce_l1",
+    "ReduceL2": "reduce_l2", "ReduceSumSquare": "reduce_sum_square",
+    "ReduceLogSum": "reduce_log_sum", "ReduceLogSumExp": "reduce_log_sum_exp",
+}  # fmt: skip
+
+
+def reduction(
+    op_type: str, opset: int, axes: Sequence[int] | None, shape=(2, 3, 4), elem: int = F,
+    **attrs: object,
+) -> tuple[onnx.ModelProto, dict[str, int]]:
+    """A one-reduction model (axes as the opset wants them; None: no axes) and the graph ops
+    it should import as. ReduceLogSum reads |x|, so that its sums are positive."""
+    nodes, x, expect = [], "x", {}
+    if op_type == "ReduceLogSum":
+        nodes.append(node("Abs", ["x"], ["a"]))
+        x, expect = "a", {"abs": 1}
+    consts = {}
+    if axes is not None and opset >= 18:
+        consts["ax"] = i64(*axes)
+        nodes.append(node(op_type, [x, "ax"], **attrs))
+    else:
+        nodes.append(node(op_type, [x], **({} if axes is None else {"axes": list(axes)}), **attrs))
+    model = make_model(nodes, {"x": (elem, tuple(shape))}, ["y"], opset, consts)
+    return model, expect
+
+
+@pytest.mark.parametrize("opset", [7, 13, 18, 21])
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("op_type", sorted(REDUCTIONS_18))
+def test_reductions_across_opsets(op_type: str, opset: int, keepdims: int) -> None:
+    model, expect = reduction(op_type, opset, [-1, 0], keepdims=keepdims)
+    module = check(model, {**expect, REDUCTIONS_18[op_type]: 1})
+    (op,) = [o for o in module.walk() if isinstance(o, g.ReduceOp)]
+    assert get_ints(op.properties, "axes") == (0, 2) and get_int(op.properties, "keepdims", 1) == keepdims
+
+
+@pytest.mark.parametrize("opset", [11, 18])
+@pytest.mark.parametrize("op_type", sorted(REDUCTIONS_18))
+def test_reductions_without_axes_reduce_every_axis(op_type: str, opset: int) -> None:
+    model, expect = reduction(op_type, opset, None)
+    check(model, {**expect, REDUCTIONS_18[op_type]: 1})
+
+
+#: What a reduction over no axes imports as: its elementwise part alone (as ONNX Runtime).
+NOOP = {
+    "ReduceMin": {}, "ReduceProd": {}, "ReduceL1": {"abs": 1}, "ReduceL2": {"abs": 1},
+    "ReduceSumSquare": {"mul": 1}, "ReduceLogSum": {"abs": 1, "log": 1}, "ReduceLogSumExp": {},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("axes", [None, ()], ids=["no axes", "empty axes"])
+@pytest.mark.parametrize("op_type", sorted(REDUCTIONS_18))
+def test_reductions_noop_with_empty_axes(op_type: str, axes: tuple[int, ...] | None) -> None:
+    model, _ = reduction(op_type, 18, axes, noop_with_empty_axes=1)
+    check(model, NOOP[op_type])
+
+
+@pytest.mark.parametrize("op_type", sorted(REDUCTIONS_18))
+def test_reductions_of_a_scalar(op_type: str) -> None:
+    model, _ = reduction(op_type, 18, None, shape=())
+    check(model, NOOP[op_type])
+
+
+@pytest.mark.parametrize("op_type, elem, opset", [
+    ("ReduceMin", TensorProto.INT8, 18), ("ReduceMin", TensorProto.UINT8, 18),
+    ("ReduceMin", TensorProto.INT32, 13), ("ReduceMin", I64, 18), ("ReduceMin", TensorProto.BOOL, 20),
+    ("ReduceMin", TensorProto.DOUBLE, 18), ("ReduceProd", TensorProto.INT32, 18),
+    ("ReduceProd", I64, 13), ("ReduceL1", I64, 18), ("ReduceSumSquare", TensorProto.INT32, 18),
+    ("ReduceL2", TensorProto.DOUBLE, 18), ("ReduceLogSumExp", TensorProto.DOUBLE, 18),
+    ("ReduceMax", TensorProto.INT8, 18), ("ReduceMax", TensorProto.UINT8, 18),
+])  # fmt: skip
+def test_reductions_of_other_element_types(op_type: str, elem: int, opset: int) -> None:
+    model, _ = reduction(op_type, opset, [1], elem=elem, keepdims=0)
+    check(model)
+
+
+def test_reductions_reject_element_types_they_are_not_defined_on() -> None:
+    model, _ = reduction("ReduceL2", 18, [1], elem=TensorProto.INT32)
+    with pytest.raises(FrontendError, match="graph.reduce_l2: input must be a float tensor"):
+        from_onnx(model)
+
+
+def test_reduce_log_sum_exp_infinities_match_onnxruntime() -> None:
+    x = np.float32([[1000, 999, 0], [-np.inf, -np.inf, -np.inf], [np.inf, 1, 2], [np.nan, 1, 2],
+                    [-np.inf, 1, 2]])  # fmt: skip
+    model = make_model([node("ReduceLogSumExp", ["x", "ax"])], {"x": x.shape}, ["y"], 18,
+                       {"ax": i64(1)})  # fmt: skip
+    (want,) = run_ort(model, {"x": x})
+    np.testing.assert_allclose(reference.run_module(from_onnx(model), [x])[0], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("opset", [7, 11, 12, 13, 21])
+@pytest.mark.parametrize("axis, keepdims", [(0, 1), (-1, 0), (1, 1), (None, None)])
+@pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
+def test_arg_extreme_across_opsets(op_type: str, axis: int | None, keepdims: int | None,
+                                   opset: int) -> None:  # fmt: skip
+    """Integer inputs in [0, 3), so that ties are many; no attributes: axis 0, keepdims 1."""
+    attrs = {} if axis is None else {"axis": axis, "keepdims": keepdims}
+    model = make_model([node(op_type, ["x"], **attrs)], {"x": (TensorProto.INT32, (2, 3, 4))},
+                       ["y"], opset)  # fmt: skip
+    module = check(model, {op_type[:3].lower() + "_" + op_type[3:].lower(): 1})
+    (op,) = ops_of(module, g.ArgReduceOp)
+    assert get_int(op.properties, "axis") == (axis or 0) % 3
+    assert str(op.results[0].type.element_type) == "i64"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("opset", [12, 13, 21])
+@pytest.mark.parametrize("last", [0, 1])
+@pytest.mark.parametrize("elem", [F, TensorProto.INT32, I64, TensorProto.DOUBLE])
+@pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
+def test_arg_extreme_select_last_index(op_type: str, elem: int, last: int, opset: int) -> None:
+    nodes = [node(op_type, ["x"], axis=1, keepdims=0, select_last_index=last)]
+    if elem in (F, TensorProto.DOUBLE):  # Relu makes ties at 0
+        nodes = [node("Relu", ["x"], ["r"]), node(op_type, ["r"], axis=1, keepdims=0,
+                                                  select_last_index=last)]  # fmt: skip
+    module = check(make_model(nodes, {"x": (elem, (3, 8))}, ["y"], opset))
+    (op,) = ops_of(module, g.ArgReduceOp)
+    assert get_int(op.properties, "select_last_index", 0) == last
+
+
+@pytest.mark.parametrize("last", [0, 1])
+@pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
+def test_arg_extreme_nans_match_onnxruntime(op_type: str, last: int) -> None:
+    nan, inf = np.nan, np.inf
+    x = np.float32([[nan, 1, 2, 2], [1, nan, 2, 2], [2, 1, nan, 1], [nan, nan, nan, nan],
+                    [-inf, nan, -inf, 3], [inf, nan, inf, -inf], [nan, -inf, -inf, nan]])  # fmt: skip
+    model = make_model([node(op_type, ["x"], axis=1, keepdims=0, select_last_index=last)],
+                       {"x": x.shape}, ["y"], 13)  # fmt: skip
+    (want,) = run_ort(model, {"x": x})
+    np.testing.assert_array_equal(reference.run_module(from_onnx(model), [x])[0], want)
+    columns = x.T.copy()  # and along a non-contiguous axis
+    model = make_model([node(op_type, ["x"], axis=0, keepdims=0, select_last_index=last)],
+                       {"x": columns.shape}, ["y"], 13)  # fmt: skip
+    (want,) = run_ort(model, {"x": columns})
+    np.testing.assert_array_equal(reference.run_module(from_onnx(model), [columns])[0], want)
 
 
 # --------------------------------------------------------------------------------------------

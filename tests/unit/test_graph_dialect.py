@@ -67,6 +67,15 @@ def result_types(arg_types, make) -> list[TensorType]:
         ([t(2, 9)], lambda x: g.SplitOp.make(x, axis=1, sizes=[4, 5]), [t(2, 4), t(2, 5)]),
         ([t(10, 6)], lambda x: g.SliceOp.make(x, starts=[9, 1], ends=[-1, 6], steps=[-2, 2]), [t(5, 3)]),
         ([t(5, 4), t(2, 3, element=i64)], lambda x, i: g.GatherOp.make(x, i, axis=0), [t(2, 3, 4)]),
+        ([t(5, 4), t(2, 4, element=i64)], lambda x, i: g.GatherElementsOp.make(x, i, axis=0), [t(2, 4)]),
+        ([t(2, 3, 4, 5), t(2, 6, 2, element=i64)], lambda x, i: g.GatherNDOp.make(x, i, batch_dims=1),
+         [t(2, 6, 5)]),
+        ([t(5, 4), t(2, 3, element=i64), t(2, 3)],
+         lambda x, i, u: g.ScatterElementsOp.make(x, i, u, axis=0, reduction="max"), [t(5, 4)]),
+        ([t(5, 4, 3), t(6, 2, element=i64), t(6, 3)], g.ScatterNDOp.make, [t(5, 4, 3)]),
+        ([t(2, 7, element=i64)], lambda x: g.CumProdOp.make(x, axis=1, exclusive=1), [t(2, 7, element=i64)]),
+        ([t(6, 3, 2), t(3, element=i64)],
+         lambda x, n: g.ReverseSequenceOp.make(x, n, batch_axis=1, time_axis=0), [t(6, 3, 2)]),
         ([t(2, 3)], lambda x: g.PadOp.make(x, pads=[1, 0, 1, 2], mode="edge"), [t(4, 5)]),
         ([t(2, 3)], lambda x: g.TileOp.make(x, repeats=[2, 3]), [t(4, 9)]),
         ([t(2, 3)], lambda x: g.ReshapeOp.make(x, shape=[3, 2]), [t(3, 2)]),
@@ -98,6 +107,18 @@ def test_builders_infer_result_types(args, make, expected):
         ([t(2, 3)], lambda x: g.TransposeOp.make(x, perm=[0, 0]), "is not a permutation"),
         ([t(2, 3, element=i64)], g.ReluOp.make, "graph.relu: input must be a float tensor"),
         ([t(1, 3, 4, 4), t(4), t(3), t(3), t(3)], g.BatchNormOp.make, "scale has shape 4 but the input has 3 channels"),
+        ([t(3, 4), t(2, 5, element=i64)], lambda x, i: g.GatherElementsOp.make(x, i, axis=0),
+         "graph.gather_elements: indices 2x5 exceeds data 3x4 in dim 1 (5 > 4)"),
+        ([t(3, 4), t(2, 3, element=i64)], lambda x, i: g.GatherNDOp.make(x, i),
+         "graph.gather_nd: index tuples have 3 entries (indices' last dim); input 3x4 with 0 batch dims takes 1 to 2"),
+        ([t(3, 4), t(2, 1, element=i64), t(2, 3)], g.ScatterNDOp.make,
+         "graph.scatter_nd: updates must have shape 2x4"),
+        ([t(3, element=i1), t(1, element=i64), t(1, element=i1)],
+         lambda x, i, u: g.ScatterElementsOp.make(x, i, u, axis=0, reduction="add"),
+         "graph.scatter_elements: input must be a numeric tensor"),
+        ([t(3, element=i1)], lambda x: g.CumSumOp.make(x, axis=0), "graph.cum_sum: input must be a numeric tensor"),
+        ([t(4, 3), t(4, element=i64)], lambda x, n: g.ReverseSequenceOp.make(x, n, batch_axis=1, time_axis=0),
+         "graph.reverse_sequence: sequence_lens must have shape 3 (dim 1 of the input, batch_axis), got 4"),
     ],
 )
 def test_verifier_messages(args, make, message):
@@ -139,6 +160,25 @@ def test_every_op_round_trips_custom_and_generic():
         b.insert(g.LessOp.make(y, x))
         y = b.insert(g.WhereOp.make(cond, y, x)).result
         y = b.insert(g.WhereOp.make(cond2, y, x)).result
+        v = y
+        for make in (g.SinOp.make, g.CosOp.make, g.TanOp.make, g.AsinOp.make, g.AcosOp.make,
+                     g.AtanOp.make, g.SinhOp.make, g.CoshOp.make, g.AsinhOp.make, g.AcoshOp.make,
+                     g.AtanhOp.make, g.CeilOp.make, g.FloorOp.make, g.RoundOp.make, g.SignOp.make,
+                     g.SoftplusOp.make, g.SoftsignOp.make, g.MishOp.make,
+                     lambda v: g.EluOp.make(v, alpha=0.5), lambda v: g.SeluOp.make(v, gamma=2.0),
+                     lambda v: g.CeluOp.make(v, alpha=3.0), g.ThresholdedReluOp.make,
+                     lambda v: g.ShrinkOp.make(v, bias=1.0)):
+            v = b.insert(make(v)).result
+        v = b.insert(g.ModOp.make(v, y, fmod=1)).result
+        flags = b.insert(g.IsNaNOp.make(v)).result
+        flags = b.insert(g.AndOp.make(flags, b.insert(g.IsInfOp.make(v, detect_positive=0)).result)).result
+        for make in (g.OrOp.make, g.XorOp.make, g.GreaterEqualOp.make, g.LessEqualOp.make):
+            flags = b.insert(make(flags, flags)).result
+        flags = b.insert(g.NotOp.make(flags)).result
+        bits = b.insert(g.BitwiseNotOp.make(i)).result
+        for make in (g.BitwiseAndOp.make, g.BitwiseOrOp.make, g.BitwiseXorOp.make,
+                     lambda p, q: g.BitShiftOp.make(p, q, direction="right")):
+            bits = b.insert(make(bits, i)).result
         pooled = b.insert(g.AvgPoolOp.make(y, kernel_shape=[2, 2], strides=[2, 2], count_include_pad=1)).result
         pooled = b.insert(g.MaxPoolOp.make(pooled, kernel_shape=[2, 2], dilations=[1, 1])).result
         gap = b.insert(g.GlobalAvgPoolOp.make(pooled)).result
@@ -162,6 +202,11 @@ def test_every_op_round_trips_custom_and_generic():
         ct2 = b.insert(g.CastOp.make(b.insert(g.ReduceSumOp.make(ct, axes=[1], keepdims=0)).result, to=i64)).result
         rm = b.insert(g.ReduceMaxOp.make(pd, axes=[0, 2])).result
         rme = b.insert(g.ReduceMeanOp.make(rm, axes=[3], keepdims=0)).result
+        for make in (g.ReduceMinOp.make, g.ReduceProdOp.make, g.ReduceL1Op.make, g.ReduceL2Op.make,
+                     g.ReduceSumSquareOp.make, g.ReduceLogSumOp.make, g.ReduceLogSumExpOp.make):
+            b.insert(make(pd, axes=[1, 3], keepdims=0))
+        b.insert(g.ArgMaxOp.make(pd, axis=2, select_last_index=1))
+        b.insert(g.ArgMinOp.make(pd, axis=0, keepdims=0))
         pr = b.insert(g.PReluOp.make(y, b.insert(g.ConstantOp.from_array(np.full((4, 1, 1), 0.25, np.float32))).result)).result
         xb = b.insert(g.LayoutTransformOp.make(x, src_layout="NCHW", dst_layout="NCHW2c")).result
         wb = b.insert(g.ConstantOp.from_array(np.ones((1, 2, 3, 3, 2, 4), np.float32))).result
@@ -173,7 +218,17 @@ def test_every_op_round_trips_custom_and_generic():
         wu = b.insert(g.ConstantOp.from_array(np.ones((16, 4, 4), np.float32))).result
         wm = b.insert(g.MatMulOp.make(wv, wu)).result
         wy = b.insert(g.WinogradOutputOp.make(wm, None, output=[1, 8, 8], block=2)).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy]
+        ie = b.insert(g.ConstantOp.from_array(np.array([[3, -1, 0]], np.int64))).result
+        ge = b.insert(g.GatherElementsOp.make(flat, ie, axis=1)).result
+        tuples = b.insert(g.ReshapeOp.make(i, shape=[1, 2])).result
+        gn = b.insert(g.GatherNDOp.make(x, tuples)).result
+        se = b.insert(g.ScatterElementsOp.make(flat, ie, ge, axis=1, reduction="add")).result
+        sn = b.insert(g.ScatterNDOp.make(x, tuples, gn)).result
+        cs = b.insert(g.CumSumOp.make(se, axis=1, exclusive=1)).result
+        cp = b.insert(g.CumProdOp.make(cs, axis=0, reverse=1)).result
+        lens = b.insert(g.ConstantOp.from_array(np.array([3], np.int64))).result
+        rv = b.insert(g.ReverseSequenceOp.make(sn, lens, batch_axis=0, time_axis=1)).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

@@ -149,6 +149,52 @@ def binary_cases() -> list[Case]:
     return cases
 
 
+def math_logic_cases() -> list[Case]:
+    """The math, activation, logic and bit ops of issue 20, one ONNX Runtime case each."""
+    x, unit = rand(2, 3, 4, lo=-3, hi=3), rand(2, 3, 4, lo=-0.9, hi=0.9)
+    cases = [
+        Case(name.lower(), cls.make, name, [unit if name in ("Asin", "Acos", "Atanh") else x])
+        for name, cls in [("Sin", g.SinOp), ("Cos", g.CosOp), ("Tan", g.TanOp), ("Asin", g.AsinOp),
+                          ("Acos", g.AcosOp), ("Atan", g.AtanOp), ("Sinh", g.SinhOp),
+                          ("Cosh", g.CoshOp), ("Asinh", g.AsinhOp), ("Atanh", g.AtanhOp),
+                          ("Ceil", g.CeilOp), ("Floor", g.FloorOp), ("Round", g.RoundOp),
+                          ("Sign", g.SignOp), ("Softplus", g.SoftplusOp),
+                          ("Softsign", g.SoftsignOp), ("Mish", g.MishOp), ("Elu", g.EluOp),
+                          ("Selu", g.SeluOp), ("Celu", g.CeluOp),
+                          ("ThresholdedRelu", g.ThresholdedReluOp), ("Shrink", g.ShrinkOp),
+                          ("IsNaN", g.IsNaNOp), ("IsInf", g.IsInfOp)]
+    ]  # fmt: skip
+    ia, ib = ints(4, 5, dtype=np.int32), nonzero_ints(5, dtype=np.int32)
+    p, q = rand(3, 4) > 0, rand(4) > 0
+    cases += [
+        Case("acosh", g.AcoshOp.make, "Acosh", [rand(3, 4, lo=1.0, hi=5.0)]),
+        Case("sign_i32", g.SignOp.make, "Sign", [ia]),
+        Case("shrink_attrs", lambda v: g.ShrinkOp.make(v, bias=0.5, lambd=1.0), "Shrink", [x],
+             {"bias": 0.5, "lambd": 1.0}),
+        Case("is_inf_positive", lambda v: g.IsInfOp.make(v, detect_negative=0), "IsInf",
+             [np.array([np.inf, -np.inf, 1.0, np.nan], np.float32)], {"detect_negative": 0}),
+        Case("not", g.NotOp.make, "Not", [p]),
+        Case("and", g.AndOp.make, "And", [p, q]),
+        Case("or", g.OrOp.make, "Or", [p, q]),
+        Case("xor", g.XorOp.make, "Xor", [p, q]),
+        Case("greater_equal", g.GreaterEqualOp.make, "GreaterOrEqual", [ia, ib]),
+        Case("less_equal", g.LessEqualOp.make, "LessOrEqual", [x, rand(4, lo=-3, hi=3)]),
+        Case("bitwise_not", g.BitwiseNotOp.make, "BitwiseNot", [ia]),
+        Case("bitwise_and", g.BitwiseAndOp.make, "BitwiseAnd", [ia, ib]),
+        Case("bitwise_or", g.BitwiseOrOp.make, "BitwiseOr", [ia, ib]),
+        Case("bitwise_xor", g.BitwiseXorOp.make, "BitwiseXor", [ia, ib]),
+        Case("bit_shift_right", lambda a, b: g.BitShiftOp.make(a, b, direction="right"),
+             "BitShift", [ia.astype(np.uint32), np.arange(5, dtype=np.uint32)],
+             {"direction": "RIGHT"}),
+        Case("mod_i32", g.ModOp.make, "Mod", [ia, ib]),
+        Case("fmod_f32", lambda a, b: g.ModOp.make(a, b, fmod=1), "Mod",
+             [x, rand(4, lo=0.5, hi=2)], {"fmod": 1}),
+        Case("pow_i64_f32", g.PowOp.make, "Pow",
+             [ints(3, 4, lo=0, hi=5), rand(4, lo=0, hi=3)]),
+    ]  # fmt: skip
+    return cases
+
+
 def contraction_cases() -> list[Case]:
     return [
         Case("matmul_batch", g.MatMulOp.make, "MatMul", [rand(2, 3, 4), rand(4, 5)]),
@@ -283,6 +329,34 @@ def reduce_cases() -> list[Case]:
                               [rand(2, 3, 4)], {"keepdims": keep}, [i64s(*axes)]))
     cases.append(Case("ReduceSum_i64", lambda x: g.ReduceSumOp.make(x, axes=[1]), "ReduceSum",
                       [ints(3, 4)], {}, [i64s(1)]))
+    positive = rand(2, 3, 4, lo=0.1, hi=3.0)
+    for op, cls, x in [("ReduceMin", g.ReduceMinOp, rand(2, 3, 4)),
+                       ("ReduceProd", g.ReduceProdOp, rand(2, 3, 4)),
+                       ("ReduceL1", g.ReduceL1Op, rand(2, 3, 4)),
+                       ("ReduceL2", g.ReduceL2Op, rand(2, 3, 4)),
+                       ("ReduceSumSquare", g.ReduceSumSquareOp, rand(2, 3, 4)),
+                       ("ReduceLogSum", g.ReduceLogSumOp, positive),
+                       ("ReduceLogSumExp", g.ReduceLogSumExpOp, rand(2, 3, 4, lo=-50, hi=50))]:
+        for axes, keep in [([1], 1), ([0, 2], 0)]:
+            cases.append(Case(f"{op}_{'_'.join(map(str, axes))}_keep{keep}",
+                              lambda v, c=cls, a=axes, k=keep: c.make(v, axes=a, keepdims=k), op,
+                              [x], {"keepdims": keep}, [i64s(*axes)]))
+    for op, cls in [("ReduceMin", g.ReduceMinOp), ("ReduceProd", g.ReduceProdOp),
+                    ("ReduceL1", g.ReduceL1Op), ("ReduceSumSquare", g.ReduceSumSquareOp)]:
+        cases.append(Case(f"{op}_i64", lambda v, c=cls: c.make(v, axes=[1]), op, [ints(3, 4)],
+                          {}, [i64s(1)]))
+    cases.append(Case("ReduceMin_bool", lambda v: g.ReduceMinOp.make(v, axes=[0]), "ReduceMin",
+                      [RNG.random((3, 4)) > 0.3], {}, [i64s(0)]))
+    ties = ints(3, 4, 5, lo=0, hi=3).astype(np.float32)
+    for op, cls in [("ArgMax", g.ArgMaxOp), ("ArgMin", g.ArgMinOp)]:
+        for axis, keep, last in [(1, 1, 0), (2, 0, 1), (0, 1, 1)]:
+            cases.append(Case(
+                f"{op}_axis{axis}_keep{keep}_last{last}",
+                lambda v, c=cls, a=axis, k=keep, s=last: c.make(
+                    v, axis=a, keepdims=k, select_last_index=s),
+                op, [ties], {"axis": axis, "keepdims": keep, "select_last_index": last}))
+        cases.append(Case(f"{op}_i64", lambda v, c=cls: c.make(v, axis=1), op, [ints(3, 4)],
+                          {"axis": 1}))
     return cases
 
 
@@ -365,9 +439,61 @@ def resize_cases() -> list[Case]:
     return cases
 
 
+def index_cases() -> list[Case]:
+    """Element gathers and scatters (negative and, for scatters, duplicate indices), running
+    sums and products, sequence reversal."""
+    cases = [
+        Case("gather_elements", lambda d, i: g.GatherElementsOp.make(d, i, axis=1),
+             "GatherElements", [rand(3, 4), i64s(0, -1, 3, 1, 2, -4).reshape(2, 3)], {"axis": 1}),
+        Case("gather_elements_i32_axis0", lambda d, i: g.GatherElementsOp.make(d, i, axis=0),
+             "GatherElements", [ints(3, 3), np.array([[1, -1, 0], [2, 0, -3]], np.int32)]),
+        Case("gather_nd", g.GatherNDOp.make, "GatherND",
+             [rand(2, 3, 4), i64s(1, -1, 0, 2, -2, 0).reshape(3, 2)]),
+        Case("gather_nd_batch", lambda d, i: g.GatherNDOp.make(d, i, batch_dims=1), "GatherND",
+             [ints(2, 3, 4), i64s(2, 0, -1, 1).reshape(2, 2, 1)], {"batch_dims": 1}),
+        Case("gather_nd_full_tuple", g.GatherNDOp.make, "GatherND",
+             [rand(2, 3), i64s(1, 2, 0, -1).reshape(2, 2)]),
+        Case("scatter_nd_element_tuples", g.ScatterNDOp.make, "ScatterND",
+             [rand(2, 3), i64s(1, 2, 0, -1).reshape(2, 2), rand(2)]),
+    ]
+    for reduction in ("none", "add", "mul", "max", "min"):
+        attrs = {} if reduction == "none" else {"reduction": reduction}
+        cases += [
+            Case(f"scatter_elements_{reduction}",
+                 lambda d, i, u, r=reduction: g.ScatterElementsOp.make(d, i, u, axis=1, reduction=r),
+                 "ScatterElements", [rand(3, 5), i64s(1, -1, 1, 0, 0, 4).reshape(3, 2), rand(3, 2)],
+                 {"axis": 1, **attrs}),
+            Case(f"scatter_nd_{reduction}",
+                 lambda d, i, u, r=reduction: g.ScatterNDOp.make(d, i, u, reduction=r),
+                 "ScatterND", [ints(4, 2, 3), i64s(2, -1, 2).reshape(3, 1), ints(3, 2, 3)], attrs),
+        ]
+    cases.append(Case("scatter_elements_i32_short", lambda d, i, u: g.ScatterElementsOp.make(
+        d, i, u, axis=0), "ScatterElements",
+        [rand(4, 3), np.array([[3, -4]], np.int32), rand(1, 2)]))  # fmt: skip
+    for exclusive in (0, 1):
+        for reverse in (0, 1):
+            flags = {"exclusive": exclusive, "reverse": reverse}
+            tag = f"{'_exclusive' * exclusive}{'_reverse' * reverse}"
+            cases += [
+                Case(f"cum_sum{tag}", lambda v, f=flags: g.CumSumOp.make(v, axis=1, **f),
+                     "CumSum", [rand(2, 5, 3)], flags, [np.int64(1)]),
+                Case(f"cum_prod_i32{tag}", lambda v, f=flags: g.CumProdOp.make(v, axis=0, **f),
+                     "CumProd", [ints(4, 3, dtype=np.int32)], flags, [np.int32(0)], opset=26),
+            ]
+    cases += [
+        Case("reverse_sequence_batch0", lambda x, n: g.ReverseSequenceOp.make(
+            x, n, batch_axis=0, time_axis=1), "ReverseSequence", [rand(4, 5, 2), i64s(1, 5, 0, 3)],
+            {"batch_axis": 0, "time_axis": 1}),
+        Case("reverse_sequence_time0", lambda x, n: g.ReverseSequenceOp.make(
+            x, n, batch_axis=1, time_axis=0), "ReverseSequence", [ints(4, 3), i64s(4, 2, 1)]),
+    ]  # fmt: skip
+    return cases
+
+
 CASES = [
-    *unary_cases(), *cast_cases(), *binary_cases(), *contraction_cases(), *conv_cases(),
-    *norm_cases(), *pool_cases(), *reduce_cases(), *movement_cases(), *resize_cases(),
+    *unary_cases(), *cast_cases(), *binary_cases(), *math_logic_cases(), *contraction_cases(),
+    *conv_cases(), *norm_cases(), *pool_cases(), *reduce_cases(), *movement_cases(), *resize_cases(),
+    *index_cases(),
 ]
 
 
@@ -466,6 +592,30 @@ def test_gather_out_of_range_is_an_error_not_a_wraparound():
                        [rand(3, 2), i64s(0, 3)]))
     with pytest.raises(reference.EvaluationError, match=r"must be in \[-3, 3\)"):
         reference.evaluate(op, [rand(3, 2), i64s(0, 3)])
+
+
+@pytest.mark.parametrize("make, inputs, message", [
+    (lambda d, i: g.GatherElementsOp.make(d, i, axis=0), [rand(3, 2), i64s(0, -4).reshape(1, 2)],
+     r"graph.gather_elements: index -4 at position \[0, 1\] is outside \[-3, 3\)"),
+    (g.GatherNDOp.make, [rand(3, 2), i64s(1, 2).reshape(1, 2)],
+     r"graph.gather_nd: index 2 at position \[0, 0, 1\] is outside \[-2, 2\)"),
+    (g.ScatterNDOp.make, [rand(3, 2), i64s(3).reshape(1, 1), rand(1, 2)],
+     r"graph.scatter_nd: index 3 at position \[0, 0\] is outside \[-3, 3\)"),
+    (lambda x, n: g.ReverseSequenceOp.make(x, n, batch_axis=1, time_axis=0), [rand(3, 2), i64s(1, 4)],
+     r"sequence_lens must be in \[0, 3\]"),
+])  # fmt: skip
+def test_index_out_of_range_is_an_error(make, inputs, message):
+    op = build_op(Case("bad", make, "", inputs))
+    with pytest.raises(reference.EvaluationError, match=message):
+        reference.evaluate(op, inputs)
+
+
+def test_scatter_none_with_duplicates_keeps_the_last_update():
+    data, indices, updates = np.zeros((1, 4), np.float32), i64s(2, 2, 0, 2).reshape(1, 4), rand(1, 4)
+    op = build_op(Case("dup", lambda d, i, u: g.ScatterElementsOp.make(d, i, u, axis=1),
+                       "ScatterElements", [data, indices, updates]))
+    (got,) = reference.evaluate(op, [data, indices, updates])
+    np.testing.assert_array_equal(got, [[updates[0, 2], 0, updates[0, 3], 0]])
 
 
 def test_tf_crop_and_resize_is_reported_unsupported():

@@ -274,3 +274,166 @@ def test_where(shapes, dtype):
     else:
         values = [ints(*a, dtype=dtype), ints(*b, dtype=dtype)]
     check(g.WhereOp.make, [bools(*c), *values])
+
+
+# --------------------------------------------------------------------------------------------
+# Math, activations, logic and bits (issue 20's elementwise ops)
+# --------------------------------------------------------------------------------------------
+
+ANY_FLOAT = [g.SinOp, g.CosOp, g.TanOp, g.AtanOp, g.SinhOp, g.CoshOp, g.AsinhOp, g.CeilOp,
+             g.FloorOp, g.RoundOp, g.SignOp, g.SoftplusOp, g.SoftsignOp, g.MishOp, g.EluOp,
+             g.SeluOp, g.CeluOp, g.ThresholdedReluOp, g.ShrinkOp]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("cls", ANY_FLOAT, ids=lambda c: c.name)
+def test_float_math(cls, shape, dtype):
+    x = rand(*shape, lo=-4, hi=4, dtype=dtype)
+    if x.size > 2:
+        x.flat[:2] = [2.5, -0.5]  # halves: round goes to even
+    check(cls.make, [x])
+
+
+@pytest.mark.parametrize(
+    "cls, lo, hi",
+    [(g.AsinOp, -0.99, 0.99), (g.AcosOp, -0.99, 0.99), (g.AtanhOp, -0.95, 0.95),
+     (g.AcoshOp, 1.0, 9.0)],
+    ids=lambda v: getattr(v, "name", str(v)),
+)
+def test_bounded_domain_math(cls, lo, hi):
+    check(cls.make, [rand(3, 5, lo=lo, hi=hi)])
+
+
+def test_softplus_and_mish_tails():
+    """No overflow at large |x|, and the tiny results of very negative x keep their digits
+    (log(1 + exp(x)) would round them to 0)."""
+    x = np.array([-100.0, -30.0, -17.0, -1e-3, 0.0, 15.0, 89.0, 100.0], np.float32)
+    out = check(g.SoftplusOp.make, [x])[0]
+    assert out[1] > 0 and np.isfinite(out).all()
+    check(g.MishOp.make, [x])
+
+
+@pytest.mark.parametrize(
+    "cls, props",
+    [(g.EluOp, {"alpha": 0.3}), (g.SeluOp, {"alpha": 2.0, "gamma": 3.0}), (g.CeluOp, {"alpha": 2.5}),
+     (g.ThresholdedReluOp, {"alpha": -0.5}), (g.ShrinkOp, {"bias": 1.5, "lambd": 1.0})],
+    ids=lambda v: getattr(v, "name", str(v)),
+)
+def test_activation_attributes(cls, props):
+    check(lambda x: cls.make(x, **props), [rand(4, 6)])
+
+
+INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=lambda d: np.dtype(d).name)
+def test_integer_sign_and_shrink(dtype):
+    lo = 0 if np.dtype(dtype).kind == "u" else -9
+    x = ints(3, 7, lo=lo, hi=10, dtype=dtype)
+    check(g.SignOp.make, [x])
+    check(lambda v: g.ShrinkOp.make(v, bias=1.5, lambd=2.0), [x])
+
+
+def test_sign_keeps_nan_and_zero():
+    check(g.SignOp.make, [np.array([np.nan, -0.0, 0.0, -3.0, 1e-30, np.inf], np.float32)])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("positive, negative", [(1, 1), (1, 0), (0, 1), (0, 0)])
+def test_is_nan_is_inf(positive, negative, dtype):
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -1.5, 3.0, np.finfo(dtype).max], dtype)
+    check(g.IsNaNOp.make, [x])
+    check(lambda v: g.IsInfOp.make(v, detect_positive=positive, detect_negative=negative), [x])
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=lambda d: np.dtype(d).name)
+def test_bitwise(dtype):
+    info = np.iinfo(dtype)
+    a = RNG.integers(info.min, info.max, (3, 4), dtype=dtype, endpoint=True)
+    b = RNG.integers(info.min, info.max, (4,), dtype=dtype, endpoint=True)
+    for cls in (g.BitwiseAndOp, g.BitwiseOrOp, g.BitwiseXorOp):
+        check(cls.make, [a, b])
+    check(g.BitwiseNotOp.make, [a])
+
+
+def test_logical():
+    a, b = bools(3, 4), bools(4)
+    for cls in (g.AndOp, g.OrOp, g.XorOp):
+        check(cls.make, [a, b])
+    check(g.NotOp.make, [a])
+
+
+@pytest.mark.parametrize("dtype", [*INT_TYPES, np.float32, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_greater_equal_less_equal(dtype):
+    if dtype == np.bool_:
+        a, b = bools(3, 4), bools(4)
+    else:
+        lo = 0 if np.dtype(dtype).kind in "ub" else -3
+        a, b = ints(3, 4, lo=lo, hi=3, dtype=dtype), ints(4, lo=lo, hi=3, dtype=dtype)
+        if dtype == np.float32:
+            a.flat[0] = np.nan  # compares false both ways
+    for cls in (g.GreaterEqualOp, g.LessEqualOp):
+        check(cls.make, [a, b])
+
+
+@pytest.mark.parametrize("fmod", [0, 1])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint64])
+def test_integer_mod(dtype, fmod):
+    """Both sign conventions; a zero divisor gives 0 and INT_MIN % -1 does not trap."""
+    signed = np.dtype(dtype).kind == "i"
+    a = ints(5, 6, lo=-40 if signed else 0, hi=40, dtype=dtype)
+    b = ints(6, lo=-7 if signed else 0, hi=7, dtype=dtype)
+    check(lambda x, y: g.ModOp.make(x, y, fmod=fmod), [a, b])
+    if signed:
+        edge = np.array([np.iinfo(dtype).min, -7, 7, -7, 7, 0], dtype)
+        divisor = np.array([-1, 2, -2, -2, 0, 3], dtype)
+        check(lambda x, y: g.ModOp.make(x, y, fmod=fmod), [edge, divisor])
+
+
+@pytest.mark.parametrize("fmod", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_float_mod(dtype, fmod):
+    a = np.array([-4.3, 7.2, 5.0, 4.3, -7.2, 8.0, 0.0, -0.0, np.inf, 3.0, np.nan, 1.0], dtype)
+    b = np.array([2.1, -3.4, 8.0, -2.1, 3.4, 5.0, 2.0, 3.0, 2.0, np.inf, 1.0, 0.0], dtype)
+    check(lambda x, y: g.ModOp.make(x, y, fmod=fmod), [a, b])
+    check(lambda x, y: g.ModOp.make(x, y, fmod=fmod), [rand(3, 4, lo=-20, hi=20, dtype=dtype),
+                                                        rand(4, lo=0.5, hi=4, dtype=dtype)])
+
+
+@pytest.mark.parametrize("direction", ["left", "right"])
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=lambda d: np.dtype(d).name)
+def test_bit_shift(dtype, direction):
+    """In-range amounts shift; amounts at or past the width (and negative ones) give 0, or
+    the sign bit everywhere for a signed right shift."""
+    bits = np.dtype(dtype).itemsize * 8
+    info = np.iinfo(dtype)
+    x = RNG.integers(info.min, info.max, (2, 8), dtype=dtype, endpoint=True)
+    lo = -2 if info.min < 0 else 0
+    amount = np.array([0, 1, 3, bits - 1, bits, bits + 5, lo, 2], dtype)
+    check(lambda v, s: g.BitShiftOp.make(v, s, direction=direction), [x, amount])
+
+
+@pytest.mark.parametrize(
+    "base, exponent",
+    [(np.array([1, 2, 3, -2, 5], np.int32), np.array([4, 5, 6, 3, 0], np.int32)),
+     (np.array([1, 2, 3, 4, 9], np.int64), np.array([4.0, 5.0, 0.5, 0.5, 1.5], np.float32)),
+     (np.array([1.5, 2.0, 3.0], np.float32), np.array([2, -1, 3], np.int64)),
+     (np.array([1.5, 2.0, 3.0], np.float32), np.array([2.0, -1.0, 0.5], np.float64))],
+    ids=["i32^i32", "i64^f32", "f32^i64", "f32^f64"],
+)
+def test_pow_mixed_types(base, exponent):
+    check(g.PowOp.make, [base, exponent])
+
+
+NEW_INTS = {"i16": np.int16, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
+
+
+@pytest.mark.parametrize("target", ["f32", "f64", "i64", "i8", "i1"])
+@pytest.mark.parametrize("source", NEW_INTS)
+def test_cast_new_integer_widths(source, target):
+    x = np.array([0, 1, 7, 100, 127], NEW_INTS[source])
+    check(lambda v: g.CastOp.make(v, to=CAST_TARGETS[target]), [x.reshape(1, -1)])
+    back = element_type_of(np.dtype(NEW_INTS[source]))
+    check(lambda v: g.CastOp.make(v, to=back), [CAST_SOURCES["i8"][1:].reshape(1, -1).astype(
+        np.int64 if target == "i64" else np.int8)])

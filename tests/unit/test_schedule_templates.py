@@ -83,6 +83,16 @@ def reduce_model() -> onnx.ModelProto:
     return net.model([net.op("ReduceSum", [x, net.const("axes", np.array([1]))], keepdims=0)])
 
 
+def reduction_model(op_type: str) -> onnx.ModelProto:
+    """A reduction along the last axis of [6, 96] (opset 17: axes as an attribute); ArgMax's
+    indices cast back to float."""
+    net = Net(3)
+    x = net.input("x", [6, 96])
+    if op_type == "ArgMax":
+        return net.model([net.op("Cast", [net.op("ArgMax", [x], axis=1)], to=onnx.TensorProto.FLOAT)])
+    return net.model([net.op(op_type, [x], axes=[1], keepdims=0)])
+
+
 def add_relu_model() -> onnx.ModelProto:
     net = Net(4)
     x = net.input("x", [4, 64])
@@ -131,6 +141,9 @@ def sample(space, rng: random.Random) -> dict:
         (lambda: blocked_pool_model("AveragePool"), PoolNchwcTemplate, (1, 16, 11, 12)),
         (lambda: grouped_pointwise_model(), PointwiseConvNchwTemplate, (1, 8, 7, 7)),
         (reduce_model, ReductionTemplate, (6, 96)),
+        (lambda: reduction_model("ReduceProd"), ReductionTemplate, (6, 96)),
+        (lambda: reduction_model("ReduceLogSumExp"), ReductionTemplate, (6, 96)),
+        (lambda: reduction_model("ArgMax"), ReductionTemplate, (6, 96)),
         (add_relu_model, InjectiveTemplate, (4, 64)),
     ],
     ids=[
@@ -142,6 +155,9 @@ def sample(space, rng: random.Random) -> dict:
         "avg_pool_nchwc",
         "pointwise_conv_nchw",
         "reduction",
+        "reduction_prod",
+        "reduction_log_sum_exp",
+        "reduction_arg_max",
         "injective",
     ],
 )

@@ -77,6 +77,16 @@ def test_max_min_reduction(kind, fn):
     np.testing.assert_array_equal(run_kernel(k, [x])[0], fn(x, axis=1))
 
 
+def test_prod_reduction():
+    k = kernel([t(4, 9)], lambda x: [compute([4], f32, lambda i, r: x[i, r], reduce=("prod", [9]))])
+    x = RNG.uniform(0.5, 1.5, (4, 9)).astype(np.float32)
+    np.testing.assert_allclose(run_kernel(k, [x])[0], np.prod(x, axis=1), rtol=1e-6)
+    empty = kernel([t(4, 0)], lambda x: [
+        compute([4], i32, lambda i, r: te.cast(x[i, r], i32), reduce=("prod", [0]))
+    ])  # fmt: skip
+    np.testing.assert_array_equal(run_kernel(empty, [np.zeros((4, 0), np.float32)])[0], [1] * 4)
+
+
 def test_integer_sum_reduction():
     k = kernel([t(3, 6, element=i32)], lambda x: [
         compute([3], i32, lambda i, r: x[i, r], reduce=("sum", [6]))

@@ -79,3 +79,63 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xi64> {
   %0 = graph.cast %x : tensor<2x3xf32> to tensor<2x3xi64>
   func.return %0 : tensor<2x3xi64>
 }
+
+// -----
+
+// mod (fmod = 0) on a signed integer: the divisor has 0 and -1 replaced by 1 (x86 traps on
+// them; the remainder by 1 is the 0 numpy gives), then a remainder whose sign differs from
+// the divisor's moves by the divisor (Python's %).
+// CHECK-LABEL: func.func @mod_0(
+// CHECK:         te.read %{{\w+}}[%{{\w+}}] : tensor<4xi32>
+// CHECK-NEXT:    %[[VB:\w+]] = te.read %{{\w+}}[%{{\w+}}] : tensor<4xi32>
+// CHECK:         %[[UNSAFE:\w+]] = arith.ori %{{\w+}}, %{{\w+}} : i1
+// CHECK-NEXT:    %[[ONE:\w+]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[D:\w+]] = arith.select %[[UNSAFE]], %[[ONE]], %[[VB]] : i32
+// CHECK-NEXT:    %[[R:\w+]] = arith.remsi %{{\w+}}, %[[D]] : i32
+// CHECK:         %[[FIX:\w+]] = arith.andi %{{\w+}}, %{{\w+}} : i1
+// CHECK-NEXT:    %[[MOVED:\w+]] = arith.addi %[[R]], %[[D]] : i32
+// CHECK-NEXT:    %[[OUT:\w+]] = arith.select %[[FIX]], %[[MOVED]], %[[R]] : i32
+// CHECK-NEXT:    te.yield %[[OUT]] : i32
+func.func @main(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = graph.mod %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  func.return %0 : tensor<4xi32>
+}
+
+// -----
+
+// bit_shift keeps the amount below the width (LLVM makes wider shifts poison) and gives 0
+// past it; unsigned constants are signless constants bitcast (arith.constant is signless).
+// CHECK-LABEL: func.func @bit_shift_0(
+// CHECK:         te.read %{{\w+}}[%{{\w+}}] : tensor<4xui8>
+// CHECK-NEXT:    %[[S:\w+]] = te.read %{{\w+}}[%{{\w+}}] : tensor<4xui8>
+// CHECK-NEXT:    %[[W:\w+]] = arith.constant 8 : i8
+// CHECK-NEXT:    %[[WU:\w+]] = arith.bitcast %[[W]] : i8 to ui8
+// CHECK-NEXT:    %[[OK:\w+]] = arith.cmpi ult, %[[S]], %[[WU]] : ui8
+// CHECK:         %[[SAFE:\w+]] = arith.select %[[OK]], %[[S]], %{{\w+}} : ui8
+// CHECK-NEXT:    %[[SHL:\w+]] = arith.shli %{{\w+}}, %[[SAFE]] : ui8
+// CHECK:         %[[OUT:\w+]] = arith.select %[[OK]], %[[SHL]], %{{\w+}} : ui8
+// CHECK-NEXT:    te.yield %[[OUT]] : ui8
+func.func @main(%x: tensor<4xui8>, %s: tensor<4xui8>) -> tensor<4xui8> {
+  %0 = graph.bit_shift %x, %s : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  func.return %0 : tensor<4xui8>
+}
+
+// -----
+
+// softplus = max(x, 0) + log1p(exp(-|x|)); an f16 input is computed in f32, rounded once.
+// CHECK-LABEL: func.func @softplus_0(
+// CHECK:         %[[V:\w+]] = te.read %{{\w+}}[%{{\w+}}] : tensor<4xf16>
+// CHECK-NEXT:    %[[X:\w+]] = arith.extf %[[V]] : f16 to f32
+// CHECK-NEXT:    %[[ZERO:\w+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[POS:\w+]] = arith.maximumf %[[X]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[ABS:\w+]] = math.absf %[[X]] : f32
+// CHECK-NEXT:    %[[NEG:\w+]] = arith.negf %[[ABS]] : f32
+// CHECK-NEXT:    %[[E:\w+]] = math.exp %[[NEG]] : f32
+// CHECK-NEXT:    %[[L:\w+]] = math.log1p %[[E]] : f32
+// CHECK-NEXT:    %[[SUM:\w+]] = arith.addf %[[POS]], %[[L]] : f32
+// CHECK-NEXT:    %[[OUT:\w+]] = arith.truncf %[[SUM]] : f32 to f16
+// CHECK-NEXT:    te.yield %[[OUT]] : f16
+func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %0 = graph.softplus %x : tensor<4xf16>
+  func.return %0 : tensor<4xf16>
+}

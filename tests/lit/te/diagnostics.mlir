@@ -9,12 +9,12 @@
 // RUN: minitvm-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // An unknown reduction.
-// CHECK:      {{^}}te.compute: reduce kind 'prod' is not one of sum, max, min{{$}}
-// CHECK:      = "te.compute"() <{reduce_kind = "prod", reduce_extents = array<i64: 8>}>
+// CHECK:      {{^}}te.compute: reduce kind 'mean' is not one of sum, prod, max, min{{$}}
+// CHECK:      = "te.compute"() <{reduce_kind = "mean", reduce_extents = array<i64: 8>}>
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: te.compute: reduce kind 'prod' is not one of sum, max, min{{$}}
+// CHECK-NEXT: | Operation does not verify: te.compute: reduce kind 'mean' is not one of sum, prod, max, min{{$}}
 func.func @bad_reduce_kind(%x: tensor<4x8xf32>) -> tensor<4xf32> {
-  %r = te.compute (%i) in [4] prod (%k) in [8] : tensor<4xf32> {
+  %r = te.compute (%i) in [4] mean (%k) in [8] : tensor<4xf32> {
     %v = te.read %x[%i, %k] : tensor<4x8xf32>
     te.yield %v : f32
   }

@@ -1,5 +1,5 @@
 // Every te op and schedule attribute in its custom form, printed back exactly: te.compute
-// with and without reductions (sum, max, min; one and several reduction axes), schedules
+// with and without reductions (sum, prod, max, min; one and several reduction axes), schedules
 // using every primitive, te.read of rank-0..4 tensors, te.yield, te.kernel functions.
 // The three runs must agree: parse -> print, print -> parse -> print, and generic form in ->
 // custom form out (so the generic printer and parser lose nothing either).
@@ -92,6 +92,22 @@ func.func @reductions(%A: tensor<4x8xf32>, %B: tensor<8x16xf32>, %q: tensor<2x3x
   // CHECK-NEXT: func.return %[[MM]], %[[MX]], %[[MN]], %[[ROW]] : tensor<4x16xf32>, tensor<2xf32>, tensor<5xf32>, tensor<4xf32>
   // CHECK-NEXT: }
   func.return %mm, %mx, %mn, %row : tensor<4x16xf32>, tensor<2xf32>, tensor<5xf32>, tensor<4xf32>
+}
+
+// A product (ReduceProd's kind, starting from 1), here of integers.
+// CHECK-LABEL: func.func @product(
+// CHECK-SAME:    %[[P:\w+]]: tensor<3x7xi32>) -> tensor<3xi32> attributes {te.kernel} {
+// CHECK-NEXT: %[[PR:\w+]] = te.compute (%[[PI:\w+]]) in [3] prod (%[[PK:\w+]]) in [7] : tensor<3xi32> {
+// CHECK-NEXT:   %[[PV:\w+]] = te.read %[[P]][%[[PI]], %[[PK]]] : tensor<3x7xi32>
+// CHECK-NEXT:   te.yield %[[PV]] : i32
+// CHECK-NEXT: }
+// CHECK-NEXT: func.return %[[PR]] : tensor<3xi32>
+func.func @product(%p: tensor<3x7xi32>) -> tensor<3xi32> attributes {te.kernel} {
+  %pr = te.compute (%i) in [3] prod (%k) in [7] : tensor<3xi32> {
+    %v = te.read %p[%i, %k] : tensor<3x7xi32>
+    te.yield %v : i32
+  }
+  func.return %pr : tensor<3xi32>
 }
 
 // Schedules: the discardable `schedule` attribute, a list of primitives in application

@@ -46,6 +46,84 @@ func.func @add_declared_result(%x: tensor<2x3xf32>) {
 
 // -----
 
+// Logical ops take booleans only.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.and: each operand must be a boolean (i1) tensor, got tensor<2x3xf32> (compare or cast to i1 first){{$}}
+// CHECK:      = "graph.and"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.and: each operand must be a boolean (i1) tensor, got tensor<2x3xf32> (compare or cast to i1 first){{$}}
+func.func @and_float(%x: tensor<2x3xf32>) {
+  %0 = graph.and %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  func.return
+}
+
+// -----
+
+// Bit operations take integers (not i1).
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.bitwise_and: each operand must be an integer (not i1) tensor, got tensor<2x3xi1>{{$}}
+// CHECK:      = "graph.bitwise_and"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.bitwise_and: each operand must be an integer (not i1) tensor, got tensor<2x3xi1>{{$}}
+func.func @bitwise_bool(%x: tensor<2x3xi1>) {
+  %0 = graph.bitwise_and %x, %x : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  func.return
+}
+
+// -----
+
+// graph.bit_shift shifts left or right.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.bit_shift: direction must be "left" or "right", got "up"{{$}}
+// CHECK:      = "graph.bit_shift"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.bit_shift: direction must be "left" or "right", got "up"{{$}}
+func.func @bit_shift_direction(%x: tensor<2x3xui8>) {
+  %0 = graph.bit_shift %x, %x {direction = "up"} : (tensor<2x3xui8>, tensor<2x3xui8>) -> tensor<2x3xui8>
+  func.return
+}
+
+// -----
+
+// graph.mod: fmod is 0 or 1.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.mod: fmod must be 0 or 1, got 2{{$}}
+// CHECK:      = "graph.mod"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.mod: fmod must be 0 or 1, got 2{{$}}
+func.func @mod_fmod(%x: tensor<2x3xi32>) {
+  %0 = graph.mod %x, %x {fmod = 2 : i64} : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return
+}
+
+// -----
+
+// graph.celu divides by alpha.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.celu: alpha must not be 0 (the formula divides by it){{$}}
+// CHECK:      = "graph.celu"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.celu: alpha must not be 0 (the formula divides by it){{$}}
+func.func @celu_alpha(%x: tensor<2x3xf32>) {
+  %0 = graph.celu %x {alpha = 0.000000e+00 : f32} : tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+// Float tests take floats.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.is_nan: input must be a float tensor, got tensor<2x3xi32> (cast it to a float type first){{$}}
+// CHECK:      = "graph.is_nan"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.is_nan: input must be a float tensor, got tensor<2x3xi32> (cast it to a float type first){{$}}
+func.func @is_nan_int(%x: tensor<2x3xi32>) {
+  %0 = graph.is_nan %x : tensor<2x3xi32> -> tensor<2x3xi1>
+  func.return
+}
+
+// -----
+
 // Comparisons produce i1.
 // CHECK:      {{^}}// {{-----}}
 // CHECK-NEXT: {{^}}graph.less: result should be tensor<2x3xi1> but is declared tensor<2x3xf32>{{$}}
@@ -59,14 +137,14 @@ func.func @less_result_type(%x: tensor<2x3xf32>) {
 
 // -----
 
-// graph.pow is float-only.
+// graph.pow raises numbers, not booleans.
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.pow: operands must be float tensors, got tensor<2x3xi64>{{$}}
+// CHECK-NEXT: {{^}}graph.pow: exponent must be a numeric tensor, got tensor<2x3xi1> (cast the booleans first){{$}}
 // CHECK:      = "graph.pow"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.pow: operands must be float tensors, got tensor<2x3xi64>{{$}}
-func.func @pow_ints(%x: tensor<2x3xi64>) {
-  %0 = graph.pow %x, %x : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-NEXT: | Operation does not verify: graph.pow: exponent must be a numeric tensor, got tensor<2x3xi1> (cast the booleans first){{$}}
+func.func @pow_bool(%x: tensor<2x3xi64>, %b: tensor<2x3xi1>) {
+  %0 = graph.pow %x, %b : (tensor<2x3xi64>, tensor<2x3xi1>) -> tensor<2x3xi64>
   func.return
 }
 
@@ -74,10 +152,10 @@ func.func @pow_ints(%x: tensor<2x3xi64>) {
 
 // Float-only unary ops reject integer tensors.
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.relu: input must be a float tensor, got tensor<2x3xi64>{{$}}
+// CHECK-NEXT: {{^}}graph.relu: input must be a float tensor, got tensor<2x3xi64> (cast it to a float type first){{$}}
 // CHECK:      = "graph.relu"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.relu: input must be a float tensor, got tensor<2x3xi64>{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.relu: input must be a float tensor, got tensor<2x3xi64> (cast it to a float type first){{$}}
 func.func @relu_ints(%x: tensor<2x3xi64>) {
   %0 = graph.relu %x : tensor<2x3xi64>
   func.return
@@ -125,12 +203,12 @@ func.func @cast_shape(%x: tensor<2x3xf32>) {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.cast: element type i16 is not supported{{$}}
+// CHECK-NEXT: {{^}}graph.cast: element type bf16 is not supported{{$}}
 // CHECK:      = "graph.cast"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.cast: element type i16 is not supported{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.cast: element type bf16 is not supported{{$}}
 func.func @cast_element_type(%x: tensor<2x3xf32>) {
-  %0 = graph.cast %x : tensor<2x3xf32> to tensor<2x3xi16>
+  %0 = graph.cast %x : tensor<2x3xf32> to tensor<2x3xbf16>
   func.return
 }
 
@@ -723,6 +801,162 @@ func.func @gather_axis(%x: tensor<10x6xf32>, %i: tensor<2xi64>) {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.gather_elements: indices 2 have rank 1, the input 3x4 rank 2: they must agree{{$}}
+// CHECK:      = "graph.gather_elements"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.gather_elements: indices 2 have rank 1, the input 3x4 rank 2: they must agree{{$}}
+func.func @gather_elements_rank(%x: tensor<3x4xf32>, %i: tensor<2xi64>) {
+  %0 = graph.gather_elements %x, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.gather_elements: indices 2x5 exceeds data 3x4 in dim 1 (5 > 4); only dim 0 (axis) may differ{{$}}
+// CHECK:      = "graph.gather_elements"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.gather_elements: indices 2x5 exceeds data 3x4 in dim 1 (5 > 4); only dim 0 (axis) may differ{{$}}
+func.func @gather_elements_shape(%x: tensor<3x4xf32>, %i: tensor<2x5xi64>) {
+  %0 = graph.gather_elements %x, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x5xi64>) -> tensor<2x5xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.gather_nd: the batch dims (the first 1, batch_dims) of input 2x3x4 and indices 3x1 differ{{$}}
+// CHECK:      = "graph.gather_nd"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.gather_nd: the batch dims (the first 1, batch_dims) of input 2x3x4 and indices 3x1 differ{{$}}
+func.func @gather_nd_batch(%x: tensor<2x3x4xf32>, %i: tensor<3x1xi64>) {
+  %0 = graph.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<3x1xi64>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.gather_nd: index tuples have 3 entries (indices' last dim); input 3x4 with 0 batch dims takes 1 to 2{{$}}
+// CHECK:      = "graph.gather_nd"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.gather_nd: index tuples have 3 entries (indices' last dim); input 3x4 with 0 batch dims takes 1 to 2{{$}}
+func.func @gather_nd_tuple(%x: tensor<3x4xf32>, %i: tensor<2x3xi64>) {
+  %0 = graph.gather_nd %x, %i : (tensor<3x4xf32>, tensor<2x3xi64>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.scatter_elements: updates 2x3 must have the shape of indices 2x4{{$}}
+// CHECK:      = "graph.scatter_elements"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.scatter_elements: updates 2x3 must have the shape of indices 2x4{{$}}
+func.func @scatter_elements_updates(%x: tensor<3x4xf32>, %i: tensor<2x4xi64>, %u: tensor<2x3xf32>) {
+  %0 = graph.scatter_elements %x, %i, %u {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x3xf32>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.scatter_elements: reduction "sum" is not one of none, add, mul, max, min{{$}}
+// CHECK:      = "graph.scatter_elements"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.scatter_elements: reduction "sum" is not one of none, add, mul, max, min{{$}}
+func.func @scatter_elements_reduction(%x: tensor<3x4xf32>, %i: tensor<2x4xi64>, %u: tensor<2x4xf32>) {
+  %0 = graph.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "sum"} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.scatter_nd: updates must have shape 2x4 (indices.shape[:-1] + input.shape[1:]), got 2x3{{$}}
+// CHECK:      = "graph.scatter_nd"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.scatter_nd: updates must have shape 2x4 (indices.shape[:-1] + input.shape[1:]), got 2x3{{$}}
+func.func @scatter_nd_updates(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>) {
+  %0 = graph.scatter_nd %x, %i, %u : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.scatter_nd: updates have element type f16 but the input f32{{$}}
+// CHECK:      = "graph.scatter_nd"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.scatter_nd: updates have element type f16 but the input f32{{$}}
+func.func @scatter_nd_element_type(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf16>) {
+  %0 = graph.scatter_nd %x, %i, %u : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x4xf16>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.scatter_nd: indices must be i32 or i64, got f32{{$}}
+// CHECK:      = "graph.scatter_nd"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.scatter_nd: indices must be i32 or i64, got f32{{$}}
+func.func @scatter_nd_indices(%x: tensor<3x4xf32>, %i: tensor<2x1xf32>, %u: tensor<2x4xf32>) {
+  %0 = graph.scatter_nd %x, %i, %u : (tensor<3x4xf32>, tensor<2x1xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.cum_sum: exclusive must be 0 or 1, got 2{{$}}
+// CHECK:      = "graph.cum_sum"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.cum_sum: exclusive must be 0 or 1, got 2{{$}}
+func.func @cum_sum_flag(%x: tensor<3x4xf32>) {
+  %0 = graph.cum_sum %x {axis = 1 : i64, exclusive = 2 : i64} : tensor<3x4xf32> -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.cum_prod: input must be a numeric tensor, got tensor<3x4xi1> (cast the booleans first){{$}}
+// CHECK:      = "graph.cum_prod"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.cum_prod: input must be a numeric tensor, got tensor<3x4xi1> (cast the booleans first){{$}}
+func.func @cum_prod_bool(%x: tensor<3x4xi1>) {
+  %0 = graph.cum_prod %x {axis = 0 : i64} : tensor<3x4xi1> -> tensor<3x4xi1>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reverse_sequence: batch_axis 1 and time_axis 2 must be 0 and 1, one each{{$}}
+// CHECK:      = "graph.reverse_sequence"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reverse_sequence: batch_axis 1 and time_axis 2 must be 0 and 1, one each{{$}}
+func.func @reverse_sequence_axes(%x: tensor<3x4x2xf32>, %n: tensor<4xi64>) {
+  %0 = graph.reverse_sequence %x, %n {batch_axis = 1 : i64, time_axis = 2 : i64} : (tensor<3x4x2xf32>, tensor<4xi64>) -> tensor<3x4x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reverse_sequence: sequence_lens must have shape 4 (dim 1 of the input, batch_axis), got 3{{$}}
+// CHECK:      = "graph.reverse_sequence"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reverse_sequence: sequence_lens must have shape 4 (dim 1 of the input, batch_axis), got 3{{$}}
+func.func @reverse_sequence_lens(%x: tensor<3x4xf32>, %n: tensor<3xi64>) {
+  %0 = graph.reverse_sequence %x, %n {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
 // CHECK-NEXT: {{^}}graph.pad: mode "wrap" is not one of constant, reflect, edge{{$}}
 // CHECK:      = "graph.pad"(
 // CHECK-NEXT: {{\^+-*$}}
@@ -831,6 +1065,126 @@ func.func @reduce_empty(%x: tensor<2x4x3xf32>) {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reduce_min: result should be tensor<2x1x3xf32> but is declared tensor<2x3xf32>{{$}}
+// CHECK:      = "graph.reduce_min"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reduce_min: result should be tensor<2x1x3xf32> but is declared tensor<2x3xf32>{{$}}
+func.func @reduce_min_keepdims(%x: tensor<2x4x3xf32>) {
+  %0 = graph.reduce_min %x {axes = array<i64: 1>} : tensor<2x4x3xf32> -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reduce_prod: input must be a numeric tensor, got tensor<2x4xi1> (cast the booleans first){{$}}
+// CHECK:      = "graph.reduce_prod"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reduce_prod: input must be a numeric tensor, got tensor<2x4xi1> (cast the booleans first){{$}}
+func.func @reduce_prod_bool(%b: tensor<2x4xi1>) {
+  %0 = graph.reduce_prod %b {axes = array<i64: 1>} : tensor<2x4xi1> -> tensor<2x1xi1>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reduce_l1: axes [2] must be distinct and in [0, 2) (normalized){{$}}
+// CHECK:      = "graph.reduce_l1"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reduce_l1: axes [2] must be distinct and in [0, 2) (normalized){{$}}
+func.func @reduce_l1_range(%x: tensor<2x4xf32>) {
+  %0 = graph.reduce_l1 %x {axes = array<i64: 2>} : tensor<2x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reduce_l2: input must be a float tensor, got tensor<2x4xi64> (cast it to a float type first){{$}}
+// CHECK:      = "graph.reduce_l2"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reduce_l2: input must be a float tensor, got tensor<2x4xi64> (cast it to a float type first){{$}}
+func.func @reduce_l2_int(%i: tensor<2x4xi64>) {
+  %0 = graph.reduce_l2 %i {axes = array<i64: 1>} : tensor<2x4xi64> -> tensor<2x1xi64>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reduce_sum_square: input must be a numeric tensor, got tensor<3xi1> (cast the booleans first){{$}}
+// CHECK:      = "graph.reduce_sum_square"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reduce_sum_square: input must be a numeric tensor, got tensor<3xi1> (cast the booleans first){{$}}
+func.func @reduce_sum_square_bool(%b: tensor<3xi1>) {
+  %0 = graph.reduce_sum_square %b {axes = array<i64: 0>} : tensor<3xi1> -> tensor<1xi1>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reduce_log_sum: axes [1, 0] must be non-empty and sorted{{$}}
+// CHECK:      = "graph.reduce_log_sum"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reduce_log_sum: axes [1, 0] must be non-empty and sorted{{$}}
+func.func @reduce_log_sum_unsorted(%x: tensor<2x4xf32>) {
+  %0 = graph.reduce_log_sum %x {axes = array<i64: 1, 0>} : tensor<2x4xf32> -> tensor<1x1xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.reduce_log_sum_exp: input must be a float tensor, got tensor<2x4xi32> (cast it to a float type first){{$}}
+// CHECK:      = "graph.reduce_log_sum_exp"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.reduce_log_sum_exp: input must be a float tensor, got tensor<2x4xi32> (cast it to a float type first){{$}}
+func.func @reduce_log_sum_exp_int(%i: tensor<2x4xi32>) {
+  %0 = graph.reduce_log_sum_exp %i {axes = array<i64: 1>} : tensor<2x4xi32> -> tensor<2x1xi32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.arg_max: axis 1 of 2x0x3 is empty: there is no index to return{{$}}
+// CHECK:      = "graph.arg_max"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.arg_max: axis 1 of 2x0x3 is empty: there is no index to return{{$}}
+func.func @arg_max_empty(%x: tensor<2x0x3xf32>) {
+  %0 = graph.arg_max %x {axis = 1 : i64} : tensor<2x0x3xf32> -> tensor<2x1x3xi64>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.arg_min: result should be tensor<2x4xi64> but is declared tensor<2x4xf32>{{$}}
+// CHECK:      = "graph.arg_min"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.arg_min: result should be tensor<2x4xi64> but is declared tensor<2x4xf32>{{$}}
+func.func @arg_min_result_type(%x: tensor<2x4x3xf32>) {
+  %0 = graph.arg_min %x {axis = 2 : i64, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.arg_min: axis 3 must be in [0, 3) (normalized){{$}}
+// CHECK:      = "graph.arg_min"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.arg_min: axis 3 must be in [0, 3) (normalized){{$}}
+func.func @arg_min_axis(%x: tensor<2x4x3xf32>) {
+  %0 = graph.arg_min %x {axis = 3 : i64} : tensor<2x4x3xf32> -> tensor<2x4x3xi64>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
 // CHECK-NEXT: {{^}}graph.resize: mode "cubic" is not one of nearest, linear{{$}}
 // CHECK:      = "graph.resize"(
 // CHECK-NEXT: {{\^+-*$}}
@@ -904,12 +1258,12 @@ func.func @constant_type() {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.constant: element type i16 is not supported{{$}}
+// CHECK-NEXT: {{^}}graph.constant: element type i4 is not supported{{$}}
 // CHECK:      = "graph.constant"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.constant: element type i16 is not supported{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.constant: element type i4 is not supported{{$}}
 func.func @constant_element_type() {
-  %0 = graph.constant dense<1> : tensor<2xi16>
+  %0 = graph.constant dense<1> : tensor<2xi4>
   func.return
 }
 

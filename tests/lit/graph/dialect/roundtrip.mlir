@@ -135,6 +135,95 @@ func.func @select(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<f32>, %i: t
   func.return
 }
 
+// The math, activation, logic and bit ops: unary ones keep the operand type, is_nan/is_inf
+// and comparisons give i1; default properties are elided, others are printed.
+// CHECK-LABEL: func.func @math_and_logic(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>, %[[U:.*]]: tensor<2x3xui16>, %[[K:.*]]: tensor<3xui16>, %[[P:.*]]: tensor<2x3xi1>, %[[Q:.*]]: tensor<3xi1>) {
+func.func @math_and_logic(%x: tensor<2x3xf32>, %u: tensor<2x3xui16>, %k: tensor<3xui16>, %p: tensor<2x3xi1>, %q: tensor<3xi1>) {
+  // CHECK-NEXT: %[[SIN:.*]] = graph.sin %[[X]] : tensor<2x3xf32>
+  %sin = graph.sin %x : tensor<2x3xf32>
+  // CHECK-NEXT: %[[COS:.*]] = graph.cos %[[SIN]] : tensor<2x3xf32>
+  %cos = graph.cos %sin : tensor<2x3xf32>
+  // CHECK-NEXT: %[[TAN:.*]] = graph.tan %[[COS]] : tensor<2x3xf32>
+  %tan = graph.tan %cos : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ASIN:.*]] = graph.asin %[[TAN]] : tensor<2x3xf32>
+  %asin = graph.asin %tan : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ACOS:.*]] = graph.acos %[[ASIN]] : tensor<2x3xf32>
+  %acos = graph.acos %asin : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ATAN:.*]] = graph.atan %[[ACOS]] : tensor<2x3xf32>
+  %atan = graph.atan %acos : tensor<2x3xf32>
+  // CHECK-NEXT: %[[SINH:.*]] = graph.sinh %[[ATAN]] : tensor<2x3xf32>
+  %sinh = graph.sinh %atan : tensor<2x3xf32>
+  // CHECK-NEXT: %[[COSH:.*]] = graph.cosh %[[SINH]] : tensor<2x3xf32>
+  %cosh = graph.cosh %sinh : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ASINH:.*]] = graph.asinh %[[COSH]] : tensor<2x3xf32>
+  %asinh = graph.asinh %cosh : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ACOSH:.*]] = graph.acosh %[[ASINH]] : tensor<2x3xf32>
+  %acosh = graph.acosh %asinh : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ATANH:.*]] = graph.atanh %[[ACOSH]] : tensor<2x3xf32>
+  %atanh = graph.atanh %acosh : tensor<2x3xf32>
+  // CHECK-NEXT: %[[CEIL:.*]] = graph.ceil %[[ATANH]] : tensor<2x3xf32>
+  %ceil = graph.ceil %atanh : tensor<2x3xf32>
+  // CHECK-NEXT: %[[FLOOR:.*]] = graph.floor %[[CEIL]] : tensor<2x3xf32>
+  %floor = graph.floor %ceil : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ROUND:.*]] = graph.round %[[FLOOR]] : tensor<2x3xf32>
+  %round = graph.round %floor : tensor<2x3xf32>
+  // CHECK-NEXT: %[[SIGN:.*]] = graph.sign %[[ROUND]] : tensor<2x3xf32>
+  %sign = graph.sign %round : tensor<2x3xf32>
+  // CHECK-NEXT: %[[SOFTPLUS:.*]] = graph.softplus %[[SIGN]] : tensor<2x3xf32>
+  %softplus = graph.softplus %sign : tensor<2x3xf32>
+  // CHECK-NEXT: %[[SOFTSIGN:.*]] = graph.softsign %[[SOFTPLUS]] : tensor<2x3xf32>
+  %softsign = graph.softsign %softplus : tensor<2x3xf32>
+  // CHECK-NEXT: %[[MISH:.*]] = graph.mish %[[SOFTSIGN]] : tensor<2x3xf32>
+  %mish = graph.mish %softsign : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ELU:.*]] = graph.elu %[[MISH]] {alpha = 5.000000e-01 : f32} : tensor<2x3xf32>
+  %elu = graph.elu %mish {alpha = 5.000000e-01 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %[[SELU:.*]] = graph.selu %[[ELU]] {alpha = 2.000000e+00 : f32, gamma = 3.000000e+00 : f32} : tensor<2x3xf32>
+  %selu = graph.selu %elu {alpha = 2.000000e+00 : f32, gamma = 3.000000e+00 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %[[CELU:.*]] = graph.celu %[[SELU]] : tensor<2x3xf32>
+  %celu = graph.celu %selu : tensor<2x3xf32>
+  // CHECK-NEXT: %[[THRESHOLDED_RELU:.*]] = graph.thresholded_relu %[[CELU]] {alpha = 2.500000e-01 : f32} : tensor<2x3xf32>
+  %thresholded_relu = graph.thresholded_relu %celu {alpha = 2.500000e-01 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %[[SHRINK:.*]] = graph.shrink %[[THRESHOLDED_RELU]] {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<2x3xf32>
+  %shrink = graph.shrink %thresholded_relu {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %[[ISNAN:.*]] = graph.is_nan %[[SHRINK]] : tensor<2x3xf32> -> tensor<2x3xi1>
+  %isnan = graph.is_nan %shrink : tensor<2x3xf32> -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[ISINF:.*]] = graph.is_inf %[[X]] {detect_negative = 0 : i64} : tensor<2x3xf32> -> tensor<2x3xi1>
+  %isinf = graph.is_inf %x {detect_negative = 0 : i64} : tensor<2x3xf32> -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[NOT:.*]] = graph.not %[[ISINF]] : tensor<2x3xi1>
+  %not = graph.not %isinf : tensor<2x3xi1>
+  // CHECK-NEXT: %[[AND:.*]] = graph.and %[[NOT]], %[[Q]] : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+  %and = graph.and %not, %q : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[OR:.*]] = graph.or %[[AND]], %[[P]] : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %or = graph.or %and, %p : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[XOR:.*]] = graph.xor %[[OR]], %[[ISNAN]] : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %xor = graph.xor %or, %isnan : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[GE:.*]] = graph.greater_equal %[[U]], %[[K]] : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xi1>
+  %ge = graph.greater_equal %u, %k : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[LE:.*]] = graph.less_equal %[[X]], %[[SIN]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %le = graph.less_equal %x, %sin : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[BNOT:.*]] = graph.bitwise_not %[[U]] : tensor<2x3xui16>
+  %bnot = graph.bitwise_not %u : tensor<2x3xui16>
+  // CHECK-NEXT: %[[BAND:.*]] = graph.bitwise_and %[[BNOT]], %[[K]] : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  %band = graph.bitwise_and %bnot, %k : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  // CHECK-NEXT: %[[BOR:.*]] = graph.bitwise_or %[[BAND]], %[[U]] : (tensor<2x3xui16>, tensor<2x3xui16>) -> tensor<2x3xui16>
+  %bor = graph.bitwise_or %band, %u : (tensor<2x3xui16>, tensor<2x3xui16>) -> tensor<2x3xui16>
+  // CHECK-NEXT: %[[BXOR:.*]] = graph.bitwise_xor %[[BOR]], %[[K]] : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  %bxor = graph.bitwise_xor %bor, %k : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  // CHECK-NEXT: %[[SHL:.*]] = graph.bit_shift %[[BXOR]], %[[K]] : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  %shl = graph.bit_shift %bxor, %k : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  // CHECK-NEXT: %[[SHR:.*]] = graph.bit_shift %[[SHL]], %[[K]] {direction = "right"} : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  %shr = graph.bit_shift %shl, %k {direction = "right"} : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  // CHECK-NEXT: %[[MOD:.*]] = graph.mod %[[SHR]], %[[K]] : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  %mod = graph.mod %shr, %k : (tensor<2x3xui16>, tensor<3xui16>) -> tensor<2x3xui16>
+  // CHECK-NEXT: %[[FMOD:.*]] = graph.mod %[[X]], %[[SIN]] {fmod = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %fmod = graph.mod %x, %sin {fmod = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %[[IPOW:.*]] = graph.pow %[[X]], %[[U]] : (tensor<2x3xf32>, tensor<2x3xui16>) -> tensor<2x3xf32>
+  %ipow = graph.pow %x, %u : (tensor<2x3xf32>, tensor<2x3xui16>) -> tensor<2x3xf32>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
 // graph.matmul (numpy rules, 1-D operands) and graph.gemm (optional bias, transposes).
 // CHECK-LABEL: func.func @contractions(
 // CHECK-SAME:    %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x4xf32>, %[[BT:.*]]: tensor<4x3xf32>, %[[V:.*]]: tensor<3xf32>, %[[BATCH:.*]]: tensor<5x1x2x3xf32>, %[[BB:.*]]: tensor<7x3x4xf32>, %[[BIAS:.*]]: tensor<4xf32>) {
@@ -281,6 +370,33 @@ func.func @data_movement(%x: tensor<2x3xf32>, %y: tensor<2x5xf32>, %z: tensor<10
   func.return
 }
 
+// Element gathers and scatters, running sums and products, sequence reversal: reduction
+// "none", batch_dims 0, exclusive 0 and reverse 0 are defaults (elided).
+// CHECK-LABEL: func.func @index_ops(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4xf32>, %[[I:.*]]: tensor<2x4xi64>, %[[U:.*]]: tensor<2x4xf32>, %[[T:.*]]: tensor<2x1xi32>, %[[N:.*]]: tensor<4xi64>) {
+func.func @index_ops(%x: tensor<3x4xf32>, %i: tensor<2x4xi64>, %u: tensor<2x4xf32>, %t: tensor<2x1xi32>, %n: tensor<4xi64>) {
+  // CHECK-NEXT: %[[GE:.*]] = graph.gather_elements %[[X]], %[[I]] {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  %ge = graph.gather_elements %x, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[GN:.*]] = graph.gather_nd %[[X]], %[[T]] : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  %gn = graph.gather_nd %x, %t {batch_dims = 0 : i64} : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[GB:.*]] = graph.gather_nd %[[I]], %[[T]] {batch_dims = 1 : i64} : (tensor<2x4xi64>, tensor<2x1xi32>) -> tensor<2xi64>
+  %gb = graph.gather_nd %i, %t {batch_dims = 1 : i64} : (tensor<2x4xi64>, tensor<2x1xi32>) -> tensor<2xi64>
+  // CHECK-NEXT: %[[SE:.*]] = graph.scatter_elements %[[X]], %[[I]], %[[U]] {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %se = graph.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "none"} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[SM:.*]] = graph.scatter_elements %[[X]], %[[I]], %[[U]] {axis = 0 : i64, reduction = "mul"} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %sm = graph.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "mul"} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[SN:.*]] = graph.scatter_nd %[[X]], %[[T]], %[[U]] {reduction = "max"} : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %sn = graph.scatter_nd %x, %t, %u {reduction = "max"} : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[CS:.*]] = graph.cum_sum %[[X]] {axis = 1 : i64} : tensor<3x4xf32> -> tensor<3x4xf32>
+  %cs = graph.cum_sum %x {axis = 1 : i64, exclusive = 0 : i64, reverse = 0 : i64} : tensor<3x4xf32> -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[CP:.*]] = graph.cum_prod %[[I]] {axis = 0 : i64, exclusive = 1 : i64, reverse = 1 : i64} : tensor<2x4xi64> -> tensor<2x4xi64>
+  %cp = graph.cum_prod %i {axis = 0 : i64, exclusive = 1 : i64, reverse = 1 : i64} : tensor<2x4xi64> -> tensor<2x4xi64>
+  // CHECK-NEXT: %[[RS:.*]] = graph.reverse_sequence %[[X]], %[[N]] {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+  %rs = graph.reverse_sequence %x, %n {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
 // Reductions: keepdims defaults to 1 (elided); all axes with keepdims 0 gives a scalar.
 // CHECK-LABEL: func.func @reductions(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x4x3xf32>, %[[I:.*]]: tensor<2x4x3xi64>) {
@@ -295,6 +411,25 @@ func.func @reductions(%x: tensor<2x4x3xf32>, %i: tensor<2x4x3xi64>) {
   %all = graph.reduce_mean %x {axes = array<i64: 0, 1, 2>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<f32>
   // CHECK-NEXT: %[[MAX:.*]] = graph.reduce_max %[[X]] {axes = array<i64: 2>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<2x4xf32>
   %max = graph.reduce_max %x {axes = array<i64: 2>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[MIN:.*]] = graph.reduce_min %[[I]] {axes = array<i64: 0>} : tensor<2x4x3xi64> -> tensor<1x4x3xi64>
+  %min = graph.reduce_min %i {axes = array<i64: 0>} : tensor<2x4x3xi64> -> tensor<1x4x3xi64>
+  // CHECK-NEXT: %[[PROD:.*]] = graph.reduce_prod %[[X]] {axes = array<i64: 1>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<2x3xf32>
+  %prod = graph.reduce_prod %x {axes = array<i64: 1>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<2x3xf32>
+  // CHECK-NEXT: %[[L1:.*]] = graph.reduce_l1 %[[I]] {axes = array<i64: 2>} : tensor<2x4x3xi64> -> tensor<2x4x1xi64>
+  %l1 = graph.reduce_l1 %i {axes = array<i64: 2>} : tensor<2x4x3xi64> -> tensor<2x4x1xi64>
+  // CHECK-NEXT: %[[L2:.*]] = graph.reduce_l2 %[[X]] {axes = array<i64: 0, 1, 2>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<f32>
+  %l2 = graph.reduce_l2 %x {axes = array<i64: 0, 1, 2>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<f32>
+  // CHECK-NEXT: %[[SQ:.*]] = graph.reduce_sum_square %[[X]] {axes = array<i64: 1, 2>} : tensor<2x4x3xf32> -> tensor<2x1x1xf32>
+  %sq = graph.reduce_sum_square %x {axes = array<i64: 1, 2>} : tensor<2x4x3xf32> -> tensor<2x1x1xf32>
+  // CHECK-NEXT: %[[LS:.*]] = graph.reduce_log_sum %[[X]] {axes = array<i64: 2>} : tensor<2x4x3xf32> -> tensor<2x4x1xf32>
+  %ls = graph.reduce_log_sum %x {axes = array<i64: 2>} : tensor<2x4x3xf32> -> tensor<2x4x1xf32>
+  // CHECK-NEXT: %[[LSE:.*]] = graph.reduce_log_sum_exp %[[X]] {axes = array<i64: 0, 2>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<4xf32>
+  %lse = graph.reduce_log_sum_exp %x {axes = array<i64: 0, 2>, keepdims = 0 : i64} : tensor<2x4x3xf32> -> tensor<4xf32>
+  // arg_max / arg_min: one axis, i64 indices; keepdims (1) and select_last_index (0) elided.
+  // CHECK-NEXT: %[[AMAX:.*]] = graph.arg_max %[[X]] {axis = 1 : i64} : tensor<2x4x3xf32> -> tensor<2x1x3xi64>
+  %amax = graph.arg_max %x {axis = 1 : i64, keepdims = 1 : i64, select_last_index = 0 : i64} : tensor<2x4x3xf32> -> tensor<2x1x3xi64>
+  // CHECK-NEXT: %[[AMIN:.*]] = graph.arg_min %[[I]] {axis = 2 : i64, keepdims = 0 : i64, select_last_index = 1 : i64} : tensor<2x4x3xi64> -> tensor<2x4xi64>
+  %amin = graph.arg_min %i {axis = 2 : i64, keepdims = 0 : i64, select_last_index = 1 : i64} : tensor<2x4x3xi64> -> tensor<2x4xi64>
   // CHECK-NEXT: func.return
   func.return
 }

@@ -279,6 +279,32 @@ func.func @data_movement(%x: tensor<2x3xf32>, %y: tensor<2x5xf32>, %z: tensor<10
   func.return
 }
 
+// Element gathers and scatters, running sums and products, sequence reversal.
+// CHECK-LABEL: "func.func"() <{sym_name = "index_ops", function_type = (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>, tensor<2x1xi32>, tensor<4xi64>) -> ()}> ({
+// CHECK-NEXT:  ^bb0(%[[X:.*]]: tensor<3x4xf32>, %[[I:.*]]: tensor<2x4xi64>, %[[U:.*]]: tensor<2x4xf32>, %[[T:.*]]: tensor<2x1xi32>, %[[N:.*]]: tensor<4xi64>):
+func.func @index_ops(%x: tensor<3x4xf32>, %i: tensor<2x4xi64>, %u: tensor<2x4xf32>, %t: tensor<2x1xi32>, %n: tensor<4xi64>) {
+  // CHECK-NEXT: %[[GE:.*]] = "graph.gather_elements"(%[[X]], %[[I]]) <{axis = 0 : i64}> : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  %ge = "graph.gather_elements"(%x, %i) <{axis = 0 : i64}> : (tensor<3x4xf32>, tensor<2x4xi64>) -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[GN:.*]] = "graph.gather_nd"(%[[X]], %[[T]]) <{batch_dims = 0 : i64}> : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  %gn = "graph.gather_nd"(%x, %t) <{batch_dims = 0 : i64}> : (tensor<3x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[GB:.*]] = "graph.gather_nd"(%[[I]], %[[T]]) <{batch_dims = 1 : i64}> : (tensor<2x4xi64>, tensor<2x1xi32>) -> tensor<2xi64>
+  %gb = "graph.gather_nd"(%i, %t) <{batch_dims = 1 : i64}> : (tensor<2x4xi64>, tensor<2x1xi32>) -> tensor<2xi64>
+  // CHECK-NEXT: %[[SE:.*]] = "graph.scatter_elements"(%[[X]], %[[I]], %[[U]]) <{axis = 0 : i64, reduction = "none"}> : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %se = "graph.scatter_elements"(%x, %i, %u) <{axis = 0 : i64, reduction = "none"}> : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[SM:.*]] = "graph.scatter_elements"(%[[X]], %[[I]], %[[U]]) <{axis = 0 : i64, reduction = "mul"}> : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %sm = "graph.scatter_elements"(%x, %i, %u) <{axis = 0 : i64, reduction = "mul"}> : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[SN:.*]] = "graph.scatter_nd"(%[[X]], %[[T]], %[[U]]) <{reduction = "max"}> : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %sn = "graph.scatter_nd"(%x, %t, %u) <{reduction = "max"}> : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[CS:.*]] = "graph.cum_sum"(%[[X]]) <{axis = 1 : i64, exclusive = 0 : i64, reverse = 0 : i64}> : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %cs = "graph.cum_sum"(%x) <{axis = 1 : i64, exclusive = 0 : i64, reverse = 0 : i64}> : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %[[CP:.*]] = "graph.cum_prod"(%[[I]]) <{axis = 0 : i64, exclusive = 1 : i64, reverse = 1 : i64}> : (tensor<2x4xi64>) -> tensor<2x4xi64>
+  %cp = "graph.cum_prod"(%i) <{axis = 0 : i64, exclusive = 1 : i64, reverse = 1 : i64}> : (tensor<2x4xi64>) -> tensor<2x4xi64>
+  // CHECK-NEXT: %[[RS:.*]] = "graph.reverse_sequence"(%[[X]], %[[N]]) <{batch_axis = 1 : i64, time_axis = 0 : i64}> : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+  %rs = "graph.reverse_sequence"(%x, %n) <{batch_axis = 1 : i64, time_axis = 0 : i64}> : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+  // CHECK-NEXT: "func.return"() : () -> ()
+  func.return
+}
+
 // Reductions: all axes with keepdims = 0 gives a scalar.
 // CHECK-LABEL: "func.func"() <{sym_name = "reductions", function_type = (tensor<2x4x3xf32>, tensor<2x4x3xi64>) -> ()}> ({
 // CHECK-NEXT:  ^bb0(%[[X:.*]]: tensor<2x4x3xf32>, %[[I:.*]]: tensor<2x4x3xi64>):
@@ -293,6 +319,24 @@ func.func @reductions(%x: tensor<2x4x3xf32>, %i: tensor<2x4x3xi64>) {
   %all = "graph.reduce_mean"(%x) <{axes = array<i64: 0, 1, 2>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<f32>
   // CHECK-NEXT: %[[MAX:.*]] = "graph.reduce_max"(%[[X]]) <{axes = array<i64: 2>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<2x4xf32>
   %max = "graph.reduce_max"(%x) <{axes = array<i64: 2>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<2x4xf32>
+  // CHECK-NEXT: %[[MIN:.*]] = "graph.reduce_min"(%[[I]]) <{axes = array<i64: 0>}> : (tensor<2x4x3xi64>) -> tensor<1x4x3xi64>
+  %min = "graph.reduce_min"(%i) <{axes = array<i64: 0>}> : (tensor<2x4x3xi64>) -> tensor<1x4x3xi64>
+  // CHECK-NEXT: %[[PROD:.*]] = "graph.reduce_prod"(%[[X]]) <{axes = array<i64: 1>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<2x3xf32>
+  %prod = "graph.reduce_prod"(%x) <{axes = array<i64: 1>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %[[L1:.*]] = "graph.reduce_l1"(%[[I]]) <{axes = array<i64: 2>}> : (tensor<2x4x3xi64>) -> tensor<2x4x1xi64>
+  %l1 = "graph.reduce_l1"(%i) <{axes = array<i64: 2>}> : (tensor<2x4x3xi64>) -> tensor<2x4x1xi64>
+  // CHECK-NEXT: %[[L2:.*]] = "graph.reduce_l2"(%[[X]]) <{axes = array<i64: 0, 1, 2>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<f32>
+  %l2 = "graph.reduce_l2"(%x) <{axes = array<i64: 0, 1, 2>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<f32>
+  // CHECK-NEXT: %[[SQ:.*]] = "graph.reduce_sum_square"(%[[X]]) <{axes = array<i64: 1, 2>}> : (tensor<2x4x3xf32>) -> tensor<2x1x1xf32>
+  %sq = "graph.reduce_sum_square"(%x) <{axes = array<i64: 1, 2>}> : (tensor<2x4x3xf32>) -> tensor<2x1x1xf32>
+  // CHECK-NEXT: %[[LS:.*]] = "graph.reduce_log_sum"(%[[X]]) <{axes = array<i64: 2>}> : (tensor<2x4x3xf32>) -> tensor<2x4x1xf32>
+  %ls = "graph.reduce_log_sum"(%x) <{axes = array<i64: 2>}> : (tensor<2x4x3xf32>) -> tensor<2x4x1xf32>
+  // CHECK-NEXT: %[[LSE:.*]] = "graph.reduce_log_sum_exp"(%[[X]]) <{axes = array<i64: 0, 2>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<4xf32>
+  %lse = "graph.reduce_log_sum_exp"(%x) <{axes = array<i64: 0, 2>, keepdims = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<4xf32>
+  // CHECK-NEXT: %[[AMAX:.*]] = "graph.arg_max"(%[[X]]) <{axis = 1 : i64, keepdims = 1 : i64, select_last_index = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<2x1x3xi64>
+  %amax = "graph.arg_max"(%x) <{axis = 1 : i64, keepdims = 1 : i64, select_last_index = 0 : i64}> : (tensor<2x4x3xf32>) -> tensor<2x1x3xi64>
+  // CHECK-NEXT: %[[AMIN:.*]] = "graph.arg_min"(%[[I]]) <{axis = 2 : i64, keepdims = 0 : i64, select_last_index = 1 : i64}> : (tensor<2x4x3xi64>) -> tensor<2x4xi64>
+  %amin = "graph.arg_min"(%i) <{axis = 2 : i64, keepdims = 0 : i64, select_last_index = 1 : i64}> : (tensor<2x4x3xi64>) -> tensor<2x4xi64>
   // CHECK-NEXT: "func.return"() : () -> ()
   func.return
 }

@@ -8,8 +8,8 @@ Each pass is made from the pass registry by its registered name, so the whole pi
 prints the LLVM IR `minitvm.compile` hands to LLVM (tests/unit/test_pipeline.py checks it on
 every `minitvm bench` model). At -O3 the pipeline is:
 
-    graph passes      graph-canonicalize, graph-fold-weight-layout, graph-fold-batchnorm,
-                      graph-conv-transpose-as-conv, graph-conv-layout{block=16},
+    graph passes      graph-widen-bf16, graph-canonicalize, graph-fold-weight-layout,
+                      graph-fold-batchnorm, graph-conv-transpose-as-conv, graph-conv-layout{block=16},
                       graph-winograd{mode=auto}, graph-pack-weights, graph-fuse, graph-dce
     graph -> te       convert-graph-to-te                      (kernels: WHAT)
     schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
@@ -18,8 +18,9 @@ every `minitvm bench` model). At -O3 the pipeline is:
     loop passes       cse, loop-promote-accumulators, loop-plan-memory
     loop -> llvm      convert-loop-to-llvm
 
--O2 is the same; -O1 keeps only graph-canonicalize and graph-dce of the graph passes; -O0
-has no graph passes and no loop passes (but the schedule's hints still become code). (The frontend has already folded
+-O2 is the same; -O1 keeps only graph-widen-bf16, graph-canonicalize and graph-dce of the
+graph passes; -O0 keeps only graph-widen-bf16 (codegen needs it) and has no loop passes (but
+the schedule's hints still become code). (The frontend has already folded
 constants; LLVM's own -O level is the same number, applied after this pipeline.) The stages
 are the compile report's timing rows, and the IR levels it counts ops at.
 """
@@ -60,11 +61,13 @@ def graph_passes(
     `winograd` mode says so) and fuse ops into kernels. Fusion comes after
     canonicalization (which removes the reshape pairs and `x * 1` that would otherwise end up
     inside groups) and before DCE (which sweeps the constants that BN folding replaced)."""
+    widen = make_pass("graph-widen-bf16")  # codegen needs it: at every level
     if opt_level < 1:
-        return []
+        return [widen]
     if opt_level < 2:
-        return [make_pass("graph-canonicalize"), make_pass("graph-dce")]
+        return [widen, make_pass("graph-canonicalize"), make_pass("graph-dce")]
     return [
+        widen,
         make_pass("graph-canonicalize"),
         make_pass("graph-fold-weight-layout"),
         make_pass("graph-fold-batchnorm"),

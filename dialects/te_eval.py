@@ -21,11 +21,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     AnyFloat,
+    BFloat16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -71,6 +73,8 @@ def dtype_of(type_: Attribute) -> np.dtype:
             raise TeEvalError(f"te_eval: integer width {width} is not supported")
         kind = "uint" if type_.signedness.data == Signedness.UNSIGNED else "int"
         return np.dtype(f"{kind}{width}")
+    if isinstance(type_, BFloat16Type):
+        return np.dtype(ml_dtypes.bfloat16)
     if isinstance(type_, AnyFloat):
         return np.dtype(f"float{type_.bitwidth}")
     raise TeEvalError(f"te_eval: no numpy dtype for type {type_}")

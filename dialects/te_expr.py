@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     TensorType,
+    bf16,
     f16,
     f32,
     i1,
@@ -315,6 +316,9 @@ def cast(x: Expr, type_: Attribute) -> Expr:
     src = x.type
     if src == type_:
         return x
+    if bf16 in (src, type_) and f32 not in (src, type_):
+        # bf16 converts to and from f32 only (its code is f32's upper half): via f32.
+        return cast(cast(x, f32), type_)
     if type_ == i1:
         return x.ne(0)
     if src == i1:

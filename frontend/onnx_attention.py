@@ -231,7 +231,8 @@ def convert_attention(ctx: NodeContext) -> list[Value | None]:
     s = _shapes(ctx)
     b = _Builder(ctx)
     dtype = ctx.dtype(_Q)
-    if dtype.kind != "f" or ctx.dtype(_K) != dtype or ctx.dtype(_V) != dtype:
+    floating = dtype.kind == "f" or dtype.name == "bfloat16"  # ml_dtypes' kind is "V"
+    if not floating or ctx.dtype(_K) != dtype or ctx.dtype(_V) != dtype:
         raise ctx.error(
             f"Q, K and V must have one float element type, got {ctx.dtype(_Q)}, "
             f"{ctx.dtype(_K)}, {ctx.dtype(_V)}"

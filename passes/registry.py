@@ -31,6 +31,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "graph-fold-weight-layout": ("minitvm.passes.graph.fold_weight_layout", "FoldWeightLayoutPass"),
     "graph-fuse": ("minitvm.passes.graph.fuse", "FusePass"),
     "graph-pack-weights": ("minitvm.passes.graph.pack_weights", "PackWeightsPass"),
+    "graph-widen-bf16": ("minitvm.passes.graph.widen_bf16", "WidenBf16Pass"),
     "graph-winograd": ("minitvm.passes.graph.winograd", "WinogradPass"),
     "loop-plan-memory": ("minitvm.passes.loop.plan_memory", "PlanMemoryPass"),
     "loop-unroll": ("minitvm.passes.loop.unroll", "UnrollPass"),

@@ -48,7 +48,7 @@ def random_arrays(specs: Sequence[TensorSpec], seed: int = 0) -> dict[str, np.nd
     rng = np.random.default_rng(seed)
     arrays = {}
     for spec in specs:
-        if spec.dtype.kind == "f":
+        if spec.dtype.kind == "f" or spec.dtype.name == "bfloat16":  # ml_dtypes' kind is "V"
             arrays[spec.name] = rng.standard_normal(spec.shape).astype(spec.dtype)
         elif spec.dtype.kind == "b":
             arrays[spec.name] = rng.random(spec.shape) < 0.5

@@ -29,6 +29,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
@@ -37,6 +38,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    bf16,
     Signedness,
     StringAttr,
     TensorType,
@@ -73,6 +75,7 @@ NUMPY_DTYPES: dict[Attribute, np.dtype] = {
     f32: np.dtype(np.float32),
     f64: np.dtype(np.float64),
     f16: np.dtype(np.float16),
+    bf16: np.dtype(ml_dtypes.bfloat16),
     i64: np.dtype(np.int64),
     i32: np.dtype(np.int32),
     i16: np.dtype(np.int16),

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16
 from xdsl.ir import Operation, SSAValue
 
 from minitvm.dialects.graph import elementwise as ew
@@ -30,7 +30,7 @@ from minitvm.dialects.graph import nn
 from minitvm.dialects.graph import tensor as tn
 from minitvm.dialects.graph import winograd as wg
 from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
-from minitvm.dialects.graph.constant import ConstantOp, numpy_dtype_of
+from minitvm.dialects.graph.constant import NUMPY_DTYPES, ConstantOp, numpy_dtype_of
 from minitvm.errors import MinitvmError
 
 Arrays = list[np.ndarray]
@@ -57,7 +57,9 @@ def evaluate(op: Operation, inputs: Sequence[np.ndarray]) -> Arrays:
         raise EvaluationError(f"{op.name}: no reference implementation")
     if len(inputs) != len(op.operands):
         raise ValueError(f"{op.name}: expected {len(op.operands)} inputs, got {len(inputs)}")
-    arrays = [np.asarray(x) for x in inputs]
+    # bf16 is computed in f32 and rounded once per op, as the compiled code does
+    # (graph-widen-bf16); numpy's bf16 (ml_dtypes) also lacks the dtype kind numpy checks.
+    arrays = [_widen_bf16(np.asarray(x)) for x in inputs]
     # Overflow, 0/0 and log(-1) are values (inf, nan) in IEEE arithmetic, as in ONNX Runtime.
     with np.errstate(all="ignore"):
         outputs = kernel(op, arrays)
@@ -73,6 +75,10 @@ def evaluate(op: Operation, inputs: Sequence[np.ndarray]) -> Arrays:
             )
         results.append(np.array(value, dtype=numpy_dtype_of(type_.element_type), order="C"))
     return results
+
+
+def _widen_bf16(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32) if x.dtype == NUMPY_DTYPES[bf16] else x
 
 
 def run_module(

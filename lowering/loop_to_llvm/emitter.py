@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     f32,
     i1,
     i8,
+    i16,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -53,7 +54,9 @@ class LoweringError(MinitvmError):
 
 def llvm_type(type_: Attribute) -> Attribute:
     """The llvm-dialect type of a loop-level value: index -> i64, buffers -> !llvm.ptr, and
-    integers signless (ui8 is i8: signedness lives in the ops, as in LLVM)."""
+    integers signless (ui8 is i8: signedness lives in the ops, as in LLVM), and bf16 as its
+    16 bits (i16): llvmlite has no bfloat type, and only conversions to and from f32 touch a
+    bf16 value (graph-widen-bf16 leaves no other arithmetic on one)."""
     match type_:
         case IndexType():
             return i64
@@ -63,7 +66,9 @@ def llvm_type(type_: Attribute) -> Attribute:
             return llvm.LLVMPointerType()
         case VectorType():
             return VectorType(llvm_type(type_.element_type), type_.get_shape())
-        case Float16Type() | BFloat16Type() | Float32Type() | Float64Type():
+        case BFloat16Type():
+            return i16
+        case Float16Type() | Float32Type() | Float64Type():
             return type_
         case _:
             raise LoweringError(f"convert-loop-to-llvm: unsupported type {type_}")

@@ -29,8 +29,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
+import numpy as np
 from xdsl.dialects import arith, llvm, math
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -44,6 +47,7 @@ from xdsl.dialects.builtin import (
     f32,
     f64,
     i1,
+    i16,
     i32,
     i64,
 )
@@ -77,6 +81,13 @@ def _result_type(op: Operation) -> Attribute:
     return llvm_type(op.results[0].type)
 
 
+def bf16_bits(value: float) -> int:
+    """The bits of `value` as a bf16 (rounded to nearest even), as a signed 16-bit integer:
+    what an i16 constant standing for a bf16 holds."""
+    bits = int(np.array(value, ml_dtypes.bfloat16).view(np.int16))
+    return bits
+
+
 # --------------------------------------------------------------------------------------------
 # arith
 # --------------------------------------------------------------------------------------------
@@ -86,10 +97,17 @@ def _result_type(op: Operation) -> Attribute:
 def _constant(em: Emitter, op: arith.ConstantOp, args: list[SSAValue]) -> SSAValue:
     type_ = _result_type(op)
     value = op.value
-    if isinstance(value, DenseIntOrFPElementsAttr):
-        attr: Attribute = DenseIntOrFPElementsAttr.from_list(type_, list(value.get_values()))
+    if isinstance(value, DenseIntOrFPElementsAttr) and isinstance(
+        element_of(op.results[0].type), BFloat16Type
+    ):
+        bits = [bf16_bits(v) for v in value.get_values()]
+        attr: Attribute = DenseIntOrFPElementsAttr.from_list(type_, bits)
+    elif isinstance(value, DenseIntOrFPElementsAttr):
+        attr = DenseIntOrFPElementsAttr.from_list(type_, list(value.get_values()))
     elif isinstance(value, IntegerAttr):
         attr = IntegerAttr(value.value.data, type_)
+    elif isinstance(value, FloatAttr) and isinstance(value.type, BFloat16Type):
+        attr = IntegerAttr(bf16_bits(value.value.data), type_)
     elif isinstance(value, FloatAttr):
         attr = FloatAttr(value.value.data, type_)
     else:
@@ -275,6 +293,10 @@ _CASTS: dict[type[Operation], type[Operation]] = {
 @lowering(*_CASTS)
 def _cast(em: Emitter, op: Operation, args: list[SSAValue]) -> SSAValue:
     target = _result_type(op)
+    if isinstance(op, arith.ExtFOp) and isinstance(element_of(op.operands[0].type), BFloat16Type):
+        return _bf16_to_f32(em, args[0], target)
+    if isinstance(op, arith.TruncFOp) and isinstance(element_of(op.results[0].type), BFloat16Type):
+        return _f32_to_bf16(em, args[0])
     if args[0].type == target:  # e.g. a bitcast between ui8 and i8
         return args[0]
     if isinstance(op, arith.TruncFOp) and _is_f64_to_f16(args[0].type, target):
@@ -283,6 +305,28 @@ def _cast(em: Emitter, op: Operation, args: list[SSAValue]) -> SSAValue:
         narrow = with_element(args[0].type, f32)
         args = [em.value(llvm.FPTruncOp(args[0], narrow))]
     return em.value(_CASTS[type(op)](args[0], target))
+
+
+def _bf16_to_f32(em: Emitter, bits: SSAValue, target: Attribute) -> SSAValue:
+    """bf16 is f32's upper 16 bits: widen, shift into place, reinterpret (exact)."""
+    wide = em.value(llvm.ZExtOp(bits, with_element(bits.type, i32)))
+    shifted = em.value(llvm.ShlOp(wide, em.const(16, wide.type)))
+    return em.value(llvm.BitcastOp(shifted, target))
+
+
+def _f32_to_bf16(em: Emitter, x: SSAValue) -> SSAValue:
+    """f32 -> bf16 bits, rounding to nearest even (add 0x7FFF plus the lowest kept bit, keep
+    the upper half); a NaN becomes the quiet NaN 0x7FC0, as numpy's ml_dtypes does. No
+    branches, so scalars and vectors share it."""
+    i32_type = with_element(x.type, i32)
+    bits = em.value(llvm.BitcastOp(x, i32_type))
+    odd = em.value(llvm.AndOp(em.value(llvm.LShrOp(bits, em.const(16, i32_type))),
+                              em.const(1, i32_type)))  # fmt: skip
+    bias = em.value(llvm.AddOp(odd, em.const(0x7FFF, i32_type)))
+    rounded = em.value(llvm.LShrOp(em.value(llvm.AddOp(bits, bias)), em.const(16, i32_type)))
+    nan = em.value(FCmpOp(x, x, "uno"))
+    kept = em.value(SelectOp(nan, em.const(0x7FC0, i32_type), rounded))
+    return em.value(llvm.TruncOp(kept, with_element(x.type, i16)))
 
 
 def _is_f64_to_f16(source: Attribute, target: Attribute) -> bool:

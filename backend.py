@@ -33,7 +33,7 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 from minitvm.compiler import compile as compile_model
 from minitvm.compiler import load_model
 from minitvm.errors import FrontendError, MinitvmError, NonConstantOperandError
-from minitvm.frontend.onnx import MAX_OPSET, default_opset
+from minitvm.frontend.onnx import MAX_OPSET, default_opset, names_used
 from minitvm.frontend.onnx_node import supported_ops
 from minitvm.runtime import Executable
 
@@ -148,8 +148,12 @@ class MinitvmRep(BackendRep):
         return executable
 
     def _feeding_inputs(self, value: str) -> set[str]:
-        """The graph inputs whose values `value` is computed from."""
-        producers = {out: node for node in self.model.graph.node for out in node.output if out}
+        """The graph inputs whose values `value` is computed from (through subgraphs too: a
+        value inside an If branch or Loop body, and a node reading outer values from its
+        subgraphs)."""
+        producers = {
+            out: node for node in _all_nodes(self.model.graph) for out in node.output if out
+        }
         inputs = set(self.input_names)
         found, seen, stack = set(), set(), [value]
         while stack:
@@ -163,7 +167,23 @@ class MinitvmRep(BackendRep):
             node = producers.get(name)
             if node is not None and node.op_type not in _SHAPE_ONLY_OPS:
                 stack.extend(n for n in node.input if n)
+                for graph in _subgraphs(node):
+                    stack.extend(names_used(graph))
         return found
+
+
+def _subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    return [g for a in node.attribute for g in ((a.g,) if a.HasField("g") else a.graphs)]
+
+
+def _all_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
+    """The nodes of `graph` and of its subgraphs, at any depth."""
+    nodes = []
+    for node in graph.node:
+        nodes.append(node)
+        for sub in _subgraphs(node):
+            nodes.extend(_all_nodes(sub))
+    return nodes
 
 
 class MinitvmBackend(Backend):

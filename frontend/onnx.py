@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -26,6 +27,7 @@ from xdsl.ir import Block, Region, SSAValue
 
 import minitvm.frontend.onnx_attention  # noqa: F401  (registers the Attention converter)
 import minitvm.frontend.onnx_composite_ops  # noqa: F401  (registers the composite-op converters)
+import minitvm.frontend.onnx_control_flow  # noqa: F401  (registers If, Loop and Scan)
 import minitvm.frontend.onnx_einsum  # noqa: F401  (registers the Einsum converter)
 import minitvm.frontend.onnx_loss  # noqa: F401  (registers the loss converters)
 import minitvm.frontend.onnx_ops  # noqa: F401  (registers the compute-op converters)
@@ -189,11 +191,12 @@ class _Importer:
         self.graph = graph
         self.opset = opset
         self.block = Block()
-        self.values: dict[str, Value] = {}
+        # One scope per subgraph being converted (If branches, Loop and Scan bodies): a
+        # subgraph sees the names of the scopes around it; its own names stay inside.
+        self.values: ChainMap[str, Value] = ChainMap()
         # Materialized constants, by array identity (arrays are kept alive alongside).
         self.constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
-        self.used = {name for node in graph.node for name in node.input if name}
-        self.used.update(o.name for o in graph.output)
+        self.used = names_used(graph)
         self.inferred = {v.name: v.type for v in (*graph.value_info, *graph.output)}
 
     def run(self) -> ModuleOp:
@@ -241,8 +244,9 @@ class _Importer:
             )
         inputs = [self._lookup(node, index, name) for name in node.input]
         ctx = NodeContext(
-            node, index, self.opset, inputs, self.block, self._materialize, self.used.__contains__
-        )
+            node, index, self.opset, inputs, self.block, self._materialize,
+            self.used.__contains__, self._subgraph,
+        )  # fmt: skip
         present = [v for v in inputs if v is not None]
         if not info.folds and present and all(isinstance(v, np.ndarray) for v in present):
             outputs: list[Value | None] = list(self._fold(ctx))
@@ -260,6 +264,24 @@ class _Importer:
             if isinstance(value, SSAValue) and value.name_hint is None:
                 value.name_hint = name_hint(name)
             self.values[name] = value
+
+    def _subgraph(self, graph: onnx.GraphProto, inputs: dict[str, Value]) -> list[Value]:
+        """Convert `graph`'s nodes in a new scope holding its initializers and `inputs`;
+        its outputs, looked up before the scope closes."""
+        scope: dict[str, Value] = {t.name: onnx.numpy_helper.to_array(t) for t in graph.initializer}
+        scope.update(inputs)
+        self.values = self.values.new_child(scope)
+        try:
+            for index, node in enumerate(graph.node):
+                self._convert(node, index)
+            missing = [o.name for o in graph.output if o.name not in self.values]
+            if missing:
+                raise FrontendError(
+                    f"subgraph '{graph.name}' output '{missing[0]}' is not produced by any node"
+                )
+            return [self.values[o.name] for o in graph.output]
+        finally:
+            self.values = self.values.parents
 
     def _lookup(self, node: onnx.NodeProto, index: int, name: str) -> Value | None:
         if not name:
@@ -325,6 +347,18 @@ class _Importer:
         result.name_hint = name_hint(onnx_name)
         self.constants[id(array)] = (array, result)
         return result
+
+
+def names_used(graph: onnx.GraphProto) -> set[str]:
+    """Every value name read by a node of `graph` or of its subgraphs (at any depth), and
+    its outputs: a value read only inside an If branch or a Loop body is used."""
+    used = {o.name for o in graph.output}
+    for node in graph.node:
+        used.update(name for name in node.input if name)
+        for attr in node.attribute:
+            for sub in (attr.g, *attr.graphs) if attr.HasField("g") else attr.graphs:
+                used |= names_used(sub)
+    return used
 
 
 def _constant_op(array: np.ndarray, onnx_name: str) -> ConstantOp:

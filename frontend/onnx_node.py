@@ -103,6 +103,9 @@ class NodeContext:
     block: Block
     materialize: Callable[[np.ndarray, str], SSAValue]
     is_used: Callable[[str], bool]
+    #: Convert a subgraph (an If branch, a Loop or Scan body) in a scope of its own, its
+    #: inputs bound to the given values and outer names visible; returns its outputs.
+    subgraph: Callable[[onnx.GraphProto, dict[str, Value]], list[Value]] | None = None
     _attrs: dict[str, object] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -144,6 +147,12 @@ class NodeContext:
                 f"unsupported {name} '{value}'; supported: {', '.join(repr(s) for s in supported)}"
             )
         return value
+
+    def convert_subgraph(self, graph: onnx.GraphProto, inputs: dict[str, Value]) -> list[Value]:
+        """The outputs of subgraph `graph` (an attribute of this node) with its inputs bound
+        to `inputs`, its nodes converted into the function being built."""
+        assert self.subgraph is not None, "this NodeContext was made without an importer"
+        return self.subgraph(graph, inputs)
 
     # -- inputs ------------------------------------------------------------------------------
 

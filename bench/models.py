@@ -388,6 +388,34 @@ def lm_head(seq: int = 64, hidden: int = 768, vocab: int = 50257, seed: int = 0)
     )
 
 
+def lstm_stack(
+    steps: int = 64, hidden: int = 256, inputs: int = 256, layers: int = 2, batch: int = 1,
+    seed: int = 0,
+) -> onnx.ModelProto:  # fmt: skip
+    """A bidirectional `nn.LSTM(inputs, hidden, num_layers=layers, bidirectional=True)` as
+    PyTorch exports it (opset 14): per layer one LSTM node on [steps, batch, features], its
+    Y [steps, 2, batch, hidden] transposed and reshaped to [steps, batch, 2 * hidden] for the
+    next; weights ~ U(-1/sqrt(hidden), 1/sqrt(hidden)) as PyTorch initializes them."""
+    g, x, bound = _Graph(seed), "x", 1.0 / math.sqrt(hidden)
+    features = inputs
+    for i in range(layers):
+        w = g.uniform(f"lstm{i}.W", (2, 4 * hidden, features), -bound, bound)
+        r = g.uniform(f"lstm{i}.R", (2, 4 * hidden, hidden), -bound, bound)
+        b = g.uniform(f"lstm{i}.B", (2, 8 * hidden), -bound, bound)
+        y = g.node("LSTM", [x, w, r, b], f"lstm{i}.Y", direction="bidirectional",
+                   hidden_size=hidden)  # fmt: skip
+        t = g.node("Transpose", [y], f"lstm{i}.T", perm=[0, 2, 1, 3])
+        shape = g.const(f"lstm{i}.shape", np.array([steps, batch, 2 * hidden], np.int64))
+        x = g.node("Reshape", [t, shape], "y" if i == layers - 1 else f"lstm{i}.out")
+        features = 2 * hidden
+    return g.model(
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [steps, batch, inputs])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [steps, batch, 2 * hidden])],
+        14,
+        "lstm",
+    )
+
+
 def unet_decoder_block(
     channels: int = 128, size: int = 28, batch: int = 1, seed: int = 0
 ) -> onnx.ModelProto:

@@ -65,6 +65,7 @@ from minitvm.bench.models import (
     bert_encoder_layer,
     light_model_path,
     lm_head,
+    lstm_stack,
     matmul,
     mlp,
     mobilenet_v2,
@@ -144,6 +145,10 @@ CASES: dict[str, Case] = {
         targets=(1.0, 1.0),
     ),
     "vgg16": Case("VGG-16, 1x3x224x224", vgg16, large_weights=True, targets=(1.0, 0.85)),
+    "lstm": Case(
+        "bidirectional 2-layer LSTM, hidden 256, 64 steps, batch 1", lstm_stack,
+        targets=(1.0, 1.0),
+    ),
     "yolo_neck": Case(
         "YOLOv5 neck step: Conv+SiLU, 2x nearest Resize, Concat, C3 at 40x40x256",
         yolo_neck_block,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import is_side_effect_free
 
+from minitvm.dialects.arith_ext import is_pure
 from minitvm.dialects.arith_values import constant_int
 
 #: Index divisions by a constant that mean the same for a dividend >= 0.
@@ -201,7 +201,7 @@ class ValueKeys:
     def key(self, value: SSAValue) -> object:
         if value not in self.keys:
             owner = value.owner
-            if isinstance(owner, Operation) and not owner.regions and is_side_effect_free(owner):
+            if isinstance(owner, Operation) and not owner.regions and is_pure(owner):
                 self.keys[value] = (
                     owner.name,
                     value.index,  # pyright: ignore[reportAttributeAccessIssue]

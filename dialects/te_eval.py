@@ -284,9 +284,20 @@ def _fcast(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return args[0].astype(dtype_of(_res_type(op)))
 
 
-@_impl(arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp, arith.BitcastOp)
+@_impl(arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)
 def _sext(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     return _wrap(_signed(args[0], _in_type(op)), _res_type(op))
+
+
+@_impl(arith.BitcastOp)
+def _bitcast(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    """The same bits as the result type: between integers (i8 <-> ui8, index <-> i64) a
+    wrap, with a float on either side a view of the bytes."""
+    source, target = _in_type(op), _res_type(op)
+    if not isinstance(source, AnyFloat) and not isinstance(target, AnyFloat):
+        return _wrap(_signed(args[0], source), target)
+    data = np.ascontiguousarray(np.asarray(args[0]).astype(dtype_of(source)))
+    return data.view(dtype_of(target))
 
 
 @_impl(arith.ExtUIOp)

@@ -345,6 +345,16 @@ def cast(x: Expr, type_: Attribute) -> Expr:
     return _emit(arith.TruncIOp(x.value, type_))
 
 
+def bitcast(x: Expr, type_: Attribute) -> Expr:
+    """The same bits as `type_`, of the same width (arith.bitcast): f32 <-> i32, ... An i1 is
+    a byte, as ONNX stores a bool: i1 -> i8 is 0 or 1, i8 -> i1 is `!= 0`."""
+    if x.type == type_:
+        return x
+    if type_ == i1 or x.type == i1:
+        return cast(x, type_)
+    return _emit(arith.BitcastOp(x.value, type_))
+
+
 @contextmanager
 def emit_into(block: Block) -> Iterator[None]:
     """Make expressions built inside the `with` append their ops to `block` (also used by
@@ -385,5 +395,5 @@ __all__ = [
     "Expr", "Tensor", "compute", "emit_into", "const", "select", "maximum", "minimum", "clamp", "exp", "log",
     "sqrt", "tanh", "erf", "floor", "ceil", "round_even", "trunc", "log1p", "sin", "cos", "tan", "asin",
     "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "is_nan", "abs_", "pow_", "fma", "cast",
-    "i1",
+    "bitcast", "i1",
 ]  # fmt: skip

@@ -29,10 +29,17 @@ import minitvm.frontend.onnx_attention  # noqa: F401  (registers the Attention c
 import minitvm.frontend.onnx_composite_ops  # noqa: F401  (registers the composite-op converters)
 import minitvm.frontend.onnx_control_flow  # noqa: F401  (registers If, Loop and Scan)
 import minitvm.frontend.onnx_einsum  # noqa: F401  (registers the Einsum converter)
+import minitvm.frontend.onnx_linalg  # noqa: F401  (registers the Det converter)
+import minitvm.frontend.onnx_linear_attention  # noqa: F401  (registers LinearAttention)
 import minitvm.frontend.onnx_loss  # noqa: F401  (registers the loss converters)
 import minitvm.frontend.onnx_ops  # noqa: F401  (registers the compute-op converters)
 import minitvm.frontend.onnx_quantize  # noqa: F401  (registers the quantization converters)
+import minitvm.frontend.onnx_recurrent  # noqa: F401  (registers LSTM, GRU and RNN)
+import minitvm.frontend.onnx_sampling  # noqa: F401  (registers the sampling-op converters)
+import minitvm.frontend.onnx_sequence_models  # noqa: F401  (registers the sequence-model ops)
+import minitvm.frontend.onnx_signal  # noqa: F401  (registers the DFT and STFT converters)
 import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op converters)
+import minitvm.frontend.onnx_text  # noqa: F401  (registers the TfIdfVectorizer converter)
 from minitvm.dialects.graph import ConstantOp
 from minitvm.errors import FrontendError
 from minitvm.frontend.onnx_node import (

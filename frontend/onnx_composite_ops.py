@@ -11,6 +11,7 @@ nest. ONNX defines most of them by such a function body too.
     CenterCropPad                 slice, then pad with zeros
     OneHot                        where(equal(indices, arange(depth)), on, off)
     Hardmax                       equal(arg_max, arange), cast
+    TopK (k known at import)      k rounds of arg_max, gather_elements, mask the winner
     window functions, mel banks   constants (their inputs set the shape), folded at import
 """
 
@@ -233,3 +234,54 @@ def convert_import_time_only(ctx: NodeContext) -> list[Value]:
     for i, what in enumerate(_SHAPE_SETTING[ctx.op_type]):
         ctx.const(i, what)
     raise AssertionError("unreachable: all inputs constant means the importer folded the node")
+
+
+# --------------------------------------------------------------------------------------------
+# TopK with a k known at import time
+# --------------------------------------------------------------------------------------------
+
+#: The largest k TopK is expanded for: k rounds of arg-max, each a pass over the axis.
+MAX_TOP_K = 256
+
+
+@converter("TopK")
+def convert_top_k(ctx: NodeContext) -> list[Value]:
+    """The k largest (or smallest) elements along `axis` and their indices, in order, ties
+    to the lower index: k rounds of arg_max, gather_elements of the value, and the winner
+    masked out (to -inf, or the type's lowest value) for the next round. k comes from the
+    attribute (opset < 10) or input 1, and must be known at import time: it sets the shape.
+    A row holding the masking value itself (-inf, or an integer type's lowest) can repeat an
+    index once its other elements are used up."""
+    shape = ctx.shape(0)
+    axis = ctx.axis(ctx.attr_int("axis", -1), len(shape))
+    k = ctx.attr_int("k", 0) if ctx.opset < 10 else int(ctx.const(1, "K").reshape(-1)[0])
+    if not 0 < k <= shape[axis]:
+        raise ctx.error(f"k = {k} must be in [1, {shape[axis]}] (the axis length)")
+    if k > MAX_TOP_K:
+        raise ctx.error(f"k = {k} is more than the {MAX_TOP_K} rounds TopK is expanded into")
+    largest = bool(ctx.attr_int("largest", 1))
+    dtype = ctx.dtype(0)
+    floating = dtype.kind == "f" or dtype.name == "bfloat16"
+    if floating:
+        beaten = -np.inf if largest else np.inf
+    else:
+        info = np.iinfo(dtype)
+        beaten = info.min if largest else info.max
+    name = ctx.node.output[0]
+    positions = np.arange(shape[axis], dtype=np.int64).reshape(
+        [shape[axis]] + [1] * (len(shape) - axis - 1)
+    )
+    positions_v = ctx.materialize(positions, f"{name}_positions")
+    beaten_v = ctx.materialize(np.array(beaten, dtype), f"{name}_beaten")
+    x = ctx.tensor(0)
+    remaining = x
+    values, indices = [], []
+    for _ in range(k):
+        index = ctx.make1(g.ArgMaxOp if largest else g.ArgMinOp, remaining, axis=axis, keepdims=1)
+        values.append(ctx.make1(g.GatherElementsOp, x, index, axis=axis))
+        indices.append(index)
+        taken = ctx.make1(g.EqualOp, index, positions_v)
+        remaining = ctx.make1(g.WhereOp, taken, beaten_v, remaining)
+    if k == 1:
+        return [values[0], indices[0]]
+    return [ctx.make1(g.ConcatOp, values, axis=axis), ctx.make1(g.ConcatOp, indices, axis=axis)]

@@ -142,6 +142,16 @@ def convert_cast(ctx: NodeContext) -> list[Value]:
     return [ctx.make1(g.CastOp, x, to=to)]
 
 
+@converter("BitCast")
+def convert_bitcast(ctx: NodeContext) -> list[Value]:
+    """The bits of each element as type `to`, of the same width (a bool is a byte)."""
+    to = ctx.element_type(ctx.attr_int("to", 0), "'to'")
+    x = ctx.tensor(0)
+    if x.type.element_type == to:  # type: ignore[attr-defined]
+        return [x]
+    return [ctx.make1(g.BitcastOp, x, to=to)]
+
+
 @converter(*_BINARY)
 def convert_binary(ctx: NodeContext) -> list[Value]:
     return [ctx.make1(_BINARY[ctx.op_type], ctx.tensor(0), ctx.tensor(1))]
@@ -514,10 +524,37 @@ def _pool_common(ctx: NodeContext) -> dict[str, object]:
 
 @converter("MaxPool")
 def convert_max_pool(ctx: NodeContext) -> list[Value]:
-    """The Indices output (and with it storage_order) is not supported when consumed."""
-    if ctx.output_used(1):
-        raise ctx.error("the Indices output is not supported; supported: output 0 only")
-    return [ctx.make1(g.MaxPoolOp, ctx.tensor(0), **_pool_common(ctx))]
+    """The Indices output, when used, is graph.max_pool_indices beside graph.max_pool."""
+    window = _pool_common(ctx)
+    y = ctx.make1(g.MaxPoolOp, ctx.tensor(0), **window)
+    if not ctx.output_used(1):
+        return [y]
+    order = ctx.attr_int("storage_order", 0)
+    if order not in (0, 1):
+        raise ctx.error(f"storage_order must be 0 or 1, got {order}")
+    return [y, ctx.make1(g.MaxPoolIndicesOp, ctx.tensor(0), **window, storage_order=order)]
+
+
+@converter("MaxUnpool")
+def convert_max_unpool(ctx: NodeContext) -> list[Value]:
+    """output_shape (input 2, the whole result shape) must be known at import time."""
+    kernel = ctx.attr_ints("kernel_shape")
+    if kernel is None:
+        raise ctx.error("missing required attribute kernel_shape")
+    n = len(kernel)
+    props: dict[str, object] = {
+        "kernel_shape": kernel,
+        "strides": ctx.attr_ints("strides", [1] * n),
+        "pads": ctx.attr_ints("pads", [0] * (2 * n)),
+    }
+    if ctx.dtype(1) != np.dtype(np.int64):
+        raise ctx.error(f"indices must be int64, got {ctx.dtype(1)}")
+    if ctx.has_input(2):
+        shape = [int(v) for v in ctx.const(2, "output_shape").reshape(-1)]
+        if shape[:2] != list(ctx.shape(0)[:2]):
+            raise ctx.error(f"output_shape {shape} must keep the input's N and C {list(ctx.shape(0)[:2])}")
+        props["output"] = shape[2:]
+    return [ctx.make1(g.MaxUnpoolOp, ctx.tensor(0), ctx.tensor(1), **props)]
 
 
 @converter("AveragePool")

@@ -335,8 +335,9 @@ def convert_tile(ctx: NodeContext) -> list[Value]:
 @converter("Pad")
 def convert_pad(ctx: NodeContext) -> list[Value]:
     """pads/value are attributes before opset 11, inputs after (axes from 18). Negative pads
-    crop: they become a slice before the (non-negative) pad."""
-    mode = ctx.attr_choice("mode", "constant", ("constant", "reflect", "edge"))
+    crop: they become a slice before the (non-negative) pad. Mode "wrap" is opset 19's."""
+    modes = ("constant", "reflect", "edge") + (("wrap",) if ctx.opset >= 19 else ())
+    mode = ctx.attr_choice("mode", "constant", modes)
     shape = ctx.shape(0)
     rank = len(shape)
     if ctx.opset < 11:
@@ -504,19 +505,21 @@ _COORDINATE_MODES = (
     "pytorch_half_pixel",
     "align_corners",
     "asymmetric",
+    "tf_crop_and_resize",
 )
 _NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
 @converter("Resize")
 def convert_resize(ctx: NodeContext) -> list[Value]:
-    """Opset 10: (X, scales) with asymmetric coordinates and floor rounding (what ONNX's
-    version converter maps it to). Opset 11+: (X, roi, scales, sizes) and the coordinate
-    attributes; opset 18 adds axes and keep_aspect_ratio_policy. Modes nearest and linear;
-    tf_crop_and_resize (it needs roi) and antialias are not supported."""
-    mode = ctx.attr_choice("mode", "nearest", ("nearest", "linear"))
+    """Opset 10: (X, scales), modes nearest and linear, with asymmetric coordinates and
+    floor rounding (what ONNX's version converter maps it to). Opset 11+: (X, roi, scales,
+    sizes), the coordinate attributes and mode cubic; tf_crop_and_resize reads roi (known at
+    import time); opset 18 adds axes, antialias (linear and cubic modes) and
+    keep_aspect_ratio_policy."""
     shape = ctx.shape(0)
     if ctx.opset < 11:
+        mode = ctx.attr_choice("mode", "nearest", ("nearest", "linear"))
         scales = [float(s) for s in ctx.const(1, "scales").reshape(-1)]
         return [
             _resize(
@@ -528,17 +531,17 @@ def convert_resize(ctx: NodeContext) -> list[Value]:
                 nearest_mode="floor",
             )
         ]
-    if ctx.attr_int("antialias", 0):
-        raise ctx.error("antialias=1 is not supported; supported: antialias=0")
+    mode = ctx.attr_choice("mode", "nearest", ("nearest", "linear", "cubic"))
     scales, sizes = _resize_target(ctx, shape)
+    transform = ctx.attr_choice("coordinate_transformation_mode", "half_pixel", _COORDINATE_MODES)
     return [_resize(
-        ctx, scales, sizes, mode=mode,
-        coordinate_transformation_mode=ctx.attr_choice(
-            "coordinate_transformation_mode", "half_pixel", _COORDINATE_MODES),
+        ctx, scales, sizes, mode=mode, coordinate_transformation_mode=transform,
         nearest_mode=ctx.attr_choice("nearest_mode", "round_prefer_floor", _NEAREST_MODES),
         cubic_coeff_a=ctx.attr_float("cubic_coeff_a", -0.75),
         exclude_outside=ctx.attr_int("exclude_outside", 0),
         extrapolation_value=ctx.attr_float("extrapolation_value", 0.0),
+        antialias=_antialias(ctx, mode),
+        roi=_resize_roi(ctx, len(shape)) if transform == "tf_crop_and_resize" else None,
     )]  # fmt: skip
 
 
@@ -564,9 +567,7 @@ def convert_upsample(ctx: NodeContext) -> list[Value]:
 def _resize_target(ctx: NodeContext, shape: Sequence[int]) -> tuple[list[float], list[int]]:
     """Full-rank scales and output sizes from whichever of scales/sizes the node gives."""
     rank = len(shape)
-    axes = [ctx.axis(a, rank) for a in ctx.attr_ints("axes", list(range(rank))) or []]
-    if len(set(axes)) != len(axes):
-        raise ctx.error(f"axes {axes} repeat an axis")
+    axes = _resize_axes(ctx, rank)
     given_scales = ctx.optional_const(2, "scales") if ctx.has_input(2) else None
     given_sizes = ctx.optional_const(3, "sizes") if ctx.has_input(3) else None
     scales, sizes = [1.0] * rank, list(shape)
@@ -592,6 +593,41 @@ def _resize_target(ctx: NodeContext, shape: Sequence[int]) -> tuple[list[float],
     for axis, size in wanted.items():
         scales[axis], sizes[axis] = size / shape[axis], size
     return scales, sizes
+
+
+def _antialias(ctx: NodeContext, mode: str) -> int:
+    antialias = ctx.attr_int("antialias", 0)
+    if antialias not in (0, 1):
+        raise ctx.error(f"antialias must be 0 or 1, got {antialias}")
+    if antialias and mode == "nearest":
+        # (ONNX Runtime and ONNX's reference reject it too: nearest has no filter to stretch.)
+        raise ctx.error("antialias=1 applies to modes 'linear' and 'cubic', not 'nearest'")
+    return antialias
+
+
+def _resize_axes(ctx: NodeContext, rank: int) -> list[int]:
+    """The dims scales, sizes and roi refer to (opset 18's axes; all dims by default)."""
+    axes = [ctx.axis(a, rank) for a in ctx.attr_ints("axes", list(range(rank))) or []]
+    if len(set(axes)) != len(axes):
+        raise ctx.error(f"axes {axes} repeat an axis")
+    return axes
+
+
+def _resize_roi(ctx: NodeContext, rank: int) -> list[float]:
+    """tf_crop_and_resize's box as starts then ends of every dim, from input 1's entries for
+    `axes` (the other dims keep [0, 1])."""
+    given = ctx.optional_const(1, "roi")
+    axes = _resize_axes(ctx, rank)
+    values = [] if given is None else [float(v) for v in given.reshape(-1)]
+    if len(values) != 2 * len(axes):
+        raise ctx.error(
+            f"tf_crop_and_resize needs roi with {2 * len(axes)} entries (starts, then ends, of "
+            f"axes {axes}), got {len(values)}"
+        )
+    roi = [0.0] * rank + [1.0] * rank
+    for n, axis in enumerate(axes):
+        roi[axis], roi[rank + axis] = values[n], values[len(axes) + n]
+    return roi
 
 
 def _resize(ctx: NodeContext, scales: list[float], sizes: list[int], **props: object) -> Value:

@@ -13,12 +13,17 @@ from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
 from minitvm.dialects.graph.fused import FusedOp, YieldOp
 from minitvm.dialects.graph.nn import *  # noqa: F403
 from minitvm.dialects.graph.nn import LAYOUT_OPS, NN_OPS, blocked_layout, parse_layout
+from minitvm.dialects.graph.sampling import *  # noqa: F403
+from minitvm.dialects.graph.sampling import SAMPLING_OPS
 from minitvm.dialects.graph.tensor import *  # noqa: F403
 from minitvm.dialects.graph.tensor import TENSOR_OPS
 from minitvm.dialects.graph.winograd import *  # noqa: F403
 from minitvm.dialects.graph.winograd import WINOGRAD_OPS
 
-GRAPH_OPS = [ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS, *LAYOUT_OPS, *WINOGRAD_OPS]
+GRAPH_OPS = [
+    ConstantOp, *ELEMENTWISE_OPS, *NN_OPS, *TENSOR_OPS, *SAMPLING_OPS, *LAYOUT_OPS,
+    *WINOGRAD_OPS,
+]  # fmt: skip
 
 Graph = Dialect(
     "graph", [*GRAPH_OPS, FusedOp, YieldOp], [WeightsAttr, SplatAttr], [WeightStore()]

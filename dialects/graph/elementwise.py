@@ -420,6 +420,54 @@ class CastOp(GraphOp):
                 raise ShapeError(f"graph.cast: element type {type_} is not supported")
 
 
+def storage_bits(type_: Attribute) -> int | None:
+    """The bits an element of `type_` is stored in (an i1 in one byte, as ONNX stores a
+    bool), or None for a type with no width."""
+    if is_bool(type_):
+        return 8
+    width = getattr(type_, "bitwidth", None)
+    return width if isinstance(width, int) else None
+
+
+@irdl_op_definition
+class BitcastOp(GraphOp):
+    """Reinterpret each element's bits as another type of the same width (ONNX BitCast):
+    f32 <-> i32 <-> ui32, f16 <-> i16, i8 <-> ui8, ... An i1 is a byte, 0 or 1, as ONNX
+    stores a bool; a byte read as i1 is true when it is not zero.
+
+    %1 = graph.bitcast %0 : tensor<4xf32> to tensor<4xi32>
+    """
+
+    name = "graph.bitcast"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    @classmethod
+    def make(cls, input: SSAValue, *, to: Attribute) -> BitcastOp:  # type: ignore[override]
+        source = as_tensor(cls.name, "input", input.type)
+        return cls.create_with([input], [tensor_type(shape_of(source), to)], {})
+
+    def verify_(self) -> None:
+        source = as_tensor(self.name, "input", self.input.type)
+        target = as_tensor(self.name, "result", self.result.type)
+        if shape_of(source) != shape_of(target):
+            raise ShapeError(
+                f"graph.bitcast: cannot change the shape ({fmt_shape(shape_of(source))} to "
+                f"{fmt_shape(shape_of(target))}); use graph.reshape"
+            )
+        for type_ in (source.element_type, target.element_type):
+            if type_ not in NUMPY_DTYPES:
+                raise ShapeError(f"graph.bitcast: element type {type_} is not supported")
+        bits = [storage_bits(t) for t in (source.element_type, target.element_type)]
+        if bits[0] != bits[1]:
+            raise ShapeError(
+                f"graph.bitcast: {source.element_type} has {bits[0]} bits but "
+                f"{target.element_type} has {bits[1]}; the widths must agree"
+            )
+
+
 # --------------------------------------------------------------------------------------------
 # Binary, numpy broadcasting
 # --------------------------------------------------------------------------------------------
@@ -671,7 +719,7 @@ ELEMENTWISE_OPS = [
     HardSwishOp, GeluOp, LeakyReluOp, HardSigmoidOp, ClipOp,
     SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp,
     CeilOp, FloorOp, RoundOp, SignOp, SoftplusOp, SoftsignOp, MishOp, EluOp, SeluOp, CeluOp,
-    ThresholdedReluOp, ShrinkOp, NotOp, BitwiseNotOp, IsNaNOp, IsInfOp, CastOp,
+    ThresholdedReluOp, ShrinkOp, NotOp, BitwiseNotOp, IsNaNOp, IsInfOp, CastOp, BitcastOp,
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ModOp,
     EqualOp, LessOp, GreaterOp, GreaterEqualOp, LessEqualOp,
     AndOp, OrOp, XorOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, BitShiftOp,

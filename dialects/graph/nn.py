@@ -6,7 +6,10 @@
 
 Spatial ops take 1-3 spatial dimensions (NC + spatial layout). Pads are explicit, begins
 then ends, as ONNX writes them; the frontend has already resolved `auto_pad`. These ops are
-the anchors of fused kernels later in the pipeline.
+the anchors of fused kernels later in the pipeline. Matmuls and convs take float operands,
+or integer ones whose products accumulate in i32 (ONNX's MatMulInteger and ConvInteger):
+
+    %y = graph.matmul %a, %b : (tensor<1x768xui8>, tensor<768x3072xi8>) -> tensor<1x3072xi32>
 
 Two ops serve the blocked NCHW[x]c layout that `graph-conv-layout` introduces (TVM's x86
 conv2d layout): `graph.layout_transform` converts between "NCHW" and "NCHW{b}c" (a rank-5
@@ -32,9 +35,12 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
     f32,
+    i32,
+    i64,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -54,6 +60,7 @@ from minitvm.dialects.graph.base import (
     as_tensor,
     broadcast_shapes,
     broadcasts_to,
+    check_elements,
     fmt_shape,
     get_int,
     get_ints,
@@ -78,6 +85,52 @@ def _float_tensors(op_name: str, names: Sequence[str], types: Sequence[Attribute
                 f"{names[0]} has {tensors[0].element_type}"
             )
     return tensors
+
+
+#: The accumulator (and result) element type of an integer contraction.
+ACCUMULATOR = i32
+
+
+def is_integer_contraction(element_type: Attribute) -> bool:
+    """Whether a matmul's or conv's result of this element type is an integer one (i32
+    accumulated from integer operands)."""
+    return element_type == ACCUMULATOR
+
+
+def _accumulates(type_: Attribute) -> bool:
+    """An integer element type an integer contraction takes: at most 32 bits, not i1."""
+    return isinstance(type_, IntegerType) and 1 < type_.width.data <= 32
+
+
+def _contraction_tensors(
+    op_name: str, names: Sequence[str], types: Sequence[Attribute]
+) -> tuple[list[TensorType], Attribute]:
+    """The operands of a matmul or conv, and its result element type: float operands of one
+    type (the result's), or integer operands of at most 32 bits, each of its own width and
+    signedness, whose products and sums are i32's (MatMulInteger, ConvInteger: every operand
+    extended to i32, the zero-extension for an unsigned one). An integer conv's bias, the
+    third operand, is i32."""
+    tensors = [as_tensor(op_name, n, t) for n, t in zip(names, types)]
+    if is_float(tensors[0].element_type):
+        return _float_tensors(op_name, names, types), tensors[0].element_type
+    if not _accumulates(tensors[0].element_type):
+        raise ShapeError(
+            f"{op_name}: {names[0]} must be a float tensor, or an integer tensor of at most 32 "
+            f"bits (accumulated in {ACCUMULATOR}), got {tensors[0]}"
+        )
+    for n, (name, tensor) in enumerate(zip(names, tensors)):
+        element = tensor.element_type
+        if n == 2 and element != ACCUMULATOR:
+            raise ShapeError(
+                f"{op_name}: {name} of an integer contraction must be {ACCUMULATOR} (its "
+                f"accumulator type), got {tensor}"
+            )
+        if not _accumulates(element):
+            raise ShapeError(
+                f"{op_name}: {name} must be an integer tensor of at most 32 bits as "
+                f"{names[0]} is (an integer contraction accumulates in {ACCUMULATOR}), got {tensor}"
+            )
+    return tensors, ACCUMULATOR
 
 
 @dataclass(frozen=True)
@@ -163,7 +216,7 @@ class MatMulOp(GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        a, b = _float_tensors(cls.name, ("lhs", "rhs"), operand_types)
+        (a, b), element = _contraction_tensors(cls.name, ("lhs", "rhs"), operand_types)
         sa, sb = shape_of(a), shape_of(b)
         if not sa or not sb:
             raise ShapeError("graph.matmul: operands must have rank >= 1")
@@ -176,7 +229,7 @@ class MatMulOp(GraphOp):
             )
         batch = broadcast_shapes(cls.name, a2[:-2], b2[:-2])
         out = (*batch, *((a2[-2],) if len(sa) > 1 else ()), *((b2[-1],) if len(sb) > 1 else ()))
-        return [tensor_type(out, a.element_type)]
+        return [tensor_type(out, element)]
 
 
 @irdl_op_definition
@@ -230,7 +283,7 @@ class MatMulPackedOp(GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        a, b = _float_tensors(cls.name, ("lhs", "rhs"), operand_types)
+        (a, b), element = _contraction_tensors(cls.name, ("lhs", "rhs"), operand_types)
         sa, sb = shape_of(a), shape_of(b)
         if len(sa) < 2 or len(sb) < 3:
             raise ShapeError(
@@ -243,17 +296,23 @@ class MatMulPackedOp(GraphOp):
                 f"{fmt_shape(sb)} has {sb[-2]} rows"
             )
         batch = broadcast_shapes(cls.name, sa[:-2], sb[:-3])
-        return [tensor_type((*batch, sa[-2], sb[-3] * sb[-1]), a.element_type)]
+        return [tensor_type((*batch, sa[-2], sb[-3] * sb[-1]), element)]
 
 
 def _conv_operands(
     op_name: str, operand_types: Sequence[Attribute], rank_hint: str = "",
-    *, ranks: tuple[int, int] | None = None,
+    *, ranks: tuple[int, int] | None = None, integer: bool = False,
 ):
-    """input, weight, optional bias of a convolution-like op: with matching ranks 3 to 5, or
-    exactly `ranks` (input rank, weight rank) when given."""
+    """The result element type, input and weight shapes and optional bias of a
+    convolution-like op: with matching ranks 3 to 5, or exactly `ranks` (input rank, weight
+    rank) when given; float operands, or with `integer` also integer ones (see
+    `_contraction_tensors`)."""
     names = ("input", "weight", "bias")[: len(operand_types)]
-    x, w, *b = _float_tensors(op_name, names, operand_types)
+    if integer:
+        (x, w, *b), element = _contraction_tensors(op_name, names, operand_types)
+    else:
+        x, w, *b = _float_tensors(op_name, names, operand_types)
+        element = x.element_type
     sx, sw = shape_of(x), shape_of(w)
     if ranks is None and (not 1 <= len(sx) - 2 <= 3 or len(sw) != len(sx)):
         raise ShapeError(
@@ -265,7 +324,7 @@ def _conv_operands(
             f"{op_name}: input {fmt_shape(sx)} and weight {fmt_shape(sw)} must have ranks "
             f"{ranks[0]} and {ranks[1]}{rank_hint}"
         )
-    return x, sx, sw, (b[0] if b else None)
+    return element, sx, sw, (b[0] if b else None)
 
 
 def _conv_output_sizes(op_name: str, props: Props, sizes: Shape, kernel: Shape) -> list[int]:
@@ -323,7 +382,9 @@ class ConvOp(_Convolution, GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        x, sx, sw, bias = _conv_operands(cls.name, operand_types, " (N, C, 1-3 spatial dims)")
+        element, sx, sw, bias = _conv_operands(
+            cls.name, operand_types, " (N, C, 1-3 spatial dims)", integer=True
+        )
         group = get_int(props, "group", 1)
         if group < 1 or sx[1] % group or sw[0] % group:
             raise ShapeError(f"graph.conv: group {group} must divide input channels {sx[1]} and output channels {sw[0]}")
@@ -334,7 +395,7 @@ class ConvOp(_Convolution, GraphOp):
             )
         _check_bias(cls.name, bias, sw[0])
         out = _conv_output_sizes(cls.name, props, sx[2:], sw[2:])
-        return [tensor_type((sx[0], sw[0], *out), x.element_type)]
+        return [tensor_type((sx[0], sw[0], *out), element)]
 
 
 @irdl_op_definition
@@ -355,7 +416,7 @@ class ConvTransposeOp(_Convolution, GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        x, sx, sw, bias = _conv_operands(cls.name, operand_types)
+        element, sx, sw, bias = _conv_operands(cls.name, operand_types)
         spatial = len(sx) - 2
         group = get_int(props, "group", 1)
         if sx[1] != sw[0] or group < 1 or sw[0] % group:
@@ -375,7 +436,7 @@ class ConvTransposeOp(_Convolution, GraphOp):
             if size < 1:
                 raise ShapeError("graph.conv_transpose: pads leave an empty output")
             out.append(size)
-        return [tensor_type((sx[0], c_out, *out), x.element_type)]
+        return [tensor_type((sx[0], c_out, *out), element)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -470,9 +531,9 @@ class ConvNchwcOp(_Convolution, GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        x, sx, sw, bias = _conv_operands(
+        element, sx, sw, bias = _conv_operands(
             cls.name, operand_types,
-            " ([N, C/cb, H, W, cb] and [M/mb, C/cb, KH, KW, cb, mb])", ranks=(5, 6),
+            " ([N, C/cb, H, W, cb] and [M/mb, C/cb, KH, KW, cb, mb])", ranks=(5, 6), integer=True,
         )  # fmt: skip
         group = get_int(props, "group", 1)
         channels = sx[1] * sx[4]
@@ -493,7 +554,7 @@ class ConvNchwcOp(_Convolution, GraphOp):
             )
         _check_bias(cls.name, bias, sw[0] * sw[5])
         out = _conv_output_sizes(cls.name, props, sx[2:4], sw[2:4])
-        return [tensor_type((sx[0], sw[0], *out, sw[5]), x.element_type)]
+        return [tensor_type((sx[0], sw[0], *out, sw[5]), element)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -622,6 +683,9 @@ class LogSoftmaxOp(AxisOp):
 class PoolOp(GraphOp):
     """A sliding-window reduction over the spatial dims of an NC + spatial tensor."""
 
+    #: Whether the op takes integer inputs too (max pooling does; averages are floats').
+    TAKES_INTEGERS: ClassVar[bool] = False
+
     input = operand_def(TensorType)
     result = result_def(TensorType)
     kernel_shape = prop_def(DenseArrayBase)
@@ -638,7 +702,11 @@ class PoolOp(GraphOp):
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
-        (x,) = _float_tensors(cls.name, ("input",), operand_types)
+        if cls.TAKES_INTEGERS:
+            x = as_tensor(cls.name, "input", operand_types[0])
+            check_elements(cls.name, "input", x, "numeric")
+        else:
+            (x,) = _float_tensors(cls.name, ("input",), operand_types)
         sx = shape_of(x)
         spatial = len(sx) - 2
         kernel = get_ints(props, "kernel_shape")
@@ -664,7 +732,112 @@ class PoolOp(GraphOp):
 
 @irdl_op_definition
 class MaxPoolOp(PoolOp):
+    """Max over each window (of float or integer elements)."""
+
     name = "graph.max_pool"
+    TAKES_INTEGERS: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class MaxPoolIndicesOp(PoolOp):
+    """Where graph.max_pool finds each window's maximum (ONNX MaxPool's Indices output): the
+    flat index into the input of the window's first maximum in row-major scan order, i64.
+    The index counts the (n, c) planes before, then the position within the plane in
+    row-major order (`storage_order` 0) or column-major order (1):
+
+        (n * C + c) * H * W + h * W + w        or        (n * C + c) * H * W + h + w * H"""
+
+    name = "graph.max_pool_indices"
+    TAKES_INTEGERS: ClassVar[bool] = True
+    storage_order = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+
+    @property
+    def column_major(self) -> bool:
+        """`storage_order` 1: positions within a plane count down the columns."""
+        return bool(get_int(self.properties, "storage_order", 0))
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        (pooled,) = super().infer_result_types(operand_types, props)
+        if get_int(props, "storage_order", 0) not in (0, 1):
+            raise ShapeError(
+                f"{cls.name}: storage_order must be 0 (row-major) or 1 (column-major), got "
+                f"{get_int(props, 'storage_order')}"
+            )
+        return [tensor_type(shape_of(pooled), i64)]
+
+
+@irdl_op_definition
+class MaxUnpoolOp(GraphOp):
+    """The partial inverse of max pooling (ONNX MaxUnpool): a zero tensor in which each input
+    element is put where its index says. The result's spatial dims are `output` (default:
+    the size the pool's window gives, (in - 1) * stride - pad_begin - pad_end + kernel, the
+    "inferred" size); `indices` (i64, the input's shape) are flat indices into the tensor of
+    the inferred size, planes counted as graph.max_pool_indices counts them (row-major), and
+    a larger `output` extends that tensor with zeros past its end in each dim, as the ONNX
+    reference does (ONNX Runtime reads the indices in the `output` layout instead).
+
+    Each input element at pooled position q lands where its index points if that lies in
+    q's pooling window (kernel, strides, pads), as every index graph.max_pool_indices makes
+    does; an index outside the window is dropped. Of several elements with the same index
+    the last in row-major order wins."""
+
+    name = "graph.max_unpool"
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    kernel_shape = prop_def(DenseArrayBase)
+    strides = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    output = opt_prop_def(DenseArrayBase)
+    assembly_format = _FORMAT
+
+    @property
+    def window(self) -> Window:
+        """kernel_shape, strides and pads (dilations 1)."""
+        return _window(self.properties, get_ints(self.properties, "kernel_shape"))
+
+    @classmethod
+    def unpooled_sizes(cls, props: Props, sizes: Shape) -> list[int]:
+        """The inferred spatial sizes: where the windows of a pool of `sizes` outputs reach."""
+        kernel = get_ints(props, "kernel_shape")
+        strides, pads, _ = _window_props(props, len(kernel))
+        return [
+            (size - 1) * s - pads[i] - pads[len(kernel) + i] + k
+            for i, (size, s, k) in enumerate(zip(sizes, strides, kernel))
+        ]
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        x = as_tensor(cls.name, "input", operand_types[0])
+        indices = as_tensor(cls.name, "indices", operand_types[1])
+        check_elements(cls.name, "input", x, "numeric")
+        sx = shape_of(x)
+        spatial = len(sx) - 2
+        kernel = get_ints(props, "kernel_shape")
+        if not 1 <= spatial <= 3 or len(kernel) != spatial:
+            raise ShapeError(
+                f"{cls.name}: kernel_shape {fmt_shape(kernel)} does not match input {fmt_shape(sx)} "
+                "(N, C, 1-3 spatial dims)"
+            )
+        if indices.element_type != i64 or shape_of(indices) != sx:
+            raise ShapeError(
+                f"{cls.name}: indices must be an i64 tensor of the input's shape {fmt_shape(sx)}, "
+                f"got {indices}"
+            )
+        _spatial_props(cls.name, props, spatial)
+        if get_ints(props, "dilations", [1] * spatial) != (1,) * spatial:
+            raise ShapeError(f"{cls.name}: has no dilations")
+        inferred = cls.unpooled_sizes(props, sx[2:])
+        if any(size < 1 for size in inferred):
+            raise ShapeError(f"{cls.name}: pads leave an empty result ({fmt_shape(inferred)})")
+        output = get_ints(props, "output", inferred)
+        if len(output) != spatial or any(o < i for o, i in zip(output, inferred)):
+            raise ShapeError(
+                f"{cls.name}: output {fmt_shape(output)} must have {spatial} sizes, each at least "
+                f"the pool's {fmt_shape(inferred)}"
+            )
+        return [tensor_type((*sx[:2], *output), x.element_type)]
 
 
 @irdl_op_definition
@@ -706,7 +879,8 @@ class GlobalMaxPoolOp(GlobalPoolOp):
 
 NN_OPS = [
     MatMulOp, GemmOp, ConvOp, ConvTransposeOp, BatchNormOp, LayerNormOp, LRNOp,
-    SoftmaxOp, LogSoftmaxOp, MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp, GlobalMaxPoolOp,
+    SoftmaxOp, LogSoftmaxOp, MaxPoolOp, MaxPoolIndicesOp, MaxUnpoolOp, AvgPoolOp,
+    GlobalAvgPoolOp, GlobalMaxPoolOp,
 ]  # fmt: skip
 
 #: The blocked-layout ops: compute ops with reference semantics (in GRAPH_OPS), but no ONNX

@@ -11,12 +11,12 @@ Semantics follow the ONNX operator of the same name with the properties that the
 already normalized (explicit pads, non-negative axes, clamped slice bounds; see
 docs/graph_ops.md). The code favours clarity over speed, but avoids per-element Python loops:
 convolution is im2col + matmul, pooling uses strided window views, resize is separable.
-Unsupported corners raise `EvaluationError` (today: Resize's tf_crop_and_resize, which needs
-an roi the op does not carry).
+Inputs an op is undefined on (an index out of range) raise `EvaluationError`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 
@@ -27,6 +27,7 @@ from xdsl.ir import Operation, SSAValue
 
 from minitvm.dialects.graph import elementwise as ew
 from minitvm.dialects.graph import nn
+from minitvm.dialects.graph import sampling as sp
 from minitvm.dialects.graph import tensor as tn
 from minitvm.dialects.graph import winograd as wg
 from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
@@ -263,6 +264,21 @@ def _cast(op: Operation, xs: Arrays) -> Arrays:
     return [x.astype(target)]
 
 
+def _bitcast(op: Operation, xs: Arrays) -> Arrays:
+    """The same bytes viewed as the result type (a bool as a byte: 0 or 1; true if not 0)."""
+    type_ = op.results[0].type
+    assert isinstance(type_, TensorType)
+    target = numpy_dtype_of(type_.element_type)
+    source = op.operands[0].type
+    assert isinstance(source, TensorType)
+    x = xs[0].astype(numpy_dtype_of(source.element_type))  # bf16 arrives widened to f32
+    if target == np.bool_:
+        return [x != 0]
+    if x.dtype == np.bool_:
+        return [x.astype(target)]
+    return [np.ascontiguousarray(x).view(target)]
+
+
 # --------------------------------------------------------------------------------------------
 # Windows: the shared machinery of convolution and pooling
 # --------------------------------------------------------------------------------------------
@@ -300,9 +316,15 @@ def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
     return tuple(type_.get_shape())
 
 
+def _widened(xs: Arrays) -> Arrays:
+    """An integer contraction's operands in i32, the type of its products and sums (float
+    operands as they are)."""
+    return [x.astype(np.int32) if np.issubdtype(x.dtype, np.integer) else x for x in xs]
+
+
 def _conv(op: Operation, xs: Arrays) -> Arrays:
     assert isinstance(op, nn.ConvOp)
-    x, w, *b = xs
+    x, w, *b = _widened(xs)
     return [_convolve(x, w, b[0] if b else None, op.window, op.groups, _out_shape(op)[2:])]
 
 
@@ -406,7 +428,7 @@ def _layout_transform(op: Operation, xs: Arrays) -> Arrays:
 def _conv_nchwc(op: Operation, xs: Arrays) -> Arrays:
     """graph.conv on the unblocked input and weight, the result blocked by mb."""
     assert isinstance(op, nn.ConvNchwcOp)
-    x, w, *b = xs
+    x, w, *b = _widened(xs)
     out = _out_shape(op)
     y = _convolve(relayout(x, x.shape[4], None), unblock_weight(w), b[0] if b else None,
                   op.window, op.groups, out[2:4])  # fmt: skip
@@ -465,8 +487,10 @@ def _pool(op: Operation, xs: Arrays) -> Arrays:
     ]
     axes = tuple(range(-spatial, 0))
     if isinstance(op, nn.MaxPoolOp):
-        padded = _pad_spatial(x, begins, ends, -np.inf)
+        padded = _pad_spatial(x, begins, ends, lowest(x.dtype))
         return [_windows(padded, kernel, strides, dilations, out).max(axis=axes)]
+    if isinstance(op, nn.MaxPoolIndicesOp):
+        return [_max_pool_indices(op, x, begins, ends, out)]
     assert isinstance(op, nn.AvgPoolOp)
     padded = _pad_spatial(x, begins, ends, 0)
     total = _windows(padded, kernel, strides, dilations, out).sum(axis=axes)
@@ -480,6 +504,71 @@ def _pool(op: Operation, xs: Arrays) -> Arrays:
         mask = _pad_spatial(mask, begins, ends, 0)
     count = _windows(mask, kernel, strides, dilations, out).sum(axis=axes)
     return [total / count]
+
+
+def lowest(dtype: np.dtype) -> float | int:
+    """What a max pool pads with: -inf, or an integer type's least value."""
+    return int(np.iinfo(dtype).min) if np.issubdtype(dtype, np.integer) else -np.inf
+
+
+def _max_pool_indices(
+    op: nn.MaxPoolIndicesOp, x: np.ndarray, begins: Sequence[int], ends: Sequence[int],
+    out: Sequence[int],
+) -> np.ndarray:
+    """The flat index of each window's first maximum (a NaN, if there is one) among its taps
+    on the input."""
+    window = op.window
+    kernel, strides, dilations = window.kernel, window.strides, window.dilations
+    spatial = len(kernel)
+    n, c, *size = x.shape
+    positions = np.indices(size)  # spatial dim d's coordinate at each position
+    order = range(spatial) if op.column_major else reversed(range(spatial))
+    within, step = np.zeros(size, dtype=np.int64), 1
+    for d in order:  # the fastest-moving dim first
+        within += positions[d] * step
+        step *= size[d]
+    planes = np.arange(n * c, dtype=np.int64).reshape(n, c, *[1] * spatial) * math.prod(size)
+    flat = _pad_spatial(planes + within, begins, ends, -1)
+    values = _pad_spatial(x, begins, ends, lowest(x.dtype))
+    taps = _windows(values, kernel, strides, dilations, out).reshape(n, c, *out, -1)
+    where = _windows(flat, kernel, strides, dilations, out).reshape(n, c, *out, -1)
+    best = taps.max(axis=-1, keepdims=True)
+    hits = (taps == best) & (where >= 0)
+    if np.issubdtype(x.dtype, np.floating):
+        hits |= np.isnan(taps) & (where >= 0)
+    first = np.argmax(hits, axis=-1)[..., None]
+    return np.take_along_axis(where, first, axis=-1)[..., 0]
+
+
+def _max_unpool(op: Operation, xs: Arrays) -> Arrays:
+    """Each element at pooled position q to its index, if that lies in q's window (the last
+    element of an index wins), in a zero tensor of the inferred size; then that tensor at
+    the start of the result."""
+    assert isinstance(op, nn.MaxUnpoolOp)
+    x, indices = xs
+    window = op.window
+    kernel, strides, pads = window.kernel, window.strides, window.pads
+    n, c, *size = x.shape
+    spatial = len(size)
+    inferred = nn.MaxUnpoolOp.unpooled_sizes(op.properties, tuple(size))
+    plane = math.prod(inferred)
+    target = indices.reshape(n * c, -1)
+    position = np.unravel_index(np.clip(target % plane, 0, plane - 1), inferred)
+    pooled = np.unravel_index(np.arange(math.prod(size)), size)
+    ok = target // plane == np.arange(n * c)[:, None]
+    for d in range(spatial):
+        offset = position[d] - (pooled[d] * strides[d] - pads[d])
+        ok &= (offset >= 0) & (offset < kernel[d])
+    winner = np.full(n * c * plane, -1, dtype=np.int64)
+    ordinals = np.arange(x.size, dtype=np.int64).reshape(n * c, -1)
+    np.maximum.at(winner, target[ok], ordinals[ok])
+    unpooled = np.zeros(n * c * plane, dtype=x.dtype)
+    unpooled[winner >= 0] = x.reshape(-1)[winner[winner >= 0]]
+    y = np.zeros(_out_shape(op), dtype=x.dtype)
+    y[(slice(None), slice(None), *(slice(0, s) for s in inferred))] = unpooled.reshape(
+        n, c, *inferred
+    )
+    return [y]
 
 
 # --------------------------------------------------------------------------------------------
@@ -769,19 +858,21 @@ def _gemm(op: Operation, xs: Arrays) -> Arrays:
     return [y]
 
 
-# --------------------------------------------------------------------------------------------
-# Resize: separable, one axis at a time (ONNX's linear mode is N-linear, hence separable)
+# Resize: separable, one axis at a time (each mode's filter is a product over the axes)
 # --------------------------------------------------------------------------------------------
 
 
-def _source_coordinates(mode: str, out: int, size: int, scale: float) -> np.ndarray:
+def _source_coordinates(
+    mode: str, out: int, size: int, scale: float, roi: tuple[float, float] = (0.0, 1.0)
+) -> np.ndarray:
     """ONNX's coordinate_transformation_mode: where output index i samples the input.
 
     `length_resized` in the spec's formulas is `scale * size` unrounded (in float32), as in
     the ONNX reference implementation and backend tests; ONNX Runtime uses the rounded output
-    length instead for align_corners, so the two differ when `scale * size` is not an
-    integer. pytorch_half_pixel's "length_resized > 1" test uses the output length, as
-    PyTorch and ONNX Runtime do.
+    length instead for align_corners and tf_crop_and_resize, so the two differ when
+    `scale * size` is not an integer. pytorch_half_pixel's "length_resized > 1" test uses the
+    output length, as PyTorch and ONNX Runtime do. `roi` is tf_crop_and_resize's box along
+    this dim (start, end).
     """
     i = np.arange(out, dtype=np.float64)
     length = float(np.float32(scale) * np.float32(size))
@@ -794,8 +885,36 @@ def _source_coordinates(mode: str, out: int, size: int, scale: float) -> np.ndar
         return offset + (i + 0.5) / scale - 0.5
     if mode == "align_corners":
         return i * (size - 1) / (length - 1) if length != 1 else np.zeros_like(i)
+    if mode == "tf_crop_and_resize":
+        width, offset, single = crop_terms(roi, size)
+        if length == 1:
+            return np.full_like(i, single)
+        return i * width * (size - 1) / (length - 1) + offset
     assert mode == "asymmetric", mode
     return i / scale
+
+
+def crop_terms(roi: tuple[float, float], size: int) -> tuple[float, float, float]:
+    """tf_crop_and_resize along a dim of `size` with box `roi` = (start, end): x(i) = i *
+    width * (size - 1) / (length - 1) + offset, or `single` for an output length of 1. The
+    box's width and offset are float32, as ONNX's reference computes them from its float32
+    roi (numpy's scalar rules); a source exactly between two elements, where nearest mode's
+    rounding turns, depends on that."""
+    start, end = np.float32(roi[0]), np.float32(roi[1])
+    width, offset = end - start, start * np.float32(size - 1)
+    single = float(np.float32(width * np.float32(size - 1)) / np.float32(2)) + float(offset)
+    return float(width), float(offset), single
+
+
+def crop_range(sampling: tn.Sampling, axis: int, size: int, out: int) -> tuple[int, int]:
+    """The output indices [first, last] along `axis` whose tf_crop_and_resize source lies
+    inside the input (the others get extrapolation_value); (out, -1) if none does. The
+    source is affine in the index, so those indices are one range."""
+    coords = _source_coordinates(
+        sampling.coordinate_mode, out, size, sampling.scales[axis], sampling.roi_of(axis)
+    )
+    inside = np.flatnonzero((coords >= 0) & (coords <= size - 1))
+    return (int(inside[0]), int(inside[-1])) if inside.size else (out, -1)
 
 
 def _nearest_index(mode: str, coords: np.ndarray, size: int) -> np.ndarray:
@@ -810,30 +929,211 @@ def _nearest_index(mode: str, coords: np.ndarray, size: int) -> np.ndarray:
     return np.clip(index, 0, size - 1).astype(np.int64)
 
 
+def cubic_filter(a: float, distance: np.ndarray) -> np.ndarray:
+    """Keys' cubic convolution kernel with coefficient `a` (ONNX's cubic_coeff_a)."""
+    d = np.abs(distance)
+    near = ((a + 2) * d - (a + 3)) * d * d + 1
+    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return np.where(d <= 1, near, np.where(d < 2, far, 0.0))
+
+
+def _filter_taps(
+    sampling: tn.Sampling, axis: int, coords: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The input indices (clamped into the input) and weights, [out, taps], with which each
+    output index along `axis` combines the input (linear and cubic modes; see Sampling)."""
+    low = np.floor(coords)
+    offsets = np.array(sampling.taps(axis))
+    index = low.astype(np.int64)[:, None] + offsets[None, :]
+    distance = (offsets[None, :] - (coords - low)[:, None]) * sampling.filter_scale(axis)
+    if sampling.mode == "linear":
+        weight = np.clip(1 - np.abs(distance), 0, 1)
+    else:
+        weight = cubic_filter(sampling.cubic_coeff_a, distance)
+    if sampling.antialias:
+        weight = weight / weight.sum(axis=1, keepdims=True)
+    if sampling.exclude_outside:
+        weight = np.where((index < 0) | (index >= size), 0.0, weight)
+        total = weight.sum(axis=1, keepdims=True)
+        weight = weight / np.where(total == 0, 1.0, total)
+    return np.clip(index, 0, size - 1), weight
+
+
 def _resize(op: Operation, xs: Arrays) -> Arrays:
+    """In float64, as ONNX's reference computes it, one resampled axis at a time."""
     assert isinstance(op, tn.ResizeOp)
-    y = xs[0]
+    y = xs[0].astype(np.float64)
     sampling = op.sampling
-    scales, mode = sampling.scales, sampling.mode
-    transform, nearest = sampling.coordinate_mode, sampling.nearest_mode
-    if transform == "tf_crop_and_resize":
-        raise EvaluationError(
-            "graph.resize: coordinate_transformation_mode \"tf_crop_and_resize\" is not "
-            "supported by the reference interpreter (it needs an roi the op does not carry)"
-        )
-    for axis, (size, out, scale) in enumerate(zip(y.shape, _out_shape(op), scales)):
-        if size == out and scale == 1:
-            continue  # every transform maps i to i
-        coords = _source_coordinates(transform, out, size, scale)
-        if mode == "nearest":
-            y = np.take(y, _nearest_index(nearest, coords, size), axis=axis)
+    for axis, (size, out) in enumerate(zip(y.shape, _out_shape(op))):
+        if not sampling.resamples(axis, size, out):
             continue
-        coords = np.clip(coords, 0, size - 1)
-        lo = np.floor(coords).astype(np.int64)
-        hi = np.minimum(lo + 1, size - 1)
-        frac = (coords - lo).reshape([-1 if d == axis else 1 for d in range(y.ndim)])
-        y = np.take(y, lo, axis=axis) * (1 - frac) + np.take(y, hi, axis=axis) * frac
+        coords = _source_coordinates(sampling.coordinate_mode, out, size,
+                                     sampling.scales[axis], sampling.roi_of(axis))  # fmt: skip
+        along = [-1 if d == axis else 1 for d in range(y.ndim)]
+        if sampling.mode == "nearest":
+            y = np.take(y, _nearest_index(sampling.nearest_mode, coords, size), axis=axis)
+        else:
+            index, weight = _filter_taps(sampling, axis, coords, size)
+            taps = np.take(y, index, axis=axis)  # the axis becomes (out, taps)
+            weight = weight.reshape(*along[: axis + 1], weight.shape[1], *along[axis + 1 :])
+            y = (taps * weight).sum(axis=axis + 1)
+        if sampling.coordinate_mode == "tf_crop_and_resize":
+            first, last = crop_range(sampling, axis, size, out)
+            i = np.arange(out).reshape(along)
+            y = np.where((i < first) | (i > last), sampling.extrapolation_value, y)
     return [y]
+
+
+# --------------------------------------------------------------------------------------------
+# Sampling: grid_sample, roi_align, col2im (ONNX's reference implementation, vectorized)
+# --------------------------------------------------------------------------------------------
+
+
+def reflect(x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """x mirrored at `low` and `high` (repeatedly) until it lies between them: GridSample's
+    reflection padding (PyTorch's reflect_coordinates)."""
+    span = high - low
+    if span == 0:
+        return np.full_like(x, low)
+    below = x < low
+    excess = np.where(below, low - x, x - high)
+    folds = np.trunc(excess / span)
+    rest = excess - folds * span
+    even = folds % 2 == 0
+    from_low, from_high = np.where(even, low + rest, high - rest), np.where(even, high - rest, low + rest)
+    return np.where(below, from_low, np.where(x > high, from_high, x))
+
+
+def _grid_sample(op: Operation, xs: Arrays) -> Arrays:
+    """Coordinates in float32 as ONNX's reference computes them (nearest mode's ties depend
+    on that rounding), the interpolation in float64."""
+    x, grid = xs
+    props = op.properties
+    mode = get_str(props, "mode", "linear")
+    padding = get_str(props, "padding_mode", "zeros")
+    align = bool(get_int(props, "align_corners", 0))
+    spatial = x.shape[2:]
+    taps_per_dim: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = []
+    for d, size in enumerate(spatial):
+        n = grid[..., len(spatial) - 1 - d].astype(np.float32)
+        low, high = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
+        c = (n + 1) / 2 * (size - 1) if align else ((n + 1) * size - 1) / 2
+        if mode == "nearest":
+            c = np.rint(c)
+        outside = (c < low) | (c > high)
+        if padding == "border":
+            c = np.where(outside, np.clip(c, 0, size - 1), c)
+        elif padding == "reflection":
+            c = np.where(outside, reflect(c.astype(np.float64), low, high), c).astype(np.float32)
+        base = np.floor(c)
+        t = (c - base).astype(np.float64)
+        if mode == "nearest":
+            offsets, weights = [0], [np.ones_like(t)]
+            base = np.trunc(c)
+        elif mode == "linear":
+            offsets, weights = [0, 1], [1 - t, t]
+        else:
+            offsets = [-1, 0, 1, 2]
+            weights = [cubic_filter(-0.75, j - t) for j in offsets]
+        taps = []
+        for j, w in zip(offsets, weights):
+            index = base.astype(np.int64) + j
+            valid = (index >= 0) & (index < size)
+            if padding == "reflection":
+                index = np.trunc(reflect(index.astype(np.float64), low, high)).astype(np.int64)
+            taps.append((np.clip(index, 0, size - 1), valid | (padding != "zeros"), w))
+        taps_per_dim.append(taps)
+    batch = np.arange(x.shape[0]).reshape(-1, *[1] * (grid.ndim - 2))
+    total = np.zeros((*grid.shape[:-1], x.shape[1]))
+    for combo in itertools.product(*taps_per_dim):
+        weight, valid = np.ones(grid.shape[:-1]), np.ones(grid.shape[:-1], np.bool_)
+        for _, ok, w in combo:
+            weight, valid = weight * w, valid & ok
+        values = x[(batch, slice(None), *(index for index, _, _ in combo))].astype(np.float64)
+        total += np.where(valid, weight, 0.0)[..., None] * values
+    return [np.moveaxis(total, -1, 1)]
+
+
+def _roi_axis(start: np.float32, bin_size: np.float32, bins: int, grid: int, size: int):
+    """Along one dim of a box: per bin and sample point, whether it counts (not more than a
+    pixel outside), its low and high input indices and their weights (float32, ONNX's)."""
+    i = np.arange(bins, dtype=np.float32)[:, None]
+    j = np.arange(max(grid, 0), dtype=np.float32)[None, :]
+    p = start + i * bin_size + (j + np.float32(0.5)) * bin_size / np.float32(grid)
+    valid = (p >= -1) & (p <= size)
+    p = np.maximum(p, np.float32(0))
+    low = np.floor(p).astype(np.int64)
+    edge = low >= size - 1
+    low = np.where(edge, size - 1, low)
+    p = np.where(edge, low.astype(np.float32), p)
+    high = np.where(edge, low, low + 1)
+    frac = (p - low).astype(np.float32)
+    return valid, low, high, np.float32(1) - frac, frac
+
+
+def _roi_align(op: Operation, xs: Arrays) -> Arrays:
+    x, rois, batch_indices = xs
+    props = op.properties
+    out_h, out_w = get_int(props, "output_height"), get_int(props, "output_width")
+    ratio = get_int(props, "sampling_ratio", 0)
+    scale = np.float32(get_float(props, "spatial_scale", 1.0))
+    half_pixel = get_str(props, "coordinate_transformation_mode", "half_pixel") == "half_pixel"
+    max_mode = get_str(props, "mode", "avg") == "max"
+    n, channels, height, width = x.shape
+    batch = batch_indices.astype(np.int64)
+    if batch.size and not (0 <= batch.min() and batch.max() < n):
+        raise EvaluationError(
+            f"{op.name}: batch_indices must be in [0, {n}), got values in [{batch.min()}, "
+            f"{batch.max()}]"
+        )
+    result = np.zeros((len(rois), channels, out_h, out_w))
+    for r, box in enumerate(rois.astype(np.float32)):
+        x1, y1, x2, y2 = box * scale - np.float32(0.5 if half_pixel else 0.0)
+        box_h, box_w = y2 - y1, x2 - x1
+        if not half_pixel:
+            box_h, box_w = max(box_h, np.float32(1)), max(box_w, np.float32(1))
+        bin_h, bin_w = box_h / np.float32(out_h), box_w / np.float32(out_w)
+        grid_h = ratio if ratio > 0 else int(np.ceil(bin_h))
+        grid_w = ratio if ratio > 0 else int(np.ceil(bin_w))
+        if grid_h <= 0 or grid_w <= 0:
+            continue  # no sample points: 0
+        vy, yl, yh, wyl, wyh = (a[:, :, None, None] for a in _roi_axis(y1, bin_h, out_h, grid_h, height))
+        vx, xl, xh, wxl, wxh = (a[None, None] for a in _roi_axis(x1, bin_w, out_w, grid_w, width))
+        image = x[batch[r]]
+        # [C, out_h, grid_h, out_w, grid_w] for each of the four corners
+        terms = [w * image[:, yi, xi] for w, yi, xi in (
+            (wyl * wxl, yl, xl), (wyl * wxh, yl, xh), (wyh * wxl, yh, xl), (wyh * wxh, yh, xh)
+        )]  # fmt: skip
+        valid = vy & vx
+        if max_mode:
+            value = np.where(valid, np.maximum.reduce(terms), 0.0).max(axis=(2, 4))
+        else:
+            value = np.where(valid, sum(terms), 0.0).sum(axis=(2, 4)) / max(grid_h * grid_w, 1)
+        result[r] = value
+    return [result]
+
+
+def _col2im(op: Operation, xs: Arrays) -> Arrays:
+    """Each kernel offset's columns added at their (strided) image positions in a padded
+    image, which is then cropped."""
+    assert isinstance(op, sp.Col2ImOp)
+    (x,) = xs
+    window, blocks = op.window, op.blocks
+    image = get_ints(op.properties, "image_shape")
+    block = math.prod(window.kernel)
+    n, rows, _ = x.shape
+    wide = np.float64 if x.dtype.kind == "f" else np.int64
+    cols = x.astype(wide).reshape(n, rows // block, block, *blocks)
+    padded = np.zeros((n, rows // block, *(
+        s + b + e for s, b, e in zip(image, window.pad_begins, window.pad_ends))), wide)  # fmt: skip
+    for k, offset in enumerate(np.ndindex(*window.kernel)):
+        region = tuple(
+            slice(o * d, o * d + (nb - 1) * s + 1, s)
+            for o, d, nb, s in zip(offset, window.dilations, blocks, window.strides)
+        )
+        padded[(slice(None), slice(None), *region)] += cols[:, :, k]
+    crop = tuple(slice(b, b + s) for b, s in zip(window.pad_begins, image))
+    return [padded[(slice(None), slice(None), *crop)]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -888,6 +1188,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     ew.IsNaNOp: _unary(np.isnan),
     ew.IsInfOp: _unary_op(_is_inf),
     ew.CastOp: _cast,
+    ew.BitcastOp: _bitcast,
     # binary
     ew.AddOp: _binary(np.add),
     ew.SubOp: _binary(np.subtract),
@@ -912,7 +1213,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     ew.PReluOp: _binary(lambda x, slope: np.where(x < 0, slope * x, x)),
     ew.WhereOp: lambda op, xs: [np.where(xs[0], xs[1], xs[2])],
     # nn
-    nn.MatMulOp: _binary(np.matmul),
+    nn.MatMulOp: lambda op, xs: [np.matmul(*_widened(xs))],
     nn.GemmOp: _gemm,
     nn.ConvOp: _conv,
     nn.ConvTransposeOp: _conv_transpose,
@@ -922,12 +1223,14 @@ _KERNELS: dict[type[Operation], Kernel] = {
     nn.SoftmaxOp: _softmax,
     nn.LogSoftmaxOp: _softmax,
     nn.MaxPoolOp: _pool,
+    nn.MaxPoolIndicesOp: _pool,
+    nn.MaxUnpoolOp: _max_unpool,
     nn.AvgPoolOp: _pool,
     nn.GlobalAvgPoolOp: _global_pool(np.mean),
     nn.GlobalMaxPoolOp: _global_pool(np.max),
     nn.LayoutTransformOp: _layout_transform,
     nn.ConvNchwcOp: _conv_nchwc,
-    nn.MatMulPackedOp: lambda op, xs: [np.matmul(xs[0], unpack_panels(xs[1]))],
+    nn.MatMulPackedOp: lambda op, xs: [np.matmul(*_widened([xs[0], unpack_panels(xs[1])]))],
     wg.WinogradInputOp: _winograd_input,
     wg.WinogradOutputOp: _winograd_output,
     # tensor
@@ -960,6 +1263,10 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.ReduceLogSumExpOp: _reduce(_log_sum_exp),
     tn.ArgMaxOp: _arg_extreme,
     tn.ArgMinOp: _arg_extreme,
+    # sampling
+    sp.GridSampleOp: _grid_sample,
+    sp.RoiAlignOp: _roi_align,
+    sp.Col2ImOp: _col2im,
 }
 
 

@@ -131,18 +131,58 @@ class ExpandOp(DeclaredShapeOp):
 
 @dataclass(frozen=True)
 class Sampling:
-    """How graph.resize samples its input: a scale per dim, the interpolation `mode`, the
-    `coordinate_transformation_mode` and the `nearest_mode` (absent ones at their defaults)."""
+    """How graph.resize samples its input: its properties resolved (absent ones at their
+    defaults).
+
+    Along each resampled dim, output index i reads the input around the source coordinate
+    x(i) that `coordinate_mode` gives. Nearest mode reads one element (`nearest_mode` rounds
+    x); linear and cubic modes read the taps floor(x) + j for j in `taps(d)`, weighted by
+    their filter (the tent or Keys' cubic with `cubic_coeff_a`) at the distance
+    (j - t) * `filter_scale(d)`, t = x - floor(x), at indices clamped into the input (edge
+    padding). `antialias` stretches the filter by 1 / scale when downsampling (more taps,
+    weights normalized to sum 1); `exclude_outside` gives the taps outside the input weight 0
+    and renormalizes. tf_crop_and_resize samples the box `roi` (starts then ends, normalized
+    coordinates, one pair per dim) and gives `extrapolation_value` where x(i) lies outside the
+    input. The rules are ONNX's reference implementation's (dialects/graph/reference.py).
+    """
 
     scales: tuple[float, ...]
     mode: str
     coordinate_mode: str
     nearest_mode: str
+    cubic_coeff_a: float = -0.75
+    exclude_outside: bool = False
+    antialias: bool = False
+    roi: tuple[float, ...] | None = None
+    extrapolation_value: float = 0.0
+
+    def roi_of(self, d: int) -> tuple[float, float]:
+        """The (start, end) of the crop box along dim d; (0, 1) without tf_crop_and_resize."""
+        if self.coordinate_mode != "tf_crop_and_resize" or self.roi is None:
+            return (0.0, 1.0)
+        return (self.roi[d], self.roi[len(self.scales) + d])
+
+    def resamples(self, d: int, size: int, out: int) -> bool:
+        """Whether dim d changes: every mode maps i to i when its size, scale and box stay."""
+        return not (size == out and self.scales[d] == 1 and self.roi_of(d) == (0.0, 1.0))
+
+    def filter_scale(self, d: int) -> float:
+        """How much the filter is stretched along dim d: min(scale, 1) with antialias."""
+        return min(self.scales[d], 1.0) if self.antialias else 1.0
+
+    def taps(self, d: int) -> range:
+        """The offsets j from floor(x) of the taps along dim d (linear and cubic modes): the
+        filter's support (1 for linear, 2 for cubic) divided by `filter_scale`, as ONNX's
+        reference counts it."""
+        support = 1 if self.mode == "linear" else 2
+        start = math.floor(-support / self.filter_scale(d)) + 1
+        return range(start, 2 - start)
 
 
 @irdl_op_definition
 class ResizeOp(DeclaredShapeOp):
-    """Resample to the result shape (nearest or linear), with ONNX's coordinate modes."""
+    """Resample to the result shape (nearest, linear or cubic), with ONNX's coordinate modes
+    (see `Sampling`)."""
 
     name = "graph.resize"
     scales = prop_def(DenseArrayBase)
@@ -152,8 +192,10 @@ class ResizeOp(DeclaredShapeOp):
     cubic_coeff_a = opt_prop_def(FloatAttr, default_value=FloatAttr(-0.75, f32))
     exclude_outside = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
     extrapolation_value = opt_prop_def(FloatAttr, default_value=FloatAttr(0.0, f32))
+    antialias = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    roi = opt_prop_def(DenseArrayBase)
 
-    MODES: ClassVar[tuple[str, ...]] = ("nearest", "linear")
+    MODES: ClassVar[tuple[str, ...]] = ("nearest", "linear", "cubic")
     COORDINATE_MODES: ClassVar[tuple[str, ...]] = (
         "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
         "asymmetric", "tf_crop_and_resize",
@@ -163,17 +205,27 @@ class ResizeOp(DeclaredShapeOp):
     @property
     def sampling(self) -> Sampling:
         props = self.properties
+        roi = props.get("roi")
         return Sampling(
             tuple(float(s) for s in self.scales.get_values()),
             get_str(props, "mode", "nearest"),
             get_str(props, "coordinate_transformation_mode", "half_pixel"),
             get_str(props, "nearest_mode", "round_prefer_floor"),
+            get_float(props, "cubic_coeff_a", -0.75),
+            bool(get_int(props, "exclude_outside", 0)),
+            bool(get_int(props, "antialias", 0)),
+            None if roi is None else tuple(float(v) for v in roi.get_values()),  # type: ignore[attr-defined]
+            get_float(props, "extrapolation_value", 0.0),
         )
 
     @classmethod
-    def make(cls, input: SSAValue, *, sizes: Sequence[int], scales: Sequence[float], **props: object):  # type: ignore[override]
+    def make(  # type: ignore[override]
+        cls, input: SSAValue, *, sizes: Sequence[int], scales: Sequence[float],
+        roi: Sequence[float] | None = None, **props: object,
+    ):  # fmt: skip
         scales_attr = DenseArrayBase.from_list(f32, [float(s) for s in scales])
-        return super().make(input, shape=sizes, scales=scales_attr, **props)
+        roi_attr = None if roi is None else DenseArrayBase.from_list(f32, [float(v) for v in roi])
+        return super().make(input, shape=sizes, scales=scales_attr, roi=roi_attr, **props)
 
     def check_shapes(self, source: Shape, target: Shape) -> None:
         if len(source) != len(target):
@@ -191,6 +243,24 @@ class ResizeOp(DeclaredShapeOp):
                 raise ShapeError(f"graph.resize: {name} \"{value}\" is not one of {', '.join(allowed)}")
         if self.scales.elt_type != f32:
             raise ShapeError(f"graph.resize: scales must be an array<f32: ...>, got {self.scales}")
+        if any(not s > 0 for s in scales):
+            raise ShapeError(f"graph.resize: scales must be positive, got {list(scales)}")
+        for flag in ("exclude_outside", "antialias"):
+            if get_int(self.properties, flag, 0) not in (0, 1):
+                raise ShapeError(f"graph.resize: {flag} must be 0 or 1, got {get_int(self.properties, flag)}")
+        if sampling.antialias and sampling.mode == "nearest":
+            raise ShapeError("graph.resize: antialias applies to the linear and cubic modes, not nearest")
+        cropping = sampling.coordinate_mode == "tf_crop_and_resize"
+        if self.roi is None and cropping:
+            raise ShapeError("graph.resize: tf_crop_and_resize needs the roi property (the crop box)")
+        if self.roi is not None:
+            if not cropping:
+                raise ShapeError("graph.resize: roi is read by tf_crop_and_resize only; drop it or change the mode")
+            if self.roi.elt_type != f32 or len(self.roi.get_values()) != 2 * len(source):
+                raise ShapeError(
+                    f"graph.resize: roi must be an array<f32: ...> of {2 * len(source)} entries "
+                    f"(starts, then ends), got {self.roi}"
+                )
         source_type = as_tensor(self.name, "input", self.input.type)
         if not is_float(source_type.element_type):
             raise ShapeError(f"graph.resize: input must be a float tensor, got {source_type}")
@@ -591,7 +661,8 @@ class ReverseSequenceOp(GraphOp):
 
 @irdl_op_definition
 class PadOp(GraphOp):
-    """Pad with `pads` (begins then ends, non-negative) in constant, reflect or edge mode."""
+    """Pad with `pads` (begins then ends, non-negative) in constant, reflect, edge or wrap
+    mode (wrap: the dim repeats periodically, numpy.pad's "wrap")."""
 
     name = "graph.pad"
     input = operand_def(TensorType)
@@ -606,8 +677,8 @@ class PadOp(GraphOp):
         x = as_tensor(cls.name, "input", operand_types[0])
         shape, pads = shape_of(x), get_ints(props, "pads")
         mode = get_str(props, "mode", "constant")
-        if mode not in ("constant", "reflect", "edge"):
-            raise ShapeError(f"graph.pad: mode \"{mode}\" is not one of constant, reflect, edge")
+        if mode not in ("constant", "reflect", "edge", "wrap"):
+            raise ShapeError(f"graph.pad: mode \"{mode}\" is not one of constant, reflect, edge, wrap")
         if len(pads) != 2 * len(shape) or any(p < 0 for p in pads):
             raise ShapeError(f"graph.pad: pads needs {2 * len(shape)} non-negative entries, got {list(pads)}")
         rank = len(shape)
@@ -615,6 +686,8 @@ class PadOp(GraphOp):
             shape[d] and max(pads[d], pads[rank + d]) >= shape[d] for d in range(rank)
         ):
             raise ShapeError("graph.pad: reflect padding must be smaller than the padded dimension")
+        if mode == "wrap" and any(not shape[d] and pads[d] + pads[rank + d] for d in range(rank)):
+            raise ShapeError("graph.pad: wrap padding cannot pad an empty dimension")
         get_float(props, "value", 0.0)
         return [tensor_type([shape[d] + pads[d] + pads[rank + d] for d in range(rank)], x.element_type)]
 

@@ -61,6 +61,7 @@ from minitvm.dialects.te_expr import Tensor
 from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te import elementwise as _elementwise  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import nn as _nn  # noqa: F401  (registers rules)
+from minitvm.lowering.graph_to_te import sampling as _sampling  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import winograd as _winograd  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder

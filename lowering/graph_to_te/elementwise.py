@@ -25,6 +25,7 @@ from minitvm.dialects.te_expr import (
     asinh,
     atan,
     atanh,
+    bitcast,
     cast,
     ceil,
     clamp,
@@ -115,7 +116,10 @@ def scalar_of(value: float, type_: Attribute) -> float | int | bool:
     width = type_.width.data
     if width == 1:
         return value != 0
-    lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    if is_unsigned(type_):
+        lo, hi = 0, (1 << width) - 1
+    else:
+        lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if math.isnan(value):
         return 0
     return int(min(max(value, lo), hi))
@@ -240,6 +244,12 @@ def _predicate(kb: KernelBuilder, op: Operation, x: Tensor) -> list[Tensor]:
 def _cast(kb: KernelBuilder, op: graph.CastOp, x: Tensor) -> list[Tensor]:
     to = _result_type(op).element_type
     return [kb.compute(x.shape, to, lambda *i: cast(x[i], to))]
+
+
+@lowering(graph.BitcastOp)
+def _bitcast(kb: KernelBuilder, op: graph.BitcastOp, x: Tensor) -> list[Tensor]:
+    to = _result_type(op).element_type
+    return [kb.compute(x.shape, to, lambda *i: bitcast(x[i], to))]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Lowering rules of the neural-network graph ops: contractions, convolutions, pooling,
-normalizations, softmax and resize.
+normalizations and softmax (resize is in sampling.py).
 
 Each rule writes the op's ONNX semantics (as `dialects/graph/reference.py` states them in
 numpy) as te computes. A reduction's body is only the reduced term, so anything applied to
@@ -21,11 +21,10 @@ actually cross.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-import numpy as np
-from xdsl.dialects.builtin import IndexType, TensorType, f16, f32
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, f16, f32, i64
+from xdsl.ir import Attribute, Operation
 
 from minitvm.dialects import graph
 from minitvm.dialects.graph.base import get_float, get_int
@@ -33,20 +32,17 @@ from minitvm.dialects.te_expr import (
     Expr,
     Tensor,
     cast,
-    ceil,
-    clamp,
     const,
     exp,
-    floor,
+    is_nan,
+    is_unsigned,
     log,
     maximum,
     minimum,
     pow_,
-    round_even,
     select,
     sqrt,
 )
-from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te.kernel_builder import KernelBuilder, broadcast_read, lowering
 
 Index = Expr | int
@@ -90,15 +86,16 @@ def _all(conditions: Sequence[Expr]) -> Expr | None:
     return result
 
 
-def _guarded_read(
-    x: Tensor, index: Sequence[Index], fill: float, ranges: dict[int, tuple[int, int]]
-) -> Expr:
-    """x[index], or `fill` where the index leaves x. `ranges[d]` is the static range
-    [lo, hi] of index d; only the sides it can cross are checked (and clamped)."""
+def _bounded(
+    shape: Sequence[int], index: Sequence[Index], ranges: dict[int, tuple[int, int]]
+) -> tuple[list[Index], Expr | None]:
+    """`index` clamped into `shape`, and whether it was inside (None: always). `ranges[d]`
+    is the static range [lo, hi] of index d; only the sides it can cross are checked (and
+    clamped)."""
     clamped = list(index)
     checks: list[Expr] = []
     for d, (lo, hi) in ranges.items():
-        i, size = index[d], x.shape[d]
+        i, size = index[d], shape[d]
         assert isinstance(i, Expr)
         if lo < 0:
             checks.append(i >= 0)
@@ -106,7 +103,14 @@ def _guarded_read(
         if hi >= size:
             checks.append(i < size)
             clamped[d] = minimum(clamped[d], size - 1)
-    valid = _all(checks)
+    return clamped, _all(checks)
+
+
+def _guarded_read(
+    x: Tensor, index: Sequence[Index], fill: float, ranges: dict[int, tuple[int, int]]
+) -> Expr:
+    """x[index], or `fill` where the index leaves x (see `_bounded`)."""
+    clamped, valid = _bounded(x.shape, index, ranges)
     value = x[clamped]
     return value if valid is None else select(valid, value, fill)
 
@@ -144,6 +148,16 @@ def _add_channel_bias(
 # --------------------------------------------------------------------------------------------
 
 
+def _widening(op: Operation) -> tuple[Attribute, Callable[[Expr], Expr]]:
+    """The element type of a contraction's product, and what its operand reads go through:
+    an integer contraction extends each read to its i32 accumulator before the
+    multiply-add (graph.matmul's and graph.conv's integer form); a float one reads as is."""
+    element = op.results[0].type.element_type  # type: ignore[attr-defined]
+    if graph.is_integer_contraction(element):
+        return element, lambda value: cast(value, element)
+    return element, lambda value: value
+
+
 def _batch_index(shape: Sequence[int], batch: Sequence[Expr]) -> list[Index]:
     """Index of an operand's batch dims (`shape`) at a broadcast batch index."""
     tail = batch[len(batch) - len(shape) :] if shape else ()
@@ -155,6 +169,7 @@ def _matmul(kb: KernelBuilder, op: graph.MatMulOp, a: Tensor, b: Tensor) -> list
     """numpy.matmul: sum over k of a[..., m, k] * b[..., k, n]; a 1-D lhs has no m, a 1-D
     rhs no n; batch dims broadcast."""
     out = _result_shape(op)
+    element, wide = _widening(op)
     a_vec, b_vec = len(a.shape) == 1, len(b.shape) == 1
     k_extent = a.shape[-1]
     batch_rank = len(out) - (not a_vec) - (not b_vec)
@@ -164,9 +179,9 @@ def _matmul(kb: KernelBuilder, op: graph.MatMulOp, a: Tensor, b: Tensor) -> list
         batch, rest = index[:batch_rank], index[batch_rank:]
         a_index = [k] if a_vec else [*_batch_index(a.shape[:-2], batch), rest[0], k]
         b_index = [k] if b_vec else [*_batch_index(b.shape[:-2], batch), k, rest[-1]]
-        return a[a_index] * b[b_index]
+        return wide(a[a_index]) * wide(b[b_index])
 
-    product = kb.compute(out, a.element_type, body, reduce=("sum", [k_extent]))
+    product = kb.compute(out, element, body, reduce=("sum", [k_extent]))
     return [product]
 
 
@@ -178,6 +193,7 @@ def _matmul_packed(
     rhs (batch dims broadcast). Once the GEMM schedule splits n by nb, te_to_loop resolves the
     division and remainder at compile time, and the panel's nb lanes are one contiguous vector."""
     out = _result_shape(op)
+    element, wide = _widening(op)
     panel = w.shape[-1]
     batch_rank = len(out) - 2
 
@@ -185,10 +201,10 @@ def _matmul_packed(
         *index, k = args
         batch, n = index[:batch_rank], index[-1]
         rows = index[:-1] if len(a.shape) == len(out) else [*_batch_index(a.shape[:-2], batch), index[-2]]
-        lhs = a[[*rows, k]]
-        return lhs * w[[*_batch_index(w.shape[:-3], batch), n // panel, k, n % panel]]
+        lhs = wide(a[[*rows, k]])
+        return lhs * wide(w[[*_batch_index(w.shape[:-3], batch), n // panel, k, n % panel]])
 
-    return [kb.compute(out, a.element_type, body, reduce=("sum", [a.shape[-1]]))]
+    return [kb.compute(out, element, body, reduce=("sum", [a.shape[-1]]))]
 
 
 @lowering(graph.GemmOp)
@@ -266,6 +282,7 @@ def _conv(
     strides, pads, dilations = window.strides, window.pads, window.dilations
     group = op.groups
     m_group = c_out // group
+    element, wide = _widening(op)
     padded = _pad_spatial(kb, x, pads[:spatial], pads[spatial:])
     # With one input channel per group (depthwise) only the kernel taps are reduced over.
     channel_axis = c_group > 1
@@ -277,10 +294,10 @@ def _conv(
         position = [
             _affine(0, (oi, s), (k, d)) for oi, k, s, d in zip(o, taps, strides, dilations)
         ]
-        return padded[(n, channel, *position)] * w[(m, 0 if rc is None else rc, *taps)]
+        return wide(padded[(n, channel, *position)]) * wide(w[(m, 0 if rc is None else rc, *taps)])
 
     extents = [c_group] * channel_axis + list(kernel)
-    acc = kb.compute(_result_shape(op), x.element_type, body, reduce=("sum", extents))
+    acc = kb.compute(_result_shape(op), element, body, reduce=("sum", extents))
     return [_add_channel_bias(kb, acc, bias)]
 
 
@@ -302,6 +319,7 @@ def _conv_nchwc(
     strides, pads, dilations = window.strides, window.pads, window.dilations
     padded = _pad_spatial(kb, x, pads[:2], pads[2:], dims=(2, 3))
     depthwise = op.groups != 1
+    element, wide = _widening(op)
 
     def body(
         n: Expr, mo: Expr, oh: Expr, ow: Expr, mi: Expr, co: Expr, kh: Expr, kw: Expr, ci: Expr
@@ -309,11 +327,11 @@ def _conv_nchwc(
         h = _affine(0, (oh, strides[0]), (kh, dilations[0]))
         v = _affine(0, (ow, strides[1]), (kw, dilations[1]))
         if depthwise:
-            return padded[n, mo, h, v, mi] * w[mo, 0, kh, kw, 0, mi]
-        return padded[n, co, h, v, ci] * w[mo, co, kh, kw, ci, mi]
+            return wide(padded[n, mo, h, v, mi]) * wide(w[mo, 0, kh, kw, 0, mi])
+        return wide(padded[n, co, h, v, ci]) * wide(w[mo, co, kh, kw, ci, mi])
 
     extents = [c_outer, kernel_h, kernel_w, c_inner]
-    acc = kb.compute(_result_shape(op), x.element_type, body, reduce=("sum", extents))
+    acc = kb.compute(_result_shape(op), element, body, reduce=("sum", extents))
     return [_add_channel_bias(kb, acc, bias, block=m_block)]
 
 
@@ -395,16 +413,148 @@ def _window_index(
                     for oi, ki, s, d, p in zip(o, k, strides, dilations, pads))]
 
 
-@lowering(graph.MaxPoolOp)
-def _max_pool(kb: KernelBuilder, op: graph.MaxPoolOp, x: Tensor) -> list[Tensor]:
-    """Max over the window; taps in the padding (or past it, in ceil mode) read -inf."""
+def _lowest(element: Attribute) -> float | int:
+    """What a max pool's taps off the input read: -inf, or an integer type's least value."""
+    if not isinstance(element, IntegerType):
+        return float("-inf")
+    return 0 if is_unsigned(element) else -(1 << (element.width.data - 1))
+
+
+def _window_max(kb: KernelBuilder, op: graph.PoolOp, x: Tensor) -> Tensor:
+    """Max over the window; taps in the padding (or past it, in ceil mode) read -inf (an
+    integer type's least value)."""
     kernel, strides, pads, dilations, out, ranges = _pool_geometry(op)
+    fill = _lowest(x.element_type)
 
     def body(n: Expr, c: Expr, *rest: Expr) -> Expr:
         index = _window_index(n, c, rest, strides, dilations, pads)
-        return _guarded_read(x, index, float("-inf"), ranges)
+        return _guarded_read(x, index, fill, ranges)
 
-    return [kb.compute(out, x.element_type, body, reduce=("max", kernel))]
+    return kb.compute(out, x.element_type, body, reduce=("max", kernel))
+
+
+@lowering(graph.MaxPoolOp)
+def _max_pool(kb: KernelBuilder, op: graph.MaxPoolOp, x: Tensor) -> list[Tensor]:
+    return [_window_max(kb, op, x)]
+
+
+def _plane_strides(sizes: Sequence[int], column_major: bool = False) -> list[int]:
+    """What one step along each dim of a plane of `sizes` adds to a flat position within it."""
+    order = range(len(sizes)) if column_major else reversed(range(len(sizes)))
+    strides, step = [0] * len(sizes), 1
+    for d in order:
+        strides[d], step = step, step * sizes[d]
+    return strides
+
+
+@lowering(graph.MaxPoolIndicesOp)
+def _max_pool_indices(kb: KernelBuilder, op: graph.MaxPoolIndicesOp, x: Tensor) -> list[Tensor]:
+    """The window's max (graph.max_pool's compute), then the least row-major flat index
+    among the taps on the input that hold it, or that are NaN where it is NaN (the first in
+    scan order): a min reduction. Column-major indices are a last compute of that one's
+    coordinates (the scan order stays row-major's, as for ties the ONNX reference takes)."""
+    kernel, strides, pads, dilations, out, ranges = _pool_geometry(op)
+    best = _window_max(kb, op, x)
+    _, channels, *sizes = x.shape
+    plane = math.prod(sizes)
+    steps = _plane_strides(sizes)
+    none = (1 << 63) - 1
+
+    def first(n: Expr, c: Expr, *rest: Expr) -> Expr:
+        index = _window_index(n, c, rest, strides, dilations, pads)
+        clamped, valid = _bounded(x.shape, index, ranges)
+        value = x[clamped]
+        hit = value.eq(best[(n, c, *rest[: len(sizes)])])
+        if value.is_float:
+            hit = hit | is_nan(value)
+        if valid is not None:
+            hit = valid & hit
+        flat = _affine(0, (n, channels * plane), (c, plane), *zip(index[2:], steps))  # type: ignore[arg-type]
+        return select(hit, cast(flat, i64), none)
+
+    row_major = kb.compute(out, i64, first, reduce=("min", kernel))
+    if not op.column_major:
+        return [row_major]
+    columns = _plane_strides(sizes, column_major=True)
+
+    def transposed(*i: Expr) -> Expr:
+        flat = row_major[i]
+        within = flat % plane
+        index = flat - within
+        for size, step, column in zip(sizes, steps, columns):
+            index = index + within // step % size * column
+        return index
+
+    return [kb.compute(out, i64, transposed)]
+
+
+@lowering(graph.MaxUnpoolOp)
+def _max_unpool(
+    kb: KernelBuilder, op: graph.MaxUnpoolOp, x: Tensor, indices: Tensor
+) -> list[Tensor]:
+    """A gather over the pooled positions whose windows cover the output position p: along
+    dim d, q = (p + pad) // stride - t for t < ceil(kernel / stride), those that exist and
+    whose window reaches p. An element hits p when its index is p's flat index (in the
+    inferred size). With one candidate per dim (kernel <= stride) the result is that
+    element or 0; otherwise a max reduction over the candidates finds the last hitting
+    element's ordinal (-1 for none) and the result reads it."""
+    window = op.window
+    kernel, strides, pads = window.kernel, window.strides, window.pad_begins
+    out = _result_shape(op)
+    _, channels, *sizes = x.shape
+    spatial = len(sizes)
+    inferred = op.unpooled_sizes(op.properties, tuple(sizes))
+    reach = [-(-k // s) for k, s in zip(kernel, strides)]
+    plane = math.prod(inferred)
+    steps = _plane_strides(inferred)
+
+    def candidate(n: Expr, c: Expr, p: Sequence[Expr], t: Sequence[Index]):
+        """Pooled position q of candidate t (clamped into x), and whether it hits p."""
+        q: list[Index] = [n, c]
+        checks: list[Expr] = []
+        for d in range(spatial):
+            shifted = p[d] + pads[d] if pads[d] else p[d]
+            base = shifted // strides[d] if strides[d] > 1 else shifted
+            q.append(base if isinstance(t[d], int) and t[d] == 0 else base - t[d])
+            if kernel[d] % strides[d]:  # the window of q may end before p
+                checks.append(shifted - q[-1] * strides[d] < kernel[d])  # type: ignore[operator]
+            if out[2 + d] > inferred[d]:
+                checks.append(p[d] < inferred[d])
+        ranges = {
+            2 + d: (-(reach[d] - 1), (out[2 + d] - 1 + pads[d]) // strides[d]) for d in range(spatial)
+        }
+        clamped, inside = _bounded(x.shape, q, ranges)
+        flat = _affine(0, (n, channels * plane), (c, plane), *zip(p, steps))
+        hit = indices[clamped].eq(cast(flat, i64))
+        for check in checks + ([inside] if inside is not None else []):
+            hit = check & hit
+        return clamped, hit
+
+    if reach == [1] * spatial:
+
+        def single(n: Expr, c: Expr, *p: Expr) -> Expr:
+            q, hit = candidate(n, c, p, [0] * spatial)
+            return select(hit, x[q], 0)
+
+        return [kb.compute(out, x.element_type, single)]
+    pooled_steps = _plane_strides(sizes)
+
+    def last(n: Expr, c: Expr, *rest: Expr) -> Expr:
+        p, t = rest[:spatial], rest[spatial:]
+        q, hit = candidate(n, c, p, t)
+        ordinal = _affine(0, *zip(q[2:], pooled_steps))  # type: ignore[arg-type]
+        return select(hit, cast(ordinal, i64), -1)
+
+    winner = kb.compute(out, i64, last, reduce=("max", reach))
+
+    def unpooled(n: Expr, c: Expr, *p: Expr) -> Expr:
+        w = winner[(n, c, *p)]
+        ordinal = maximum(cast(w, IndexType()), 0)
+        q = [ordinal // step % size if step > 1 else ordinal % size
+             for step, size in zip(pooled_steps, sizes)]  # fmt: skip
+        return select(w >= 0, x[(n, c, *q)], 0)
+
+    return [kb.compute(out, x.element_type, unpooled)]
 
 
 def _tap_count(
@@ -591,97 +741,3 @@ def _softmax(kb: KernelBuilder, op: Operation, x: Tensor) -> list[Tensor]:
         return exp(shifted) / s[kept_index(i)]
 
     return [kb.compute(x.shape, type_, normalize)]
-
-
-# --------------------------------------------------------------------------------------------
-# Resize
-# --------------------------------------------------------------------------------------------
-
-
-#: tf_crop_and_resize is missing: it needs an roi the op does not carry.
-_COORDINATE_MODES = (
-    "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
-)
-
-
-def _source_coordinate(mode: str, i: Expr, size: int, out: int, scale: float) -> Expr:
-    """ONNX's coordinate_transformation_mode in f32: where output index i samples the input.
-    `length_resized` is scale * size unrounded, as the ONNX spec and reference.py read it."""
-    x = cast(i, f32)
-    length = float(np.float32(scale) * np.float32(size))
-    if mode == "half_pixel" or (mode == "pytorch_half_pixel" and out > 1):
-        return (x + 0.5) / scale - 0.5
-    if mode == "pytorch_half_pixel":
-        return const(0.0, f32)
-    if mode == "half_pixel_symmetric":
-        offset = size / 2 * (1 - out / length)
-        return (x + 0.5) / scale + (offset - 0.5)
-    if mode == "align_corners":
-        return const(0.0, f32) if length == 1 else x * float(size - 1) / (length - 1)
-    assert mode == "asymmetric", mode
-    return x / scale
-
-
-def _nearest(mode: str, x: Expr, size: int) -> Expr:
-    """The input index nearest_mode picks for coordinate x, clamped into [0, size)."""
-    down = floor(x)
-    if mode in ("round_prefer_floor", "round_prefer_ceil"):
-        tie = down if mode == "round_prefer_floor" else down + 1.0
-        # Off the .5 ties every rounding agrees, so round-half-even serves for the rest.
-        index = select((x - down).eq(0.5), tie, round_even(x))
-    elif mode == "floor":
-        index = down
-    else:
-        index = ceil(x)
-    return clamp(cast(index, IndexType()), 0, size - 1)
-
-
-@lowering(graph.ResizeOp)
-def _resize(kb: KernelBuilder, op: graph.ResizeOp, x: Tensor) -> list[Tensor]:
-    """Nearest: one read at the per-dim nearest index. Linear: n-linear interpolation over the
-    resized dims (2^k reads for k resized dims) with coordinates clamped into the input."""
-    sampling = op.sampling
-    scales, mode = sampling.scales, sampling.mode
-    transform, nearest_mode = sampling.coordinate_mode, sampling.nearest_mode
-    if transform not in _COORDINATE_MODES:
-        raise MinitvmError(
-            f"convert-graph-to-te: graph.resize coordinate_transformation_mode \"{transform}\" "
-            f"is not supported (supported: {', '.join(_COORDINATE_MODES)})"
-        )
-    out = _result_shape(op)
-    resized = [
-        d for d, (size, o, s) in enumerate(zip(x.shape, out, scales)) if not (size == o and s == 1)
-    ]
-
-    def nearest(*i: Expr) -> Expr:
-        index = list(i)
-        for d in resized:
-            coordinate = _source_coordinate(transform, i[d], x.shape[d], out[d], scales[d])
-            index[d] = _nearest(nearest_mode, coordinate, x.shape[d])
-        return x[index]
-
-    def linear(*i: Expr) -> Expr:
-        # dim -> (low index, high index, fraction, 1 - fraction)
-        corners: dict[int, tuple[Expr, Expr, Expr, Expr]] = {}
-        for d in resized:
-            size = x.shape[d]
-            coordinate = _source_coordinate(transform, i[d], size, out[d], scales[d])
-            coordinate = clamp(coordinate, 0.0, float(size - 1))
-            low_f = floor(coordinate)
-            low = cast(low_f, IndexType())
-            high = minimum(low + 1, size - 1)
-            fraction = cast(coordinate - low_f, x.element_type)
-            corners[d] = (low, high, fraction, 1.0 - fraction)
-
-        def interpolate(dims: Sequence[int], index: list[Index]) -> Expr:
-            if not dims:
-                return x[index]
-            d, rest = dims[0], dims[1:]
-            low, high, fraction, complement = corners[d]
-            a = interpolate(rest, [*index[:d], low, *index[d + 1:]])
-            b = interpolate(rest, [*index[:d], high, *index[d + 1:]])
-            return a * complement + b * fraction
-
-        return interpolate(resized, list(i))
-
-    return [kb.compute(out, x.element_type, nearest if mode == "nearest" else linear)]

@@ -460,7 +460,7 @@ def _pad(kb: KernelBuilder, op: graph.PadOp, x: Tensor) -> list[Tensor]:
         inside: Expr | None = None
         for d, (size, lo, hi) in enumerate(zip(x.shape, begins, ends)):
             if size == 1 and mode != "constant":
-                index.append(0)  # reflect cannot pad a size-1 dim; edge repeats its element
+                index.append(0)  # reflect cannot pad a size-1 dim; edge and wrap repeat it
                 continue
             if lo == 0 and hi == 0:
                 index.append(i[d])
@@ -468,6 +468,9 @@ def _pad(kb: KernelBuilder, op: graph.PadOp, x: Tensor) -> list[Tensor]:
             src = i[d] - lo if lo else i[d]
             if mode == "reflect":
                 index.append(_reflect(src, size))
+                continue
+            if mode == "wrap":
+                index.append(src % size)  # floored: -1 is the last element
                 continue
             index.append(_clamp_index(src, size, low=lo > 0, high=hi > 0))
             if mode == "constant":

@@ -10,6 +10,8 @@ never throws, and it spares the unwind tables).
 
 from __future__ import annotations
 
+from collections import Counter
+
 from collections.abc import Callable
 
 from llvmlite import ir
@@ -146,7 +148,18 @@ def convert_module(
                 raise LoweringError(f"cannot translate {op.name} to LLVM IR")
     for function in functions:
         _declare_func(function, result)
+    calls = Counter(
+        call.callee.string_value()
+        for op in module.ops
+        for call in op.walk()
+        if isinstance(call, llvm.CallOp) and call.callee is not None
+    )
     for function in functions:
         if function.body.blocks:
             _convert_func(function, result)
+            if calls[function.sym_name.data] > 1:
+                # A kernel called from several places (merged kernels: repeated layers, the
+                # steps of an unrolled recurrence) stays one function: inlining copies of its
+                # loop nests into @main makes LLVM's work grow with the call count.
+                result.get_global(function.sym_name.data).attributes.add("noinline")
     return result

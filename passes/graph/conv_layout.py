@@ -6,8 +6,8 @@ contiguous: the conv kernel keeps a row of output pixels x 16 channels in vector
 and feeds them with one weight vector and one broadcast input scalar per multiply-add (the
 layout TVM's x86 conv2d uses). This pass
 
-  1. rewrites each `graph.conv` (2-D, constant weights; one group, or depthwise: one per
-     channel) as `graph.conv_nchwc` between two `graph.layout_transform`s, its weights
+  1. rewrites each `graph.conv` (2-D, constant weights, float or integer; one group, or
+     depthwise: one per channel) as `graph.conv_nchwc` between two `graph.layout_transform`s, its weights
      re-laid out as `[M/16, C/cb, KH, KW, cb, 16]` at compile time (a depthwise conv's as
      `[C/16, 1, KH, KW, 1, 16]`). Channels are blocked by `block` (16) where it divides
      them, else by half of it (NCHW8c: MobileNetV2's 24 channels), else the conv stays in
@@ -48,6 +48,8 @@ from xdsl.pattern_rewriter import (
 
 from minitvm.dialects.graph import (
     AvgPoolOp,
+    BitcastOp,
+    CastOp,
     ConcatOp,
     ConstantOp,
     ConvNchwcOp,
@@ -216,7 +218,10 @@ class SinkUnblockThroughElementwisePattern(RewritePattern):
                 return
             new_ops.append(const)
             operands.append(const.result)
-        blocked = type(op).make(*operands, **dict(op.properties))  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(op, CastOp | BitcastOp):  # their result type is given, not inferred
+            blocked = type(op).make(operands[0], to=op.result.type.element_type)  # type: ignore[attr-defined]
+        else:
+            blocked = type(op).make(*operands, **dict(op.properties))  # pyright: ignore[reportAttributeAccessIssue]
         back = LayoutTransformOp.make(
             blocked.results[0], src_layout=blocked_layout(block), dst_layout=NCHW
         )

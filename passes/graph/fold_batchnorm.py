@@ -50,7 +50,7 @@ from minitvm.dialects.graph import (
     SubOp,
     WeightsAttr,
 )
-from minitvm.dialects.graph.base import get_float, get_int
+from minitvm.dialects.graph.base import get_float, get_int, is_float
 from minitvm.dialects.graph.constant import numpy_dtype_of
 
 #: Ops whose result a per-channel affine map can fold into.
@@ -80,7 +80,10 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 def _channel_axis(op: Operation) -> int | None:
     """The result dim whose index selects a weight slice of `op` (a conv's output channel, a
-    gemm's or matmul's column), when `op` has constant weights a per-channel map can scale."""
+    gemm's or matmul's column), when `op` has constant weights a per-channel map can scale
+    (float ones: an integer contraction's weights cannot take a factor)."""
+    if not is_float(op.results[0].type.element_type):  # type: ignore[attr-defined]
+        return None
     if isinstance(op, ConvOp):
         ok = _constant(op.weight) is not None and (op.bias is None or _constant(op.bias) is not None)
         return 1 if ok else None

@@ -46,8 +46,8 @@ from minitvm.dialects.graph.base import GraphOp
 #: Graph ops that move bf16 values without arithmetic: their lowering reads and writes
 #: elements and never computes with one, so they keep bf16.
 VALUE_MOVES: tuple[type[Operation], ...] = (
-    graph.CastOp, graph.ReshapeOp, graph.ExpandOp, graph.TransposeOp, graph.ConcatOp,
-    graph.SplitOp, graph.SliceOp, graph.GatherOp, graph.TileOp, graph.WhereOp,
+    graph.CastOp, graph.BitcastOp, graph.ReshapeOp, graph.ExpandOp, graph.TransposeOp,
+    graph.ConcatOp, graph.SplitOp, graph.SliceOp, graph.GatherOp, graph.TileOp, graph.WhereOp,
 )  # fmt: skip
 
 

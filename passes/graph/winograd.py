@@ -47,6 +47,7 @@ from minitvm.dialects.graph import (
     WinogradInputOp,
     WinogradOutputOp,
 )
+from minitvm.dialects.graph.base import is_float
 from minitvm.dialects.graph.reference import unblock_weight
 from minitvm.dialects.graph.winograd import KERNEL, POSITIONS, tile_grid, transform_weight
 from minitvm.errors import MinitvmError
@@ -57,11 +58,13 @@ MODES = ("auto", "always", "never")
 
 
 def _applies(op: ConvNchwcOp) -> bool:
-    """Whether `op` is a conv F(2x2, 3x3) computes: one group, a 3x3 kernel, stride and
-    dilation 1, a constant weight."""
+    """Whether `op` is a conv F(2x2, 3x3) computes: a float one (the transforms' fractions
+    have no integer form), one group, a 3x3 kernel, stride and dilation 1, a constant
+    weight."""
     window = op.window
     return (
-        op.groups == 1
+        is_float(op.result.type.element_type)  # type: ignore[attr-defined]
+        and op.groups == 1
         and tuple(window.kernel) == (KERNEL, KERNEL)
         and all(s == 1 for s in window.strides)
         and all(d == 1 for d in window.dilations)

@@ -59,9 +59,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import is_side_effect_free
 
 from minitvm.dialects import loop
+from minitvm.dialects.arith_ext import is_pure
 from minitvm.dialects.index_analysis import ValueKeys
 
 _ACCESSES = (loop.LoadOp, loop.StoreOp, loop.VectorLoadOp, loop.VectorStoreOp)
@@ -77,7 +77,7 @@ def _hoist_invariant_indices(
         if (
             op.name.startswith("arith.")
             and not op.regions
-            and is_side_effect_free(op)
+            and is_pure(op)
             and not any(o in inside for o in op.operands)
         ):
             hoisted.append(op)

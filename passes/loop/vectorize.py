@@ -114,10 +114,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import loop
+from minitvm.dialects.arith_ext import is_pure
 from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.index_analysis import DIVISIONS, REMAINDERS, ValueKeys, combined_stride
 
@@ -376,7 +376,7 @@ class LoopVectorizer:
                 self.collapsed_index(op)
             elif any(o in self.vector or o in self.deferred for o in op.operands):
                 self.widen(op)
-            elif is_side_effect_free(op):
+            elif is_pure(op):
                 self.emit(op.clone(self.scalar))
             else:
                 raise NotVectorizable(f"{op.name} has side effects")
@@ -513,7 +513,7 @@ class LoopVectorizer:
         if (
             len(op.results) != 1
             or not op.name.startswith(("arith.", "math."))
-            or not is_side_effect_free(op)
+            or not is_pure(op)
             or isinstance(op.results[0].type, VectorType | IndexType)
         ):
             raise NotVectorizable(f"no vector form of {op.name}")

@@ -54,9 +54,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import is_side_effect_free
 
 from minitvm.dialects import loop
+from minitvm.dialects.arith_ext import is_pure
 from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.index_analysis import combined_stride, linear_in_arguments
 from minitvm.passes.loop.vectorize import LANE_COUNTS
@@ -147,7 +147,7 @@ def match_tile(outer: loop.ForOp) -> _Tile | None:
     load, store = loads[0], stores[0]
     if store.value != load.result or store.buffer == load.buffer or not load.result.has_one_use():
         return None
-    if any(not is_side_effect_free(op) for op in ops if op not in (load, store)):
+    if any(not is_pure(op) for op in ops if op not in (load, store)):
         return None
     s, d = outer.induction_var, inner.induction_var
     along_s = _Strides(s, [d], outer.trip_count)

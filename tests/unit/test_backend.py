@@ -182,13 +182,13 @@ def test_prepare_rejects_an_unsupported_opset_and_device() -> None:
 
 def test_an_unsupported_attribute_value_fails_at_the_first_run() -> None:
     model = make_model(
-        [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="cubic")],
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="area")],
         {"x": (F, [1, 1, 2, 2]), "scales": (F, [4])},
         ["y"],
         opset=19,
     )
     rep = MinitvmBackend.prepare(model)
-    with pytest.raises(FrontendError, match="unsupported mode 'cubic'"):
+    with pytest.raises(FrontendError, match="unsupported mode 'area'"):
         rep.run([np.ones((1, 1, 2, 2), np.float32), np.array([1, 1, 2, 2], np.float32)])
 
 

@@ -221,7 +221,7 @@ def test_unknown_case_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert err == (
         "minitvm: error: unknown case 'resnet19'; the cases are gemm512, gemm1024, mlp, "
         "resnet_block, resnet18, mobilenet_v2, resnet50, bert, lm_head, unet_decoder, vgg16, "
-        "yolo_neck (or gemm<N>)\n"
+        "lstm, yolo_neck (or gemm<N>)\n"
     )
 
 

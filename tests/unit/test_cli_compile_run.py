@@ -432,7 +432,9 @@ def test_compile_prints_the_pipeline_it_runs(tmp_path: Path) -> None:
     result = minitvm("compile", MLP, "--print-pipeline", "--num-threads", "2", "-O", "1")
     assert result.returncode == 0, result.stderr
     assert result.stdout == pipeline_spec(compile_stages(1, num_threads=2)) + "\n"
-    assert result.stdout.startswith("graph-canonicalize,graph-dce,convert-graph-to-te,")
+    assert result.stdout.startswith(
+        "graph-widen-bf16,graph-canonicalize,graph-dce,convert-graph-to-te,"
+    )
     records = f"sqlite:///{tmp_path}/r.db"
     out = tmp_path / "pipeline.txt"
     tuned = minitvm("compile", MLP, "--print-pipeline", "--records", records, "--num-threads",

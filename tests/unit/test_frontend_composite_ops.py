@@ -171,3 +171,15 @@ def test_windows(op_type: str, periodic: int) -> None:
 def test_hardmax(opset: int, axis: int) -> None:
     x = RNG.integers(0, 3, (2, 3, 4)).astype(np.float32)  # ties: the first maximum wins
     run_both("Hardmax", {"x": x}, opset=opset, axis=axis)
+
+
+@pytest.mark.parametrize("largest, axis", [(1, -1), (0, -1), (1, 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_top_k(largest: int, axis: int, dtype: type) -> None:
+    x = RNG.integers(-4, 5, (3, 7)).astype(dtype)  # ties: the lower index comes first
+    run_both("TopK", {"x": x}, {"k": np.array([3], np.int64)}, opset=11, n_outputs=2,
+             largest=largest, axis=axis)  # fmt: skip
+
+
+def test_top_k_attribute_before_opset_10() -> None:
+    run_both("TopK", {"x": rand(2, 9)}, opset=9, n_outputs=2, k=4)

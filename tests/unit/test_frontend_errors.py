@@ -72,21 +72,42 @@ def test_unsupported_opset(opset: int) -> None:
     assert import_error(model) == f"model opset {opset} is not supported; supported opsets: 7 to 28"
 
 
-def test_resize_cubic_is_unsupported() -> None:
-    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode="cubic")]
+def test_resize_unknown_mode_is_unsupported() -> None:
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode="area")]
     model = model_of(nodes, {"x": (1, 1, 2, 2)}, ["y"], 13, {"scales": np.float32([1, 1, 2, 2])})
     message = import_error(model)
     assert message == (
-        "node 'up' (Resize, opset 13): unsupported mode 'cubic'; supported: 'nearest', 'linear'"
+        "node 'up' (Resize, opset 13): unsupported mode 'area'; supported: 'nearest', "
+        "'linear', 'cubic'"
     )
 
 
-def test_pad_wrap_is_unsupported() -> None:
+def test_resize_antialias_needs_a_filter() -> None:
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="down", antialias=1)]
+    model = model_of(nodes, {"x": (1, 1, 4, 4)}, ["y"], 18, {"scales": np.float32([1, 1, .5, .5])})
+    assert import_error(model) == (
+        "node 'down' (Resize, opset 18): antialias=1 applies to modes 'linear' and 'cubic', "
+        "not 'nearest'"
+    )
+
+
+def test_resize_crop_needs_a_box_per_axis() -> None:
+    nodes = [helper.make_node("Resize", ["x", "roi", "scales"], ["y"], name="crop",
+                              coordinate_transformation_mode="tf_crop_and_resize")]
+    consts = {"roi": np.float32([0, 1]), "scales": np.float32([1, 1, 2, 2])}
+    message = import_error(model_of(nodes, {"x": (1, 1, 2, 2)}, ["y"], 13, consts))
+    assert message == (
+        "node 'crop' (Resize, opset 13): tf_crop_and_resize needs roi with 8 entries (starts, "
+        "then ends, of axes [0, 1, 2, 3]), got 2"
+    )
+
+
+def test_pad_wrap_is_unsupported_before_opset_19() -> None:
     nodes = [helper.make_node("Pad", ["x", "pads"], ["y"], name="pad", mode="wrap")]
-    model = model_of(nodes, {"x": (2, 2)}, ["y"], 19, {"pads": np.array([1, 1, 1, 1], np.int64)})
+    model = model_of(nodes, {"x": (2, 2)}, ["y"], 18, {"pads": np.array([1, 1, 1, 1], np.int64)})
     message = import_error(model)
-    assert message.startswith("node 'pad' (Pad, opset 19): unsupported mode 'wrap'")
-    assert "'constant', 'reflect', 'edge'" in message
+    assert message.startswith("node 'pad' (Pad, opset 18): unsupported mode 'wrap'")
+    assert message.endswith("supported: 'constant', 'reflect', 'edge'")
 
 
 def test_unknown_auto_pad() -> None:
@@ -165,11 +186,26 @@ def test_training_mode_dropout() -> None:
     assert import_error(model).startswith("node 'drop' (Dropout, opset 13): training_mode=true")
 
 
-def test_max_pool_indices_are_unsupported() -> None:
-    nodes = [helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2])]
+def test_max_pool_storage_order_is_0_or_1() -> None:
+    nodes = [helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2],
+                              storage_order=2)]
     message = import_error(model_of(nodes, {"x": (1, 1, 4, 4)}, ["y", "idx"], 12))
-    assert message.startswith(
-        "node 'pool' (MaxPool, opset 12): the Indices output is not supported"
+    assert message == "node 'pool' (MaxPool, opset 12): storage_order must be 0 or 1, got 2"
+
+
+def test_integer_matmul_takes_8_bit_inputs() -> None:
+    nodes = [helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mm")]
+    model = model_of(nodes, {"a": (2, 3)}, ["y"], 10, {"b": np.ones((3, 2), np.int8)})
+    assert import_error(model) == (
+        "node 'mm' (MatMulInteger, opset 10): input 0 must be uint8 or int8, got float32"
+    )
+
+
+def test_bitcast_widths_must_agree() -> None:
+    nodes = [helper.make_node("BitCast", ["x"], ["y"], name="bits", to=TensorProto.INT64)]
+    assert import_error(model_of(nodes, {"x": (3,)}, ["y"], 26)) == (
+        "node 'bits' (BitCast, opset 26): graph.bitcast: f32 has 32 bits but i64 has 64; "
+        "the widths must agree"
     )
 
 

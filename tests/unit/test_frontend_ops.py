@@ -435,6 +435,40 @@ def test_pooling(op_type: str, opset: int, attrs: dict[str, object]) -> None:
     check(model, {"max_pool" if op_type == "MaxPool" else "avg_pool": 1})
 
 
+@pytest.mark.parametrize("opset, attrs", [
+    (12, {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    (12, {"kernel_shape": [2, 2], "storage_order": 1}),
+    (22, {"kernel_shape": [3], "strides": [2], "ceil_mode": 1}),
+])  # fmt: skip
+def test_max_pool_indices_output(opset: int, attrs: dict[str, object]) -> None:
+    shape = (1, 2, 9) if len(attrs["kernel_shape"]) == 1 else (1, 2, 9, 8)  # type: ignore[arg-type]
+    model = make_model([node("MaxPool", ["x"], ["y", "i"], **attrs)], {"x": shape}, ["y", "i"],
+                       opset)  # fmt: skip
+    module = check(model, {"max_pool": 1, "max_pool_indices": 1})
+    (indices,) = ops_of(module, g.MaxPoolIndicesOp)
+    assert get_int(indices.properties, "storage_order", 0) == attrs.get("storage_order", 0)
+
+
+def test_max_pool_of_integers() -> None:
+    model = make_model([node("MaxPool", ["x"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])],
+                       {"x": (TensorProto.INT8, (1, 3, 5, 5))}, ["y"], 12)  # fmt: skip
+    check(model, {"max_pool": 1})
+
+
+def test_max_unpool_of_max_pool_indices() -> None:
+    nodes = [node("MaxPool", ["x"], ["p", "i"], kernel_shape=[2, 2], strides=[2, 2]),
+             node("MaxUnpool", ["p", "i"], kernel_shape=[2, 2], strides=[2, 2])]  # fmt: skip
+    model = make_model(nodes, {"x": (2, 3, 6, 8)}, ["y"], 11)
+    module = check(model, {"max_pool": 1, "max_pool_indices": 1, "max_unpool": 1})
+    (unpool,) = ops_of(module, g.MaxUnpoolOp)
+    assert "output" not in unpool.properties
+
+
+def test_bitcast() -> None:
+    model = make_model([node("BitCast", ["x"], to=TensorProto.UINT32)], {"x": (3, 4)}, ["y"], 26)
+    check(model, {"bitcast": 1})
+
+
 def test_global_pools_and_gemm() -> None:
     nodes = [
         node("GlobalAveragePool", ["x"], ["a"]),
@@ -600,6 +634,7 @@ def test_transpose_default_perm_expand_tile() -> None:
     (13, "edge", [0, 3, 2, 0], None),
     (13, "constant", [-1, 1, 1, -2], None),   # negative pads crop first
     (18, "constant", [2, 1], [-1]),
+    (19, "wrap", [3, 6, 1, 0], None),
 ])  # fmt: skip
 def test_pad(opset: int, mode: str, pads: list[int], axes: list[int] | None) -> None:
     if opset < 11:
@@ -819,6 +854,9 @@ CTM = "coordinate_transformation_mode"
     (13, {"mode": "linear", CTM: "align_corners"}, [1, 1, 1.5, 2], None),
     (13, {"mode": "nearest", CTM: "pytorch_half_pixel", "nearest_mode": "ceil"}, None,
      [1, 2, 3, 11]),
+    (13, {"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1}, [1, 1, 1.5, 0.5], None),
+    (18, {"mode": "cubic", "antialias": 1, "axes": [2, 3]}, None, [3, 2]),
+    (18, {"mode": "linear", "antialias": 1}, [1, 1, 0.5, 0.6], None),
 ])  # fmt: skip
 def test_resize(
     opset: int, attrs: dict[str, object], scales: list[float] | None, sizes: list[int] | None
@@ -837,6 +875,24 @@ def test_resize(
     names = names[:3] if sizes is None else names
     model = make_model([node("Resize", names, **attrs)], {"x": (1, 2, 4, 6)}, ["y"], opset, consts)
     check(model, {"resize": 1})
+
+
+@pytest.mark.parametrize("opset, attrs, roi", [
+    (11, {"mode": "linear"}, [0, 0, 0.25, -0.2, 1, 1, 0.75, 1.2]),
+    (13, {"mode": "nearest", "extrapolation_value": 2.0}, [0, 0, -0.5, 0.1, 1, 1, 1.0, 0.9]),
+    (19, {"mode": "cubic", "axes": [3, 2]}, [-0.2, 0.25, 1.2, 0.75]),  # (W, H) boxes
+])  # fmt: skip
+def test_resize_tf_crop_and_resize(opset: int, attrs: dict[str, object], roi: list[float]) -> None:
+    """roi (input 1) holds the box of the given axes; sizes, so that ONNX Runtime's rounded
+    output length is the reference's scale * size."""
+    sizes = [9, 6] if "axes" in attrs else [1, 2, 6, 9]  # (W, H): the axes' order
+    consts = {"roi": np.float32(roi), "scales": np.zeros(0, np.float32), "sizes": i64(*sizes)}
+    model = make_model([node("Resize", ["x", "roi", "scales", "sizes"], **attrs,
+                             coordinate_transformation_mode="tf_crop_and_resize")],
+                       {"x": (1, 2, 4, 6)}, ["y"], opset, consts)  # fmt: skip
+    module = check(model, {"resize": 1})
+    (op,) = ops_of(module, g.ResizeOp)
+    assert len(op.sampling.roi or ()) == 8
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,18 @@ import numpy as np
 import pytest
 from xdsl.builder import Builder
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType, f32, i1, i64
+from xdsl.dialects.builtin import (
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    TensorType,
+    f32,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
@@ -82,6 +93,14 @@ def result_types(arg_types, make) -> list[TensorType]:
         ([t(3, 1)], lambda x: g.ExpandOp.make(x, shape=[2, 3, 4]), [t(2, 3, 4)]),
         ([t(1, 1, 4, 4)], lambda x: g.ResizeOp.make(x, sizes=[1, 1, 8, 8], scales=[1, 1, 2, 2], mode="linear"),
          [t(1, 1, 8, 8)]),
+        ([t(1, 1, 4, 4)], lambda x: g.ResizeOp.make(x, sizes=[1, 1, 6, 2], scales=[1, 1, 1.5, 0.5],
+                                                     mode="cubic", antialias=1), [t(1, 1, 6, 2)]),
+        ([t(2, 3, 8, 8), t(2, 5, 6, 2)], g.GridSampleOp.make, [t(2, 3, 5, 6)]),
+        ([t(1, 2, 3, 4, 5), t(1, 6, 7, 8, 3)], g.GridSampleOp.make, [t(1, 2, 6, 7, 8)]),
+        ([t(2, 3, 8, 8), t(5, 4), t(5, element=i64)],
+         lambda x, r, n: g.RoiAlignOp.make(x, r, n, output_height=7, output_width=6), [t(5, 3, 7, 6)]),
+        ([t(2, 12, 15)], lambda x: g.Col2ImOp.make(x, image_shape=[5, 6], block_shape=[2, 3],
+                                                  strides=[2, 1], pads=[0, 1, 1, 0]), [t(2, 2, 5, 6)]),
         ([t(2, 3)], lambda x: g.CastOp.make(x, to=i64), [t(2, 3, element=i64)]),
         ([t(2, 8, 16), t(16), t(16)], lambda x, s, b: g.LayerNormOp.make(x, s, b, axis=2, epsilon=1e-6),
          [t(2, 8, 16), t(2, 8, 1), t(2, 8, 1)]),
@@ -119,6 +138,16 @@ def test_builders_infer_result_types(args, make, expected):
         ([t(3, element=i1)], lambda x: g.CumSumOp.make(x, axis=0), "graph.cum_sum: input must be a numeric tensor"),
         ([t(4, 3), t(4, element=i64)], lambda x, n: g.ReverseSequenceOp.make(x, n, batch_axis=1, time_axis=0),
          "graph.reverse_sequence: sequence_lens must have shape 3 (dim 1 of the input, batch_axis), got 4"),
+        ([t(1, 1, 4, 4)], lambda x: g.ResizeOp.make(x, sizes=[1, 1, 8, 8], scales=[1, 1, 2, 2],
+                                                     coordinate_transformation_mode="tf_crop_and_resize"),
+         "graph.resize: tf_crop_and_resize needs the roi property (the crop box)"),
+        ([t(2, 3, 8, 8), t(1, 5, 6, 2)], g.GridSampleOp.make,
+         "the output's 2 spatial dims, 2 coordinates) for input 2x3x8x8, got 1x5x6x2"),
+        ([t(2, 3, 8, 8), t(5, 4), t(5, element=f32)],
+         lambda x, r, n: g.RoiAlignOp.make(x, r, n, output_height=2, output_width=2),
+         "graph.roi_align: batch_indices must be i64 or i32, got f32"),
+        ([t(1, 12, 9)], lambda x: g.Col2ImOp.make(x, image_shape=[4, 5], block_shape=[2, 2]),
+         "graph.col2im: input dim 2 (9) must be the number of sliding blocks, 12 (3x4)"),
     ],
 )
 def test_verifier_messages(args, make, message):
@@ -181,10 +210,19 @@ def test_every_op_round_trips_custom_and_generic():
             bits = b.insert(make(bits, i)).result
         pooled = b.insert(g.AvgPoolOp.make(y, kernel_shape=[2, 2], strides=[2, 2], count_include_pad=1)).result
         pooled = b.insert(g.MaxPoolOp.make(pooled, kernel_shape=[2, 2], dilations=[1, 1])).result
+        peaks = b.insert(g.MaxPoolOp.make(pooled, kernel_shape=[2, 2])).result
+        where = b.insert(g.MaxPoolIndicesOp.make(pooled, kernel_shape=[2, 2], storage_order=1)).result
+        b.insert(g.MaxUnpoolOp.make(peaks, where, kernel_shape=[2, 2], output=[4, 4]))
+        b.insert(g.BitcastOp.make(pooled, to=i32))
+        qx = b.insert(g.CastOp.make(x, to=IntegerType(8, Signedness.UNSIGNED))).result
+        qw = b.insert(g.CastOp.make(w, to=i8)).result
+        b.insert(g.ConvOp.make(qx, qw, None, pads=[1, 1, 1, 1]))
         gap = b.insert(g.GlobalAvgPoolOp.make(pooled)).result
         gmp = b.insert(g.GlobalMaxPoolOp.make(pooled)).result
         flat = b.insert(g.ReshapeOp.make(b.insert(g.AddOp.make(gap, gmp)).result, shape=[1, 4])).result
         mm = b.insert(g.MatMulOp.make(flat, b.insert(g.TransposeOp.make(flat, perm=[1, 0])).result)).result
+        qf = b.insert(g.CastOp.make(flat, to=i16)).result
+        b.insert(g.MatMulOp.make(qf, b.insert(g.TransposeOp.make(qf, perm=[1, 0])).result))
         gm = b.insert(g.GemmOp.make(flat, flat, mm, trans_b=1, alpha=0.5)).result
         sm = b.insert(g.SoftmaxOp.make(flat, axis=1)).result
         lsm = b.insert(g.LogSoftmaxOp.make(sm, axis=0)).result
@@ -228,7 +266,13 @@ def test_every_op_round_trips_custom_and_generic():
         cp = b.insert(g.CumProdOp.make(cs, axis=0, reverse=1)).result
         lens = b.insert(g.ConstantOp.from_array(np.array([3], np.int64))).result
         rv = b.insert(g.ReverseSequenceOp.make(sn, lens, batch_axis=0, time_axis=1)).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv]
+        grid = b.insert(g.ConstantOp.from_array(np.zeros((1, 3, 3, 2), np.float32))).result
+        gs = b.insert(g.GridSampleOp.make(x, grid, mode="cubic", padding_mode="border")).result
+        boxes = b.insert(g.ConstantOp.from_array(np.float32([[0, 0, 4, 4], [1, 1, 6, 7]]))).result
+        ra = b.insert(g.RoiAlignOp.make(x, boxes, i, output_height=2, output_width=3, mode="max")).result
+        cols = b.insert(g.ReshapeOp.make(x, shape=[1, 16, 16])).result
+        ci = b.insert(g.Col2ImOp.make(cols, image_shape=[5, 5], block_shape=[2, 2])).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

@@ -17,7 +17,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32, i1, i8, i64
+from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32, f64, i1, i8, i32, i64
 from xdsl.ir import Block, Operation, Region
 
 from minitvm.dialects import graph as g
@@ -65,6 +65,8 @@ class Case:
     opset: int = OPSET
     #: "ort", or "onnx" (onnx.reference) where ONNX Runtime rejects or deviates from the spec.
     oracle: str = "ort"
+    #: ONNX outputs before those the op computes, dropped (MaxPool's Y before its Indices).
+    leading_outputs: int = 0
 
 
 def unary_cases() -> list[Case]:
@@ -436,6 +438,40 @@ def resize_cases() -> list[Case]:
     resize("linear_pytorch_single_rounded", (1, 1, 5), [1, 1, 0.3], mode="linear",
            coordinate_transformation_mode="pytorch_half_pixel")
     resize("nearest_default", (1, 3, 4, 4), [1, 1, 2, 2])
+    # Cubic and antialiased filters, exclude_outside (ONNX Runtime rejects it for plain
+    # linear, where it changes nothing).
+    for mode in ("linear", "cubic"):
+        for antialias in (0, 1):
+            for scales in ([1, 1, 0.6, 0.45], [1, 1, 1.75, 2.5]):
+                way = "down" if scales[2] < 1 else "up"
+                resize(f"{mode}{'_antialias' * antialias}_{way}", (1, 2, 5, 6), scales,
+                       mode=mode, antialias=antialias)
+            resize(f"{mode}{'_antialias' * antialias}_exclude_outside", (1, 2, 5, 6),
+                   [1, 1, 0.7, 1.5], mode=mode, antialias=1 if mode == "linear" else antialias,
+                   exclude_outside=1, cubic_coeff_a=-0.5)
+    resize("cubic_align_corners", (1, 1, 4, 5), [1, 1, 2.0, 1.6], mode="cubic",
+           coordinate_transformation_mode="align_corners")
+    resize("cubic_asymmetric", (1, 1, 4, 5), [1, 1, 1.5, 0.8], mode="cubic",
+           coordinate_transformation_mode="asymmetric")
+
+    def crop(name, sizes, roi, oracle="ort", **props):
+        shape = (1, 2, 4, 4)
+        scales = [o / s for o, s in zip(sizes, shape)]
+        transform = {"coordinate_transformation_mode": "tf_crop_and_resize"}
+        cases.append(Case(
+            f"resize_crop_{name}",
+            lambda v: g.ResizeOp.make(v, sizes=sizes, scales=scales, roi=roi, **transform, **props),
+            "Resize", [rand(*shape)], {**transform, **props},
+            [np.float32(roi), None, np.int64(sizes)], oracle=oracle,
+        ))  # fmt: skip
+
+    # ONNX Runtime computes the crop's coordinates with the output length, the reference with
+    # scale * size: the sizes keep the two equal.
+    box = [0, 0, 0.2, -0.25, 1, 1, 0.9, 1.25]
+    for mode in ("nearest", "linear", "cubic"):
+        crop(mode, [1, 2, 6, 8], box, mode=mode, extrapolation_value=2.5)
+    crop("single_row", [1, 2, 1, 8], box, mode="linear")
+    crop("down_inside", [1, 2, 3, 2], [0, 0, 0.25, 0.1, 1, 1, 0.75, 0.6], mode="cubic")
     return cases
 
 
@@ -490,10 +526,113 @@ def index_cases() -> list[Case]:
     return cases
 
 
+def integer_cases() -> list[Case]:
+    """Integer contractions, integer and index pooling, wrap padding and bitcasts."""
+    u8 = lambda *shape: ints(*shape, lo=0, hi=256, dtype=np.uint8)
+    s8 = lambda *shape: ints(*shape, lo=-128, hi=128, dtype=np.int8)
+    x = rand(2, 3, 7, 7)  # its pool unpools to 7 x 7 again: the indices are into x
+    pooled = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
+    arg = Block(arg_types=[TensorType(f32, list(x.shape))]).args[0]
+    peaks = reference.evaluate(g.MaxPoolOp.make(arg, **pooled), [x])[0]
+    where = reference.evaluate(g.MaxPoolIndicesOp.make(arg, **pooled), [x])[0]
+    return [
+        Case("matmul_u8_s8", g.MatMulOp.make, "MatMulInteger", [u8(3, 40), s8(40, 5)]),
+        Case("matmul_s8_u8_batch", g.MatMulOp.make, "MatMulInteger",
+             [s8(2, 3, 9), u8(2, 9, 4)]),
+        Case("conv_u8", lambda a, b: g.ConvOp.make(a, b, None, strides=[2, 1]), "ConvInteger",
+             [u8(1, 3, 7, 6), u8(4, 3, 3, 2)], {"strides": [2, 1]}),
+        Case("max_pool_u8", lambda v: g.MaxPoolOp.make(v, **pooled), "MaxPool",
+             [u8(1, 2, 7, 6)], dict(pooled)),
+        Case("max_pool_s8", lambda v: g.MaxPoolOp.make(v, kernel_shape=[2]), "MaxPool",
+             [s8(2, 2, 9)], {"kernel_shape": [2]}),
+        Case("max_pool_indices", lambda v: g.MaxPoolIndicesOp.make(v, **pooled), "MaxPool",
+             [x], dict(pooled), leading_outputs=1),
+        Case("max_pool_indices_column_major",
+             lambda v: g.MaxPoolIndicesOp.make(v, kernel_shape=[2, 2], storage_order=1),
+             "MaxPool", [x], {"kernel_shape": [2, 2], "storage_order": 1}, leading_outputs=1),
+        Case("max_pool_indices_3d",
+             lambda v: g.MaxPoolIndicesOp.make(v, kernel_shape=[2, 2, 2], strides=[2, 1, 2]),
+             "MaxPool", [rand(1, 2, 4, 3, 5)], {"kernel_shape": [2, 2, 2], "strides": [2, 1, 2]},
+             leading_outputs=1),
+        Case("max_unpool", lambda v, i: g.MaxUnpoolOp.make(v, i, **pooled), "MaxUnpool",
+             [peaks, where], dict(pooled)),
+        # ONNX Runtime reads the indices in output_shape's layout, the ONNX reference in the
+        # unpooled size's (docs/graph_ops.md): the reference is the oracle.
+        Case("max_unpool_output_shape",
+             lambda v, i: g.MaxUnpoolOp.make(v, i, **pooled, output=[8, 9]), "MaxUnpool",
+             [peaks, where], dict(pooled), [i64s(2, 3, 8, 9)], oracle="onnx"),
+        Case("pad_wrap", lambda v: g.PadOp.make(v, pads=[0, 3, 1, 0, 5, 2], mode="wrap"),
+             "Pad", [rand(2, 3, 4)], {"mode": "wrap"}, [i64s(0, 3, 1, 0, 5, 2)]),
+        Case("bitcast_f32_i32", lambda v: g.BitcastOp.make(v, to=i32), "BitCast",
+             [rand(3, 4)], {"to": TensorProto.INT32}, opset=26),
+        Case("bitcast_u8_s8", lambda v: g.BitcastOp.make(v, to=i8), "BitCast", [u8(5)],
+             {"to": TensorProto.INT8}, opset=26),
+        Case("bitcast_i64_f64", lambda v: g.BitcastOp.make(v, to=f64), "BitCast",
+             [ints(4, lo=-(2**40), hi=2**40)], {"to": TensorProto.DOUBLE}, opset=26),
+    ]
+
+
+def sampling_cases() -> list[Case]:
+    """grid_sample in every mode and padding, roi_align over boxes inside, across and off the
+    map (and a box of negative size), col2im with strides, pads and dilations. Where ONNX
+    Runtime departs from ONNX's reference (it does not clamp a cubic grid point under border
+    padding; it has no 5-D cubic), the reference is the oracle."""
+    cases = []
+    x, grid = rand(2, 3, 5, 4), rand(2, 6, 7, 2, lo=-1.3, hi=1.3)
+    volume, volume_grid = rand(1, 2, 3, 4, 5), rand(1, 2, 3, 4, 3, lo=-1.2, hi=1.2)
+    for mode in ("nearest", "linear", "cubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (0, 1):
+                props = {"mode": mode, "padding_mode": padding, "align_corners": align}
+                oracle = "onnx" if mode == "cubic" and padding == "border" else "ort"
+                cases.append(Case(
+                    f"grid_sample_{mode}_{padding}_{align}",
+                    lambda a, b, p=props: g.GridSampleOp.make(a, b, **p), "GridSample", [x, grid],
+                    props, opset=20, oracle=oracle,
+                ))  # fmt: skip
+                if align:
+                    continue
+                cases.append(Case(
+                    f"grid_sample_3d_{mode}_{padding}",
+                    lambda a, b, p=props: g.GridSampleOp.make(a, b, **p), "GridSample",
+                    [volume, volume_grid], props, opset=20,
+                    oracle="onnx" if mode == "cubic" else "ort",
+                ))  # fmt: skip
+    image = rand(2, 3, 10, 12)
+    rois = np.float32([[0, 0, 9, 9], [1.3, 2.1, 7.7, 5.2], [-3, -2, 15, 14], [4, 4, 4.2, 4.3],
+                       [20, 20, 30, 30], [5, 5, 2, 3]])  # fmt: skip
+    batch = i64s(0, 1, 1, 0, 1, 0)
+    for mode in ("avg", "max"):
+        for transform in ("half_pixel", "output_half_pixel"):
+            for ratio in (0, 2):
+                props = {"mode": mode, "coordinate_transformation_mode": transform,
+                         "sampling_ratio": ratio, "output_height": 3, "output_width": 4,
+                         "spatial_scale": 0.8}  # fmt: skip
+                cases.append(Case(
+                    f"roi_align_{mode}_{transform}_{ratio}",
+                    lambda a, b, c, p=props: g.RoiAlignOp.make(a, b, c, **p), "RoiAlign",
+                    [image, rois, batch], props, opset=16,
+                ))  # fmt: skip
+
+    def col2im(name, shape, image_shape, block_shape, **props):
+        cases.append(Case(
+            f"col2im_{name}",
+            lambda v: g.Col2ImOp.make(v, image_shape=image_shape, block_shape=block_shape, **props),
+            "Col2Im", [rand(*shape)], props, [np.int64(image_shape), np.int64(block_shape)],
+            opset=18,
+        ))  # fmt: skip
+
+    col2im("2d", (1, 5, 5), [5, 5], [1, 5])
+    col2im("strides_pads_dilations", (2, 8, 8), [6, 7], [2, 2], strides=[2, 3],
+           pads=[1, 0, 1, 1], dilations=[1, 2])
+    col2im("3d", (1, 16, 36), [4, 5, 4], [2, 2, 2], strides=[1, 2, 1], pads=[0, 1, 1, 0, 0, 0])
+    return cases
+
+
 CASES = [
     *unary_cases(), *cast_cases(), *binary_cases(), *math_logic_cases(), *contraction_cases(),
     *conv_cases(), *norm_cases(), *pool_cases(), *reduce_cases(), *movement_cases(), *resize_cases(),
-    *index_cases(),
+    *index_cases(), *integer_cases(), *sampling_cases(),
 ]
 
 
@@ -525,8 +664,9 @@ def run_onnx(case: Case, op: Operation) -> list[np.ndarray]:
         dtype = np.dtype(numpy_dtype_of(type_.element_type))
         outputs.append(helper.make_tensor_value_info(
             f"y{i}", helper.np_dtype_to_tensor_dtype(dtype), list(type_.get_shape())))
-    node = helper.make_node(case.onnx_op, names + const_names, [o.name for o in outputs],
-                            **case.attrs)
+    dropped = [f"dropped{i}" for i in range(case.leading_outputs)]
+    node = helper.make_node(case.onnx_op, names + const_names,
+                            dropped + [o.name for o in outputs], **case.attrs)
     graph = helper.make_graph(
         [node], case.id,
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
@@ -603,6 +743,9 @@ def test_gather_out_of_range_is_an_error_not_a_wraparound():
      r"graph.scatter_nd: index 3 at position \[0, 0\] is outside \[-3, 3\)"),
     (lambda x, n: g.ReverseSequenceOp.make(x, n, batch_axis=1, time_axis=0), [rand(3, 2), i64s(1, 4)],
      r"sequence_lens must be in \[0, 3\]"),
+    (lambda x, r, n: g.RoiAlignOp.make(x, r, n, output_height=1, output_width=1),
+     [rand(1, 1, 4, 4), np.float32([[0, 0, 2, 2]]), i64s(1)],
+     r"graph.roi_align: batch_indices must be in \[0, 1\), got values in \[1, 1\]"),
 ])  # fmt: skip
 def test_index_out_of_range_is_an_error(make, inputs, message):
     op = build_op(Case("bad", make, "", inputs))
@@ -618,12 +761,18 @@ def test_scatter_none_with_duplicates_keeps_the_last_update():
     np.testing.assert_array_equal(got, [[updates[0, 2], 0, updates[0, 3], 0]])
 
 
-def test_tf_crop_and_resize_is_reported_unsupported():
-    op = build_op(Case("tf", lambda v: g.ResizeOp.make(
-        v, sizes=[1, 1, 4, 4], scales=[1, 1, 2, 2], mode="linear",
-        coordinate_transformation_mode="tf_crop_and_resize"), "Resize", [rand(1, 1, 2, 2)]))
-    with pytest.raises(reference.EvaluationError, match="tf_crop_and_resize"):
-        reference.evaluate(op, [rand(1, 1, 2, 2)])
+def test_tf_crop_and_resize_follows_the_reference_for_fractional_lengths():
+    """ONNX Runtime maps crop coordinates with the rounded output length; the reference (and
+    minitvm) with scale * size, here 5 * 1.3 = 6.5 for 6 output rows."""
+    x = rand(1, 1, 5, 4)
+    roi = [0, 0, 0.1, 0, 1, 1, 0.8, 1]
+    case = Case("crop", lambda v: g.ResizeOp.make(
+        v, sizes=[1, 1, 6, 4], scales=[1, 1, 1.3, 1], roi=roi, mode="linear",
+        coordinate_transformation_mode="tf_crop_and_resize"), "Resize", [x],
+        {"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize"},
+        [np.float32(roi), np.float32([1, 1, 1.3, 1])], oracle="onnx")  # fmt: skip
+    op = build_op(case)
+    np.testing.assert_allclose(reference.evaluate(op, [x])[0], run_onnx(case, op)[0], rtol=1e-5)
 
 
 def test_run_module_interprets_main_by_name_and_position():

@@ -426,6 +426,24 @@ def test_pow_mixed_types(base, exponent):
     check(g.PowOp.make, [base, exponent])
 
 
+@pytest.mark.parametrize("source, target", [
+    (np.array([1.0, -2.5, np.inf, np.nan, -0.0], np.float32), np.int32),
+    (np.array([0, -1, 0x7F800000, 0x3F800000], np.int32), np.float32),
+    (np.array([-1, 7, 1 << 62], np.int64), np.float64),
+    (np.array([-2.0, 1e300], np.float64), np.uint64),
+    (np.array([1.5, -65504.0], np.float16), np.int16),
+    (np.array([0, 255, 128, 7], np.uint8), np.int8),
+    (np.array([-1, 300, 0], np.int16), np.uint16),
+    (np.array([True, False, True]), np.uint8),
+    (np.array([0, 3, 1], np.uint8), np.bool_),
+], ids=lambda v: str(v.dtype) if isinstance(v, np.ndarray) else np.dtype(v).name)  # fmt: skip
+def test_bitcast(source, target):
+    to = element_type_of(np.dtype(target))
+    want = source != 0 if target == np.bool_ else source.astype(target) if source.dtype == np.bool_ \
+        else source.view(target)  # fmt: skip
+    check(lambda v: g.BitcastOp.make(v, to=to), [source.reshape(1, -1)], [want.reshape(1, -1)])
+
+
 NEW_INTS = {"i16": np.int16, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
 
 

@@ -26,7 +26,6 @@ from minitvm.dialects import te_eval
 from minitvm.dialects.graph import reference
 from minitvm.dialects.graph.constant import element_type_of, numpy_dtype_of
 from minitvm.dialects.te import KERNEL_ATTR, ComputeOp
-from minitvm.errors import MinitvmError
 from minitvm.lowering.graph_to_te import ConvertGraphToTePass
 
 RNG = np.random.default_rng(7)
@@ -235,7 +234,66 @@ def resize_cases() -> list[Case]:
     return cases
 
 
-CASES = [*contraction_cases(), *conv_cases(), *pool_cases(), *norm_cases(), *resize_cases()]
+def u8(*shape: int) -> np.ndarray:
+    return RNG.integers(0, 256, shape).astype(np.uint8)
+
+
+def s8(*shape: int) -> np.ndarray:
+    return RNG.integers(-128, 128, shape).astype(np.int8)
+
+
+def s16(*shape: int) -> np.ndarray:
+    """Values in [-255, 255]: an 8-bit operand less its zero point."""
+    return RNG.integers(-255, 256, shape).astype(np.int16)
+
+
+def integer_cases() -> list[Case]:
+    """Integer contractions (each operand widened to i32), integer and index pooling."""
+    x = rand(2, 2, 7, 7)
+    pooled = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
+    arg = Block(arg_types=[TensorType(element_type_of(x.dtype), list(x.shape))]).args[0]
+    peaks = reference.evaluate(g.MaxPoolOp.make(arg, **pooled), [x])[0]
+    where = reference.evaluate(g.MaxPoolIndicesOp.make(arg, **pooled), [x])[0]
+    apart = {"kernel_shape": [2, 2], "strides": [2, 2]}
+    x2 = rand(2, 2, 6, 8)
+    arg2 = Block(arg_types=[TensorType(element_type_of(x2.dtype), list(x2.shape))]).args[0]
+    apart_peaks = reference.evaluate(g.MaxPoolOp.make(arg2, **apart), [x2])[0]
+    apart_where = reference.evaluate(g.MaxPoolIndicesOp.make(arg2, **apart), [x2])[0]
+    blocked = {"strides": [2, 1], "pads": [1, 1, 0, 1]}
+    return [
+        Case("matmul_u8_s8", g.MatMulOp.make, [u8(3, 37), s8(37, 20)], "MatMulInteger"),
+        Case("matmul_s16_u8_batch", g.MatMulOp.make, [s16(2, 3, 9), u8(9, 4)]),
+        Case("matmul_packed_s16_s8", g.MatMulPackedOp.make, [s16(4, 12), s8(2, 12, 16)]),
+        Case("conv_u8", lambda a, b: g.ConvOp.make(a, b, None, pads=[1, 0, 1, 2]),
+             [u8(1, 3, 6, 5), u8(4, 3, 3, 3)], "ConvInteger", {"pads": [1, 0, 1, 2]}),
+        Case("conv_s16_bias_group", lambda a, b, c: g.ConvOp.make(a, b, c, group=2,
+                                                                 pads=[1, 1, 1, 1]),
+             [s16(1, 4, 5, 5), s8(6, 2, 3, 3), RNG.integers(-999, 999, 6).astype(np.int32)]),
+        Case("conv_nchwc_s16", lambda a, b: g.ConvNchwcOp.make(a, b, None, **blocked),
+             [s16(1, 2, 6, 5, 4), s8(2, 2, 3, 3, 4, 8)]),
+        Case("max_pool_u8", lambda v: g.MaxPoolOp.make(v, **pooled), [u8(1, 2, 7, 6)],
+             "MaxPool", dict(pooled)),
+        Case("max_pool_s8", lambda v: g.MaxPoolOp.make(v, kernel_shape=[3], pads=[2, 2]),
+             [s8(2, 3, 8)], "MaxPool", {"kernel_shape": [3], "pads": [2, 2]}),
+        Case("max_pool_indices", lambda v: g.MaxPoolIndicesOp.make(v, **pooled), [x]),
+        Case("max_pool_indices_ties_u8",
+             lambda v: g.MaxPoolIndicesOp.make(v, kernel_shape=[2, 3], storage_order=1),
+             [RNG.integers(0, 3, (1, 2, 5, 6)).astype(np.uint8)]),
+        Case("max_pool_indices_3d", lambda v: g.MaxPoolIndicesOp.make(
+            v, kernel_shape=[2, 1, 2], strides=[1, 2, 2], ceil_mode=1), [rand(1, 1, 3, 4, 5)]),
+        Case("max_unpool_overlapping", lambda v, i: g.MaxUnpoolOp.make(v, i, **pooled),
+             [peaks, where], "MaxUnpool", dict(pooled)),
+        Case("max_unpool_larger_output", lambda v, i: g.MaxUnpoolOp.make(
+            v, i, **apart, output=[8, 9]), [apart_peaks, apart_where]),
+        Case("max_unpool", lambda v, i: g.MaxUnpoolOp.make(v, i, **apart),
+             [apart_peaks, apart_where], "MaxUnpool", dict(apart)),
+    ]  # fmt: skip
+
+
+CASES = [
+    *contraction_cases(), *conv_cases(), *pool_cases(), *norm_cases(), *resize_cases(),
+    *integer_cases(),
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -351,11 +409,3 @@ def test_max_pool_reads_minus_infinity_in_the_padding():
     (y,) = te_eval.run_module(lower(build_module(case)[0]), [x])
     assert (y < 0).all()
     np.testing.assert_array_equal(y[0, 0, 0, 0], x[0, 0, 0, 0])
-
-
-def test_tf_crop_and_resize_is_reported_unsupported():
-    case = Case("tf", lambda v: g.ResizeOp.make(
-        v, sizes=[1, 1, 4, 4], scales=[1, 1, 2, 2], mode="linear",
-        coordinate_transformation_mode="tf_crop_and_resize"), [rand(1, 1, 2, 2)])  # fmt: skip
-    with pytest.raises(MinitvmError, match="tf_crop_and_resize"):
-        lower(build_module(case)[0])

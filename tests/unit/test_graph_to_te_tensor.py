@@ -314,7 +314,8 @@ def _reflect_fits(shape, pads) -> bool:
 
 PAD_CASES = [
     (mode, value, shape, pads)
-    for mode, value in [("constant", 0.0), ("constant", 1.5), ("edge", 0.0), ("reflect", 0.0)]
+    for mode, value in [("constant", 0.0), ("constant", 1.5), ("edge", 0.0), ("reflect", 0.0),
+                        ("wrap", 0.0)]
     for shape, pads in PADS
     if mode != "reflect" or _reflect_fits(shape, pads)
 ]
@@ -330,6 +331,10 @@ def test_pad_size_one_dims_and_ints():
     check(lambda x: g.PadOp.make(x, pads=[1, 2, 0, 1], value=-7.9), [ints(2, 3, dtype=np.int32)])
     check(lambda x: g.PadOp.make(x, pads=[1, 1, 1, 1], mode="reflect"), [ints(3, 2)])
     check(lambda x: g.PadOp.make(x, pads=[1, 0, 0, 2], value=2.5), [rand(0, 3)])
+    # an unsigned fill above the signed range (a u8 zero point of 200)
+    check(lambda x: g.PadOp.make(x, pads=[1, 0, 0, 1], value=200.0), [ints(2, 3, dtype=np.uint8)])
+    # wrap: pads wider than the dim go round it more than once
+    check(lambda x: g.PadOp.make(x, pads=[5, 0, 7, 1], mode="wrap"), [ints(2, 3, dtype=np.int32)])
 
 
 @pytest.mark.parametrize(

@@ -93,6 +93,30 @@ def reduction_model(op_type: str) -> onnx.ModelProto:
     return net.model([net.op(op_type, [x], axes=[1], keepdims=0)])
 
 
+def quantized_model(kind: str) -> onnx.ModelProto:
+    """A float input quantized to u8, then QLinearMatMul by [64, 96] s8 weights ("gemm"), or
+    QLinearConv 32 -> 32 3x3 ("conv", "conv_pool": then a 3x3/2 max pool of the u8 result),
+    dequantized: integer GEMMs and convs (i32 accumulators), and an integer pool."""
+    net = Net(7)
+    rng = np.random.default_rng(7)
+    scale = lambda name, value: net.const(name, np.array(value, np.float32))
+    zero = lambda name, value: net.const(name, np.array(value, np.uint8))
+    shape = [8, 64] if kind == "gemm" else [1, 32, 10, 10]
+    x = net.op("QuantizeLinear", [net.input("x", shape), scale("sx", 0.02), zero("zx", 128)])
+    w = net.const("w", rng.integers(-128, 128, [64, 96] if kind == "gemm" else [32, 32, 3, 3])
+                  .astype(np.int8))  # fmt: skip
+    w_params = [w, scale("sw", 0.01), net.const("zw", np.array(0, np.int8))]
+    y_params = [scale("sy", 0.3), zero("zy", 100)]
+    if kind == "gemm":
+        y = net.op("QLinearMatMul", [x, scale("sx2", 0.02), zero("zx2", 128), *w_params, *y_params])
+    else:
+        y = net.op("QLinearConv", [x, scale("sx2", 0.02), zero("zx2", 128), *w_params, *y_params],
+                   pads=[1, 1, 1, 1])  # fmt: skip
+    if kind == "conv_pool":
+        y = net.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    return net.model([net.op("DequantizeLinear", [y, scale("sy2", 0.3), zero("zy2", 100)])])
+
+
 def add_relu_model() -> onnx.ModelProto:
     net = Net(4)
     x = net.input("x", [4, 64])
@@ -145,6 +169,9 @@ def sample(space, rng: random.Random) -> dict:
         (lambda: reduction_model("ReduceLogSumExp"), ReductionTemplate, (6, 96)),
         (lambda: reduction_model("ArgMax"), ReductionTemplate, (6, 96)),
         (add_relu_model, InjectiveTemplate, (4, 64)),
+        (lambda: quantized_model("gemm"), GemmTemplate, (8, 64)),
+        (lambda: quantized_model("conv"), ConvNchwcTemplate, (1, 32, 10, 10)),
+        (lambda: quantized_model("conv_pool"), PoolNchwcTemplate, (1, 32, 10, 10)),
     ],
     ids=[
         "gemm",
@@ -159,6 +186,9 @@ def sample(space, rng: random.Random) -> dict:
         "reduction_log_sum_exp",
         "reduction_arg_max",
         "injective",
+        "integer_gemm",
+        "integer_conv_nchwc",
+        "integer_max_pool_nchwc",
     ],
 )
 def test_every_valid_config_computes_the_default_result(model, template, shape) -> None:

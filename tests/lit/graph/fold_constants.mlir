@@ -103,15 +103,18 @@ func.func @expand_splat() -> tensor<4x8xf32> {
   func.return %0 : tensor<4x8xf32>
 }
 
-// Negative: the reference has no semantics for tf_crop_and_resize (no roi): left as is.
-// CHECK-LABEL: func.func @unsupported_resize
+// Negative: the reference rejects an index out of range (EvaluationError): left as is, to
+// run time.
+// CHECK-LABEL: func.func @out_of_range_gather
 // CHECK-NEXT:    %[[A:.*]] = graph.constant
-// CHECK-NEXT:    %[[R:.*]] = graph.resize %[[A]]
+// CHECK-NEXT:    %[[I:.*]] = graph.constant
+// CHECK-NEXT:    %[[R:.*]] = graph.gather %[[A]], %[[I]]
 // CHECK-NEXT:    func.return %[[R]]
-func.func @unsupported_resize() -> tensor<1x1x4x4xf32> {
-  %a = graph.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>
-  %0 = graph.resize %a {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize"} : tensor<1x1x2x2xf32> to tensor<1x1x4x4xf32>
-  func.return %0 : tensor<1x1x4x4xf32>
+func.func @out_of_range_gather() -> tensor<1xf32> {
+  %a = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %i = graph.constant dense<[5]> : tensor<1xi64>
+  %0 = graph.gather %a, %i {axis = 0 : i64} : (tensor<2xf32>, tensor<1xi64>) -> tensor<1xf32>
+  func.return %0 : tensor<1xf32>
 }
 
 // The new blob is written to the resource section; the dead input blob is not, once DCE'd.

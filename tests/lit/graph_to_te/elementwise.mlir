@@ -139,3 +139,18 @@ func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
   %0 = graph.softplus %x : tensor<4xf16>
   func.return %0 : tensor<4xf16>
 }
+
+// -----
+
+// bitcast: the element's bits as the other type, arith.bitcast.
+// CHECK-LABEL: func.func @bitcast_0(
+// CHECK-SAME:    %[[X:\w+]]: tensor<4xf32>) -> tensor<4xi32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]]) in [4] : tensor<4xi32> {
+// CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]]] : tensor<4xf32>
+// CHECK-NEXT:      %[[B:\w+]] = arith.bitcast %[[V]] : f32 to i32
+// CHECK-NEXT:      te.yield %[[B]] : i32
+// CHECK-NEXT:    }
+func.func @main(%x: tensor<4xf32>) -> tensor<4xi32> {
+  %0 = graph.bitcast %x : tensor<4xf32> to tensor<4xi32>
+  func.return %0 : tensor<4xi32>
+}

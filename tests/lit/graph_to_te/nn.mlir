@@ -215,3 +215,62 @@ func.func @main(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> (t
   %y, %mean, %inv = graph.layer_norm %x, %g, %b {axis = 1 : i64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
   func.return %y, %mean, %inv : tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>
 }
+
+// -----
+
+// An integer matmul: each read extended to the i32 accumulator (zero-extended for ui8),
+// then multiplied and summed in i32.
+// CHECK-LABEL: func.func @matmul_0(
+// CHECK-SAME:    %[[A:\w+]]: tensor<2x3xui8>, %[[B:\w+]]: tensor<3x4xi8>) -> tensor<2x4xi32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 4] sum (%[[K:\w+]]) in [3] {te.templated} : tensor<2x4xi32> {
+// CHECK-NEXT:      %[[VA:\w+]] = te.read %[[A]][%[[I]], %[[K]]] : tensor<2x3xui8>
+// CHECK-NEXT:      %[[WA:\w+]] = arith.extui %[[VA]] : ui8 to i32
+// CHECK-NEXT:      %[[VB:\w+]] = te.read %[[B]][%[[K]], %[[J]]] : tensor<3x4xi8>
+// CHECK-NEXT:      %[[WB:\w+]] = arith.extsi %[[VB]] : i8 to i32
+// CHECK-NEXT:      %[[P:\w+]] = arith.muli %[[WA]], %[[WB]] : i32
+// CHECK-NEXT:      te.yield %[[P]] : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]] : tensor<2x4xi32>
+func.func @main(%a: tensor<2x3xui8>, %b: tensor<3x4xi8>) -> tensor<2x4xi32> {
+  %0 = graph.matmul %a, %b : (tensor<2x3xui8>, tensor<3x4xi8>) -> tensor<2x4xi32>
+  func.return %0 : tensor<2x4xi32>
+}
+
+// -----
+
+// An integer max pool: taps past the input read the type's least value.
+// CHECK-LABEL: func.func @max_pool_0(
+// CHECK:         te.compute (%{{.*}}) in [1, 1, 2, 2] max (%{{.*}}) in [2, 2] {te.templated} : tensor<1x1x2x2xi8> {
+// CHECK:           %[[IN:\w+]] = arith.andi %{{\w+}}, %{{\w+}} : i1
+// CHECK-NEXT:      %[[XV:\w+]] = te.read %{{\w+}}[%{{.*}}] : tensor<1x1x3x3xi8>
+// CHECK-NEXT:      %[[LOW:\w+]] = arith.constant -128 : i8
+// CHECK-NEXT:      %[[V:\w+]] = arith.select %[[IN]], %[[XV]], %[[LOW]] : i8
+// CHECK-NEXT:      te.yield %[[V]] : i8
+func.func @main(%x: tensor<1x1x3x3xi8>) -> tensor<1x1x2x2xi8> {
+  %0 = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x1x3x3xi8> -> tensor<1x1x2x2xi8>
+  func.return %0 : tensor<1x1x2x2xi8>
+}
+
+// -----
+
+// max_unpool with windows apart (kernel <= stride): output p has one candidate, pooled
+// position p // 2; its element where its index is p's flat index, else 0.
+// CHECK-LABEL: func.func @max_unpool_0(
+// CHECK-SAME:    %[[X:\w+]]: tensor<1x1x4xf32>, %[[I:\w+]]: tensor<1x1x4xi64>) -> tensor<1x1x8xf32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[N:\w+]], %[[C:\w+]], %[[P:\w+]]) in [1, 1, 8] : tensor<1x1x8xf32> {
+// CHECK-NEXT:      %[[TWO:\w+]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[Q:\w+]] = arith.floordivsi %[[P]], %[[TWO]] : index
+// CHECK:           %[[FLAT:\w+]] = arith.addi %{{\w+}}, %[[P]] : index
+// CHECK-NEXT:      %[[IV:\w+]] = te.read %[[I]][%[[N]], %[[C]], %[[Q]]] : tensor<1x1x4xi64>
+// CHECK-NEXT:      %[[F64:\w+]] = arith.index_cast %[[FLAT]] : index to i64
+// CHECK-NEXT:      %[[HIT:\w+]] = arith.cmpi eq, %[[IV]], %[[F64]] : i64
+// CHECK-NEXT:      %[[XV:\w+]] = te.read %[[X]][%[[N]], %[[C]], %[[Q]]] : tensor<1x1x4xf32>
+// CHECK-NEXT:      %[[Z:\w+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[Y:\w+]] = arith.select %[[HIT]], %[[XV]], %[[Z]] : f32
+// CHECK-NEXT:      te.yield %[[Y]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]] : tensor<1x1x8xf32>
+func.func @main(%x: tensor<1x1x4xf32>, %i: tensor<1x1x4xi64>) -> tensor<1x1x8xf32> {
+  %0 = graph.max_unpool %x, %i {kernel_shape = array<i64: 2>, strides = array<i64: 2>} : (tensor<1x1x4xf32>, tensor<1x1x4xi64>) -> tensor<1x1x8xf32>
+  func.return %0 : tensor<1x1x8xf32>
+}

@@ -203,12 +203,12 @@ func.func @cast_shape(%x: tensor<2x3xf32>) {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.cast: element type bf16 is not supported{{$}}
+// CHECK-NEXT: {{^}}graph.cast: element type i4 is not supported{{$}}
 // CHECK:      = "graph.cast"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.cast: element type bf16 is not supported{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.cast: element type i4 is not supported{{$}}
 func.func @cast_element_type(%x: tensor<2x3xf32>) {
-  %0 = graph.cast %x : tensor<2x3xf32> to tensor<2x3xbf16>
+  %0 = graph.cast %x : tensor<2x3xf32> to tensor<2x3xi4>
   func.return
 }
 
@@ -264,12 +264,123 @@ func.func @matmul_inner(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.matmul: lhs must be a float tensor, got tensor<2x3xi64>{{$}}
+// CHECK-NEXT: {{^}}graph.matmul: lhs must be a float tensor, or an integer tensor of at most 32 bits (accumulated in i32), got tensor<2x3xi64>{{$}}
 // CHECK:      = "graph.matmul"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.matmul: lhs must be a float tensor, got tensor<2x3xi64>{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.matmul: lhs must be a float tensor, or an integer tensor of at most 32 bits (accumulated in i32), got tensor<2x3xi64>{{$}}
 func.func @matmul_ints(%a: tensor<2x3xi64>, %b: tensor<3x4xi64>) {
   %0 = graph.matmul %a, %b : (tensor<2x3xi64>, tensor<3x4xi64>) -> tensor<2x4xi64>
+  func.return
+}
+
+// -----
+
+// Integer contractions: integer operands of at most 32 bits on both sides, an i32 result.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.matmul: rhs must be an integer tensor of at most 32 bits as lhs is (an integer contraction accumulates in i32), got tensor<3x4xf32>{{$}}
+// CHECK:      = "graph.matmul"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.matmul: rhs must be an integer tensor of at most 32 bits as lhs is (an integer contraction accumulates in i32), got tensor<3x4xf32>{{$}}
+func.func @matmul_mixed(%a: tensor<2x3xi8>, %b: tensor<3x4xf32>) {
+  %0 = graph.matmul %a, %b : (tensor<2x3xi8>, tensor<3x4xf32>) -> tensor<2x4xi32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.matmul: result should be tensor<2x4xi32> but is declared tensor<2x4xi16>{{$}}
+// CHECK:      = "graph.matmul"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.matmul: result should be tensor<2x4xi32> but is declared tensor<2x4xi16>{{$}}
+func.func @matmul_integer_result(%a: tensor<2x3xui8>, %b: tensor<3x4xi8>) {
+  %0 = graph.matmul %a, %b : (tensor<2x3xui8>, tensor<3x4xi8>) -> tensor<2x4xi16>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.conv: bias of an integer contraction must be i32 (its accumulator type), got tensor<8xf32>{{$}}
+// CHECK:      = "graph.conv"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.conv: bias of an integer contraction must be i32 (its accumulator type), got tensor<8xf32>{{$}}
+func.func @conv_integer_bias(%x: tensor<1x3x8x8xui8>, %w: tensor<8x3x3x3xi8>, %b: tensor<8xf32>) {
+  %0 = graph.conv %x, %w, %b : (tensor<1x3x8x8xui8>, tensor<8x3x3x3xi8>, tensor<8xf32>) -> tensor<1x8x6x6xi32>
+  func.return
+}
+
+// -----
+
+// Pooling of integers: max pools only.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.avg_pool: input must be a float tensor, got tensor<1x1x4x4xui8>{{$}}
+// CHECK:      = "graph.avg_pool"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.avg_pool: input must be a float tensor, got tensor<1x1x4x4xui8>{{$}}
+func.func @avg_pool_integers(%x: tensor<1x1x4x4xui8>) {
+  %0 = graph.avg_pool %x {kernel_shape = array<i64: 2, 2>} : tensor<1x1x4x4xui8> -> tensor<1x1x3x3xui8>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.max_pool_indices: storage_order must be 0 (row-major) or 1 (column-major), got 2{{$}}
+// CHECK:      = "graph.max_pool_indices"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.max_pool_indices: storage_order must be 0 (row-major) or 1 (column-major), got 2{{$}}
+func.func @max_pool_indices_order(%x: tensor<1x1x4x4xf32>) {
+  %0 = graph.max_pool_indices %x {kernel_shape = array<i64: 2, 2>, storage_order = 2 : i64} : tensor<1x1x4x4xf32> -> tensor<1x1x3x3xi64>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.max_unpool: indices must be an i64 tensor of the input's shape 1x1x2x2, got tensor<1x1x2x2xi32>{{$}}
+// CHECK:      = "graph.max_unpool"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.max_unpool: indices must be an i64 tensor of the input's shape 1x1x2x2, got tensor<1x1x2x2xi32>{{$}}
+func.func @max_unpool_indices(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi32>) {
+  %0 = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi32>) -> tensor<1x1x4x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.max_unpool: output 3x5 must have 2 sizes, each at least the pool's 4x4{{$}}
+// CHECK:      = "graph.max_unpool"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.max_unpool: output 3x5 must have 2 sizes, each at least the pool's 4x4{{$}}
+func.func @max_unpool_output(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>) {
+  %0 = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, output = array<i64: 3, 5>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x3x5xf32>
+  func.return
+}
+
+// -----
+
+// graph.bitcast keeps the bit width; wrap padding needs elements to wrap around.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.bitcast: f32 has 32 bits but i64 has 64; the widths must agree{{$}}
+// CHECK:      = "graph.bitcast"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.bitcast: f32 has 32 bits but i64 has 64; the widths must agree{{$}}
+func.func @bitcast_width(%x: tensor<3xf32>) {
+  %0 = graph.bitcast %x : tensor<3xf32> to tensor<3xi64>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.pad: wrap padding cannot pad an empty dimension{{$}}
+// CHECK:      = "graph.pad"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.pad: wrap padding cannot pad an empty dimension{{$}}
+func.func @pad_wrap_empty(%x: tensor<0x3xf32>) {
+  %0 = graph.pad %x {pads = array<i64: 1, 0, 0, 0>, mode = "wrap"} : tensor<0x3xf32> -> tensor<1x3xf32>
   func.return
 }
 
@@ -957,12 +1068,12 @@ func.func @reverse_sequence_lens(%x: tensor<3x4xf32>, %n: tensor<3xi64>) {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.pad: mode "wrap" is not one of constant, reflect, edge{{$}}
+// CHECK-NEXT: {{^}}graph.pad: mode "circular" is not one of constant, reflect, edge, wrap{{$}}
 // CHECK:      = "graph.pad"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.pad: mode "wrap" is not one of constant, reflect, edge{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.pad: mode "circular" is not one of constant, reflect, edge, wrap{{$}}
 func.func @pad_mode(%x: tensor<2x3xf32>) {
-  %0 = graph.pad %x {pads = array<i64: 1, 1, 1, 1>, mode = "wrap"} : tensor<2x3xf32> -> tensor<4x5xf32>
+  %0 = graph.pad %x {pads = array<i64: 1, 1, 1, 1>, mode = "circular"} : tensor<2x3xf32> -> tensor<4x5xf32>
   func.return
 }
 
@@ -1185,12 +1296,12 @@ func.func @arg_min_axis(%x: tensor<2x4x3xf32>) {
 // -----
 
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.resize: mode "cubic" is not one of nearest, linear{{$}}
+// CHECK-NEXT: {{^}}graph.resize: mode "area" is not one of nearest, linear, cubic{{$}}
 // CHECK:      = "graph.resize"(
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.resize: mode "cubic" is not one of nearest, linear{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.resize: mode "area" is not one of nearest, linear, cubic{{$}}
 func.func @resize_mode(%x: tensor<1x1x4x4xf32>) {
-  %0 = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "cubic"} : tensor<1x1x4x4xf32> to tensor<1x1x8x8xf32>
+  %0 = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "area"} : tensor<1x1x4x4xf32> to tensor<1x1x8x8xf32>
   func.return
 }
 
@@ -1297,5 +1408,161 @@ func.func @weights_size() {
 // CHECK-NEXT: | Operation does not verify: graph.resize: scales must be an array<f32: ...>, got array<i64: 1, 1, 2, 2>{{$}}
 func.func @resize_int_scales(%x: tensor<1x1x4x4xf32>) {
   %0 = graph.resize %x {scales = array<i64: 1, 1, 2, 2>} : tensor<1x1x4x4xf32> to tensor<1x1x8x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.resize: antialias applies to the linear and cubic modes, not nearest{{$}}
+// CHECK:      = "graph.resize"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.resize: antialias applies to the linear and cubic modes, not nearest{{$}}
+func.func @resize_antialias_nearest(%x: tensor<1x1x4x4xf32>) {
+  %0 = graph.resize %x {scales = array<f32: 1.0, 1.0, 0.5, 0.5>, antialias = 1 : i64} : tensor<1x1x4x4xf32> to tensor<1x1x2x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.resize: tf_crop_and_resize needs the roi property (the crop box){{$}}
+// CHECK:      = "graph.resize"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.resize: tf_crop_and_resize needs the roi property (the crop box){{$}}
+func.func @resize_crop_without_roi(%x: tensor<1x1x4x4xf32>) {
+  %0 = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, coordinate_transformation_mode = "tf_crop_and_resize"} : tensor<1x1x4x4xf32> to tensor<1x1x8x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.resize: roi is read by tf_crop_and_resize only; drop it or change the mode{{$}}
+// CHECK:      = "graph.resize"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.resize: roi is read by tf_crop_and_resize only; drop it or change the mode{{$}}
+func.func @resize_roi_without_crop(%x: tensor<1x1x4x4xf32>) {
+  %0 = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, roi = array<f32: 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0>} : tensor<1x1x4x4xf32> to tensor<1x1x8x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.resize: roi must be an array<f32: ...> of 8 entries (starts, then ends), got array<f32: 0.000000e+00, 1.000000e+00>{{$}}
+// CHECK:      = "graph.resize"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.resize: roi must be an array<f32: ...> of 8 entries (starts, then ends), got array<f32: 0.000000e+00, 1.000000e+00>{{$}}
+func.func @resize_roi_length(%x: tensor<1x1x4x4xf32>) {
+  %0 = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f32: 0.0, 1.0>} : tensor<1x1x4x4xf32> to tensor<1x1x8x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.grid_sample: grid must be [2, out_1, out_2, 2] (the input's batch, the output's 2 spatial dims, 2 coordinates) for input 2x3x8x8, got 2x5x6x3{{$}}
+// CHECK:      = "graph.grid_sample"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.grid_sample: grid must be [2, out_1, out_2, 2] (the input's batch, the output's 2 spatial dims, 2 coordinates) for input 2x3x8x8, got 2x5x6x3{{$}}
+func.func @grid_sample_grid_shape(%x: tensor<2x3x8x8xf32>, %grid: tensor<2x5x6x3xf32>) {
+  %0 = graph.grid_sample %x, %grid : (tensor<2x3x8x8xf32>, tensor<2x5x6x3xf32>) -> tensor<2x3x5x6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.grid_sample: padding_mode "wrap" is not one of zeros, border, reflection{{$}}
+// CHECK:      = "graph.grid_sample"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.grid_sample: padding_mode "wrap" is not one of zeros, border, reflection{{$}}
+func.func @grid_sample_padding_mode(%x: tensor<2x3x8x8xf32>, %grid: tensor<2x5x6x2xf32>) {
+  %0 = graph.grid_sample %x, %grid {padding_mode = "wrap"} : (tensor<2x3x8x8xf32>, tensor<2x5x6x2xf32>) -> tensor<2x3x5x6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.grid_sample: input must be a float tensor, got tensor<2x3x8x8xi64> (cast it to a float type first){{$}}
+// CHECK:      = "graph.grid_sample"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.grid_sample: input must be a float tensor, got tensor<2x3x8x8xi64> (cast it to a float type first){{$}}
+func.func @grid_sample_int_input(%x: tensor<2x3x8x8xi64>, %grid: tensor<2x5x6x2xf32>) {
+  %0 = graph.grid_sample %x, %grid : (tensor<2x3x8x8xi64>, tensor<2x5x6x2xf32>) -> tensor<2x3x5x6xi64>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.roi_align: rois must be [R, 4] (x1, y1, x2, y2), got 4x5{{$}}
+// CHECK:      = "graph.roi_align"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.roi_align: rois must be [R, 4] (x1, y1, x2, y2), got 4x5{{$}}
+func.func @roi_align_rois(%x: tensor<2x3x8x8xf32>, %rois: tensor<4x5xf32>, %batch: tensor<4xi64>) {
+  %0 = graph.roi_align %x, %rois, %batch {output_height = 2 : i64, output_width = 2 : i64} : (tensor<2x3x8x8xf32>, tensor<4x5xf32>, tensor<4xi64>) -> tensor<4x3x2x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.roi_align: batch_indices must have shape 4 (one per roi), got 3{{$}}
+// CHECK:      = "graph.roi_align"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.roi_align: batch_indices must have shape 4 (one per roi), got 3{{$}}
+func.func @roi_align_batch_indices(%x: tensor<2x3x8x8xf32>, %rois: tensor<4x4xf32>, %batch: tensor<3xi64>) {
+  %0 = graph.roi_align %x, %rois, %batch {output_height = 2 : i64, output_width = 2 : i64} : (tensor<2x3x8x8xf32>, tensor<4x4xf32>, tensor<3xi64>) -> tensor<4x3x2x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.roi_align: mode "sum" is not one of avg, max{{$}}
+// CHECK:      = "graph.roi_align"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.roi_align: mode "sum" is not one of avg, max{{$}}
+func.func @roi_align_mode(%x: tensor<2x3x8x8xf32>, %rois: tensor<4x4xf32>, %batch: tensor<4xi64>) {
+  %0 = graph.roi_align %x, %rois, %batch {output_height = 2 : i64, output_width = 2 : i64, mode = "sum"} : (tensor<2x3x8x8xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.col2im: input dim 2 (10) must be the number of sliding blocks, 12 (3x4){{$}}
+// CHECK:      = "graph.col2im"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.col2im: input dim 2 (10) must be the number of sliding blocks, 12 (3x4){{$}}
+func.func @col2im_block_count(%x: tensor<2x12x10xf32>) {
+  %0 = graph.col2im %x {image_shape = array<i64: 4, 5>, block_shape = array<i64: 2, 2>} : tensor<2x12x10xf32> -> tensor<2x3x4x5xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.col2im: input dim 1 (10) must be a multiple of the block size 4 (the product of block_shape [2, 2]){{$}}
+// CHECK:      = "graph.col2im"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.col2im: input dim 1 (10) must be a multiple of the block size 4 (the product of block_shape [2, 2]){{$}}
+func.func @col2im_block_size(%x: tensor<2x10x12xf32>) {
+  %0 = graph.col2im %x {image_shape = array<i64: 4, 5>, block_shape = array<i64: 2, 2>} : tensor<2x10x12xf32> -> tensor<2x3x4x5xf32>
+  func.return
+}
+
+// -----
+
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.col2im: strides has 1 entries but image_shape has 2 dims (expected 2){{$}}
+// CHECK:      = "graph.col2im"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.col2im: strides has 1 entries but image_shape has 2 dims (expected 2){{$}}
+func.func @col2im_strides(%x: tensor<2x12x12xf32>) {
+  %0 = graph.col2im %x {image_shape = array<i64: 4, 5>, block_shape = array<i64: 2, 2>, strides = array<i64: 1>} : tensor<2x12x12xf32> -> tensor<2x3x4x5xf32>
   func.return
 }

@@ -223,6 +223,30 @@ func.func @pool(%x: tensor<1x4x8x8xf32>, %x1: tensor<1x4x9xf32>) {
   func.return
 }
 
+// Integer forms, integer and index pooling, bitcasts, wrap padding.
+// CHECK-LABEL: "func.func"() <{sym_name = "integer_ops", function_type = (tensor<2x3xui8>, tensor<3x4xi8>, tensor<1x3x8x8xi16>, tensor<4x3x3x3xi8>, tensor<4xi32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xui8>) -> ()}> ({
+// CHECK-NEXT:  ^bb0(%[[A:.*]]: tensor<2x3xui8>, %[[B:.*]]: tensor<3x4xi8>, %[[X:.*]]: tensor<1x3x8x8xi16>, %[[W:.*]]: tensor<4x3x3x3xi8>, %[[BIAS:.*]]: tensor<4xi32>, %[[F:.*]]: tensor<1x4x8x8xf32>, %[[Q:.*]]: tensor<1x4x8x8xui8>):
+func.func @integer_ops(%a: tensor<2x3xui8>, %b: tensor<3x4xi8>, %x: tensor<1x3x8x8xi16>, %w: tensor<4x3x3x3xi8>, %bias: tensor<4xi32>, %f: tensor<1x4x8x8xf32>, %q: tensor<1x4x8x8xui8>) {
+  // CHECK-NEXT: %{{.*}} = "graph.matmul"(%[[A]], %[[B]]) : (tensor<2x3xui8>, tensor<3x4xi8>) -> tensor<2x4xi32>
+  %mm = "graph.matmul"(%a, %b) : (tensor<2x3xui8>, tensor<3x4xi8>) -> tensor<2x4xi32>
+  // CHECK-NEXT: %{{.*}} = "graph.conv"(%[[X]], %[[W]], %[[BIAS]]) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x8x8xi16>, tensor<4x3x3x3xi8>, tensor<4xi32>) -> tensor<1x4x8x8xi32>
+  %conv = "graph.conv"(%x, %w, %bias) <{pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x8x8xi16>, tensor<4x3x3x3xi8>, tensor<4xi32>) -> tensor<1x4x8x8xi32>
+  // CHECK-NEXT: %{{.*}} = "graph.max_pool"(%[[Q]]) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x4x8x8xui8>) -> tensor<1x4x4x4xui8>
+  %mp = "graph.max_pool"(%q) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x4x8x8xui8>) -> tensor<1x4x4x4xui8>
+  // CHECK-NEXT: %[[MPF:.*]] = "graph.max_pool"(%[[F]]) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %mpf = "graph.max_pool"(%f) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  // CHECK-NEXT: %[[IDX:.*]] = "graph.max_pool_indices"(%[[F]]) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, storage_order = 0 : i64}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xi64>
+  %idx0 = "graph.max_pool_indices"(%f) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, storage_order = 0 : i64}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xi64>
+  // CHECK-NEXT: %{{.*}} = "graph.max_unpool"(%[[MPF]], %[[IDX]]) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, output = array<i64: 9, 10>}> : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>) -> tensor<1x4x9x10xf32>
+  %upo = "graph.max_unpool"(%mpf, %idx0) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, output = array<i64: 9, 10>}> : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>) -> tensor<1x4x9x10xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.bitcast"(%[[F]]) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xi32>
+  %bits = "graph.bitcast"(%f) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xi32>
+  // CHECK-NEXT: %{{.*}} = "graph.pad"(%[[F]]) <{pads = array<i64: 0, 0, 9, 1, 0, 0, 0, 2>, mode = "wrap"}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x17x11xf32>
+  %wrap = "graph.pad"(%f) <{pads = array<i64: 0, 0, 9, 1, 0, 0, 0, 2>, mode = "wrap"}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x17x11xf32>
+  // CHECK-NEXT: "func.return"() : () -> ()
+  "func.return"() : () -> ()
+}
+
 // Ops whose result shape is stated by the result type: reshape, expand, resize.
 // CHECK-LABEL: "func.func"() <{sym_name = "declared_shape", function_type = (tensor<2x3xf32>, tensor<3x1xf32>, tensor<1x1x4x4xf32>) -> ()}> ({
 // CHECK-NEXT:  ^bb0(%[[X:.*]]: tensor<2x3xf32>, %[[C:.*]]: tensor<3x1xf32>, %[[IMG:.*]]: tensor<1x1x4x4xf32>):
@@ -239,6 +263,32 @@ func.func @declared_shape(%x: tensor<2x3xf32>, %c: tensor<3x1xf32>, %img: tensor
   %rzl = "graph.resize"(%img) <{scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>, mode = "linear", coordinate_transformation_mode = "align_corners", nearest_mode = "floor", cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = 1 : i64, extrapolation_value = 1.000000e+00 : f32}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32>
   // CHECK-NEXT: %[[RZD:.*]] = "graph.resize"(%[[IMG]]) <{scales = array<f32: 1.000000e+00, 1.000000e+00, 5.000000e-01, 5.000000e-01>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = 0 : i64, extrapolation_value = 0.000000e+00 : f32}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   %rzd = "graph.resize"(%img) <{scales = array<f32: 1.000000e+00, 1.000000e+00, 5.000000e-01, 5.000000e-01>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = 0 : i64, extrapolation_value = 0.000000e+00 : f32}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  // CHECK-NEXT: "func.return"() : () -> ()
+  func.return
+}
+
+// Sampling ops: resize's cubic, antialias and crop properties, grid_sample, roi_align, col2im.
+// CHECK-LABEL: "func.func"() <{sym_name = "sampling", function_type = (tensor<1x1x4x4xf32>, tensor<2x3x8x8xf32>, tensor<2x5x6x2xf32>, tensor<1x2x3x4x5xf32>, tensor<1x2x2x2x3xf32>, tensor<4x4xf32>, tensor<4xi64>, tensor<2x12x12xf32>) -> ()}> ({
+// CHECK-NEXT:  ^bb0(%[[IMG:.*]]: tensor<1x1x4x4xf32>, %[[X:.*]]: tensor<2x3x8x8xf32>, %[[GRID:.*]]: tensor<2x5x6x2xf32>, %[[VOL:.*]]: tensor<1x2x3x4x5xf32>, %[[VGRID:.*]]: tensor<1x2x2x2x3xf32>, %[[ROIS:.*]]: tensor<4x4xf32>, %[[BATCH:.*]]: tensor<4xi64>, %[[COLS:.*]]: tensor<2x12x12xf32>):
+func.func @sampling(%img: tensor<1x1x4x4xf32>, %x: tensor<2x3x8x8xf32>, %grid: tensor<2x5x6x2xf32>, %vol: tensor<1x2x3x4x5xf32>, %vgrid: tensor<1x2x2x2x3xf32>, %rois: tensor<4x4xf32>, %batch: tensor<4xi64>, %cols: tensor<2x12x12xf32>) {
+  // CHECK-NEXT: %{{.*}} = "graph.resize"(%[[IMG]]) <{scales = array<f32: 1.000000e+00, 1.000000e+00, 5.000000e-01, 7.500000e-01>, mode = "cubic", antialias = 1 : i64, exclude_outside = 1 : i64}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x3xf32>
+  %rzc = "graph.resize"(%img) <{scales = array<f32: 1.000000e+00, 1.000000e+00, 5.000000e-01, 7.500000e-01>, mode = "cubic", antialias = 1 : i64, exclude_outside = 1 : i64}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x3xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.resize"(%[[IMG]]) <{scales = array<f32: 1.000000e+00, 1.000000e+00, 1.500000e+00, 1.500000e+00>, mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f32: 0.000000e+00, 0.000000e+00, 2.000000e-01, 1.000000e-01, 1.000000e+00, 1.000000e+00, 8.000000e-01, 9.000000e-01>, extrapolation_value = 1.000000e+00 : f32}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x6x6xf32>
+  %rzt = "graph.resize"(%img) <{scales = array<f32: 1.000000e+00, 1.000000e+00, 1.500000e+00, 1.500000e+00>, mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize", roi = array<f32: 0.000000e+00, 0.000000e+00, 2.000000e-01, 1.000000e-01, 1.000000e+00, 1.000000e+00, 8.000000e-01, 9.000000e-01>, extrapolation_value = 1.000000e+00 : f32}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x6x6xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.grid_sample"(%[[X]], %[[GRID]]) <{mode = "linear", padding_mode = "zeros", align_corners = 0 : i64}> : (tensor<2x3x8x8xf32>, tensor<2x5x6x2xf32>) -> tensor<2x3x5x6xf32>
+  %gs = "graph.grid_sample"(%x, %grid) <{mode = "linear", padding_mode = "zeros", align_corners = 0 : i64}> : (tensor<2x3x8x8xf32>, tensor<2x5x6x2xf32>) -> tensor<2x3x5x6xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.grid_sample"(%[[X]], %[[GRID]]) <{mode = "cubic", padding_mode = "reflection", align_corners = 1 : i64}> : (tensor<2x3x8x8xf32>, tensor<2x5x6x2xf32>) -> tensor<2x3x5x6xf32>
+  %gsc = "graph.grid_sample"(%x, %grid) <{mode = "cubic", padding_mode = "reflection", align_corners = 1 : i64}> : (tensor<2x3x8x8xf32>, tensor<2x5x6x2xf32>) -> tensor<2x3x5x6xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.grid_sample"(%[[VOL]], %[[VGRID]]) <{mode = "nearest", padding_mode = "border"}> : (tensor<1x2x3x4x5xf32>, tensor<1x2x2x2x3xf32>) -> tensor<1x2x2x2x2xf32>
+  %gsv = "graph.grid_sample"(%vol, %vgrid) <{mode = "nearest", padding_mode = "border"}> : (tensor<1x2x3x4x5xf32>, tensor<1x2x2x2x3xf32>) -> tensor<1x2x2x2x2xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.roi_align"(%[[X]], %[[ROIS]], %[[BATCH]]) <{output_height = 2 : i64, output_width = 3 : i64, mode = "avg", sampling_ratio = 0 : i64}> : (tensor<2x3x8x8xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x3xf32>
+  %ra = "graph.roi_align"(%x, %rois, %batch) <{output_height = 2 : i64, output_width = 3 : i64, mode = "avg", sampling_ratio = 0 : i64}> : (tensor<2x3x8x8xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x3xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.roi_align"(%[[X]], %[[ROIS]], %[[BATCH]]) <{output_height = 2 : i64, output_width = 2 : i64, mode = "max", sampling_ratio = 2 : i64, spatial_scale = 2.500000e-01 : f32, coordinate_transformation_mode = "output_half_pixel"}> : (tensor<2x3x8x8xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x2xf32>
+  %rm = "graph.roi_align"(%x, %rois, %batch) <{output_height = 2 : i64, output_width = 2 : i64, mode = "max", sampling_ratio = 2 : i64, spatial_scale = 2.500000e-01 : f32, coordinate_transformation_mode = "output_half_pixel"}> : (tensor<2x3x8x8xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x2xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.col2im"(%[[COLS]]) <{image_shape = array<i64: 4, 5>, block_shape = array<i64: 2, 2>}> : (tensor<2x12x12xf32>) -> tensor<2x3x4x5xf32>
+  %ci = "graph.col2im"(%cols) <{image_shape = array<i64: 4, 5>, block_shape = array<i64: 2, 2>}> : (tensor<2x12x12xf32>) -> tensor<2x3x4x5xf32>
+  // CHECK-NEXT: %{{.*}} = "graph.col2im"(%[[COLS]]) <{image_shape = array<i64: 6, 7>, block_shape = array<i64: 2, 2>, strides = array<i64: 2, 3>, pads = array<i64: 1, 0, 1, 3>, dilations = array<i64: 1, 2>}> : (tensor<2x12x12xf32>) -> tensor<2x3x6x7xf32>
+  %cs = "graph.col2im"(%cols) <{image_shape = array<i64: 6, 7>, block_shape = array<i64: 2, 2>, strides = array<i64: 2, 3>, pads = array<i64: 1, 0, 1, 3>, dilations = array<i64: 1, 2>}> : (tensor<2x12x12xf32>) -> tensor<2x3x6x7xf32>
   // CHECK-NEXT: "func.return"() : () -> ()
   func.return
 }

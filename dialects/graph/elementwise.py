@@ -13,7 +13,7 @@ layout or shape logic beyond broadcasting.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import (
     I64,
@@ -389,21 +389,17 @@ class IsInfOp(UnaryPredicateOp):
     detect_negative = opt_prop_def(IntegerAttr[I64], default_value=int_attr(1))
 
 
-@irdl_op_definition
-class CastOp(GraphOp):
-    """Convert the element type; the shape is unchanged.
+class ElementConversionOp(GraphOp):
+    """An op that keeps the shape and changes the element type (`make(x, to=type)`); both
+    types must be graph element types."""
 
-    %1 = graph.cast %0 : tensor<4xi64> to tensor<4xf32>
-    """
-
-    name = "graph.cast"
     input = operand_def(TensorType)
     result = result_def(TensorType)
 
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
     @classmethod
-    def make(cls, input: SSAValue, *, to: Attribute) -> CastOp:  # type: ignore[override]
+    def make(cls, input: SSAValue, *, to: Attribute) -> Self:  # type: ignore[override]
         source = as_tensor(cls.name, "input", input.type)
         return cls.create_with([input], [tensor_type(shape_of(source), to)], {})
 
@@ -412,12 +408,22 @@ class CastOp(GraphOp):
         target = as_tensor(self.name, "result", self.result.type)
         if shape_of(source) != shape_of(target):
             raise ShapeError(
-                f"graph.cast: cannot change the shape ({fmt_shape(shape_of(source))} to "
+                f"{self.name}: cannot change the shape ({fmt_shape(shape_of(source))} to "
                 f"{fmt_shape(shape_of(target))}); use graph.reshape"
             )
         for type_ in (source.element_type, target.element_type):
             if type_ not in NUMPY_DTYPES:
-                raise ShapeError(f"graph.cast: element type {type_} is not supported")
+                raise ShapeError(f"{self.name}: element type {type_} is not supported")
+
+
+@irdl_op_definition
+class CastOp(ElementConversionOp):
+    """Convert the element type; the shape is unchanged.
+
+    %1 = graph.cast %0 : tensor<4xi64> to tensor<4xf32>
+    """
+
+    name = "graph.cast"
 
 
 def storage_bits(type_: Attribute) -> int | None:
@@ -430,7 +436,7 @@ def storage_bits(type_: Attribute) -> int | None:
 
 
 @irdl_op_definition
-class BitcastOp(GraphOp):
+class BitcastOp(ElementConversionOp):
     """Reinterpret each element's bits as another type of the same width (ONNX BitCast):
     f32 <-> i32 <-> ui32, f16 <-> i16, i8 <-> ui8, ... An i1 is a byte, 0 or 1, as ONNX
     stores a bool; a byte read as i1 is true when it is not zero.
@@ -439,28 +445,11 @@ class BitcastOp(GraphOp):
     """
 
     name = "graph.bitcast"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
-
-    @classmethod
-    def make(cls, input: SSAValue, *, to: Attribute) -> BitcastOp:  # type: ignore[override]
-        source = as_tensor(cls.name, "input", input.type)
-        return cls.create_with([input], [tensor_type(shape_of(source), to)], {})
 
     def verify_(self) -> None:
-        source = as_tensor(self.name, "input", self.input.type)
-        target = as_tensor(self.name, "result", self.result.type)
-        if shape_of(source) != shape_of(target):
-            raise ShapeError(
-                f"graph.bitcast: cannot change the shape ({fmt_shape(shape_of(source))} to "
-                f"{fmt_shape(shape_of(target))}); use graph.reshape"
-            )
-        for type_ in (source.element_type, target.element_type):
-            if type_ not in NUMPY_DTYPES:
-                raise ShapeError(f"graph.bitcast: element type {type_} is not supported")
-        bits = [storage_bits(t) for t in (source.element_type, target.element_type)]
+        super().verify_()
+        source, target = self.input.type, self.result.type
+        bits = [storage_bits(t.element_type) for t in (source, target)]  # type: ignore[attr-defined]
         if bits[0] != bits[1]:
             raise ShapeError(
                 f"graph.bitcast: {source.element_type} has {bits[0]} bits but "

@@ -680,6 +680,18 @@ class LogSoftmaxOp(AxisOp):
 # --------------------------------------------------------------------------------------------
 
 
+def _pool_kernel(op_name: str, shape: Sequence[int], props: Props) -> tuple[int, Shape]:
+    """The spatial rank of an N, C, spatial... input and its checked `kernel_shape`."""
+    spatial = len(shape) - 2
+    kernel = get_ints(props, "kernel_shape")
+    if not 1 <= spatial <= 3 or len(kernel) != spatial:
+        raise ShapeError(
+            f"{op_name}: kernel_shape {fmt_shape(kernel)} does not match input {fmt_shape(shape)} "
+            "(N, C, 1-3 spatial dims)"
+        )
+    return spatial, kernel
+
+
 class PoolOp(GraphOp):
     """A sliding-window reduction over the spatial dims of an NC + spatial tensor."""
 
@@ -708,13 +720,7 @@ class PoolOp(GraphOp):
         else:
             (x,) = _float_tensors(cls.name, ("input",), operand_types)
         sx = shape_of(x)
-        spatial = len(sx) - 2
-        kernel = get_ints(props, "kernel_shape")
-        if not 1 <= spatial <= 3 or len(kernel) != spatial:
-            raise ShapeError(
-                f"{cls.name}: kernel_shape {fmt_shape(kernel)} does not match input {fmt_shape(sx)} "
-                "(N, C, 1-3 spatial dims)"
-            )
+        spatial, kernel = _pool_kernel(cls.name, sx, props)
         strides, pads, dilations = _spatial_props(cls.name, props, spatial)
         ceil_mode = bool(get_int(props, "ceil_mode", 0))
         out = []
@@ -813,13 +819,7 @@ class MaxUnpoolOp(GraphOp):
         indices = as_tensor(cls.name, "indices", operand_types[1])
         check_elements(cls.name, "input", x, "numeric")
         sx = shape_of(x)
-        spatial = len(sx) - 2
-        kernel = get_ints(props, "kernel_shape")
-        if not 1 <= spatial <= 3 or len(kernel) != spatial:
-            raise ShapeError(
-                f"{cls.name}: kernel_shape {fmt_shape(kernel)} does not match input {fmt_shape(sx)} "
-                "(N, C, 1-3 spatial dims)"
-            )
+        spatial, _ = _pool_kernel(cls.name, sx, props)
         if indices.element_type != i64 or shape_of(indices) != sx:
             raise ShapeError(
                 f"{cls.name}: indices must be an i64 tensor of the input's shape {fmt_shape(sx)}, "

@@ -195,56 +195,57 @@ def _sequence_mask(layer: _Layer) -> list[SSAValue] | None:
     return masks
 
 
+Cell = Callable[[SSAValue, list[SSAValue]], list[SSAValue]]
+
+
+def _summed_bias(layer: _Layer, d: int, gates: int) -> Value | None:
+    """Wb + Rb of direction d ([G*H]): both go into the input projection."""
+    if not layer.ctx.has_input(3):
+        return None
+    bias = layer.ctx.value(3)
+    width = gates * layer.hidden
+    if isinstance(bias, np.ndarray):
+        return bias[d][:width] + bias[d][width:]
+    halves = layer.ctx.make(
+        g.SplitOp, _direction_slice(layer, 3, d), axis=0, sizes=[width] * 2
+    ).results
+    return layer.op(g.AddOp, halves[0], halves[1])
+
+
 def _recur(
-    layer: _Layer,
-    d: int,
-    gates: int,
-    cell: Callable[[_Layer, int, SSAValue, list[SSAValue]], list[SSAValue]],
-    states: list[SSAValue],
-    bias_index: int,
+    layer: _Layer, d: int, gates: int, bias: Value | None, cell: Cell, states: list[SSAValue]
 ) -> tuple[list[SSAValue], list[SSAValue]]:
-    """One direction: the input GEMM, then the unrolled cell; the outputs H_t per step (in
-    time order) and the final states."""
+    """One direction: the input GEMM (x @ W^T + bias, every step at once), then `cell`
+    unrolled over the steps; the outputs H_t (in time order) and the final states.
+    `cell(xw_t, states)` does the step's hidden-state GEMM and gate math."""
     ctx = layer.ctx
     x = _time_major(layer)
     reverse = layer.directions[d] == "reverse"
     lens = ctx.tensor(4) if reverse and ctx.has_input(4) else None
-    if reverse and lens is not None:
+    if lens is not None:
         x = layer.op(g.ReverseSequenceOp, x, lens, batch_axis=1, time_axis=0)
-    inputs = ctx.shape(0)[2]
-    w_t = _transposed(layer, _direction_slice(layer, 1, d))
-    flat = layer.op(g.ReshapeOp, x, shape=[layer.seq * layer.batch, inputs])
-    xw = layer.op(g.MatMulOp, flat, w_t)
-    if ctx.has_input(3):
-        bias = ctx.value(3)
-        if isinstance(bias, np.ndarray):
-            both = bias[d][: gates * layer.hidden] + bias[d][gates * layer.hidden :]
-            xw = layer.op(g.AddOp, xw, layer.const(both, "bias"))
-        else:
-            wb_rb = _direction_slice(layer, 3, d)
-            halves = ctx.make(g.SplitOp, wb_rb, axis=0, sizes=[gates * layer.hidden] * 2).results
-            xw = layer.op(g.AddOp, xw, layer.op(g.AddOp, halves[0], halves[1]))
+    flat = layer.op(g.ReshapeOp, x, shape=[layer.seq * layer.batch, ctx.shape(0)[2]])
+    xw = layer.op(g.MatMulOp, flat, _transposed(layer, _direction_slice(layer, 1, d)))
+    if bias is not None:
+        xw = layer.op(g.AddOp, xw, _as_value(layer, bias, "bias"))
     xw = layer.op(g.ReshapeOp, xw, shape=[layer.seq, layer.batch, gates * layer.hidden])
     steps = _split_steps(layer, xw, gates * layer.hidden)
-    r_t = _transposed(layer, _direction_slice(layer, 2, d))
     masks = _sequence_mask(layer)
     order = range(layer.seq - 1, -1, -1) if reverse and lens is None else range(layer.seq)
     outputs: dict[int, SSAValue] = {}
     for t in order:
-        projected = layer.op(g.AddOp, layer.op(g.MatMulOp, states[0], r_t), steps[t])
-        new = cell(layer, d, projected, states)
+        new = cell(steps[t], states)
         if masks is not None:
-            zero = layer.const(0.0, "zero")
-            outputs[t] = layer.op(g.WhereOp, masks[t], new[0], zero)
+            outputs[t] = layer.op(g.WhereOp, masks[t], new[0], layer.const(0.0, "zero"))
             new = [layer.op(g.WhereOp, masks[t], n, s) for n, s in zip(new, states)]
         else:
             outputs[t] = new[0]
         states = new
     hs = [outputs[t] for t in range(layer.seq)]
-    if reverse and lens is not None:  # back to the input's time order, within each length
-        stacked = _stack_steps(layer, hs)
-        back = layer.op(g.ReverseSequenceOp, stacked, lens, batch_axis=1, time_axis=0)
-        return _split_steps(layer, back, layer.hidden), states
+    if lens is not None:  # back to the input's time order, within each length
+        back = layer.op(g.ReverseSequenceOp, _stack_steps(layer, hs), lens, batch_axis=1,
+                        time_axis=0)  # fmt: skip
+        hs = _split_steps(layer, back, layer.hidden)
     return hs, states
 
 
@@ -333,52 +334,33 @@ def _gru_weights_split(layer: _Layer, d: int) -> tuple[SSAValue, SSAValue, SSAVa
     return zr, rh, rb_h
 
 
-def convert_gru_direction(
-    layer: _Layer, d: int, states: list[SSAValue]
-) -> tuple[list[SSAValue], list[SSAValue]]:
-    """GRU's recurrence differs from the generic one: the reset gate multiplies H (or its
-    projection) before the h gate's GEMM, so the step does two GEMMs: H @ R_zr^T, then
-    (r (.) H) @ R_h^T (or r (.) (H @ R_h^T + Rb_h) with linear_before_reset)."""
-    ctx, h = layer.ctx, layer.hidden
-    x = _time_major(layer)
-    reverse = layer.directions[d] == "reverse"
-    lens = ctx.tensor(4) if reverse and ctx.has_input(4) else None
-    if lens is not None:
-        x = layer.op(g.ReverseSequenceOp, x, lens, batch_axis=1, time_axis=0)
-    w_t = _transposed(layer, _direction_slice(layer, 1, d))
-    flat = layer.op(g.ReshapeOp, x, shape=[layer.seq * layer.batch, ctx.shape(0)[2]])
-    xw = layer.op(g.MatMulOp, flat, w_t)
-    if ctx.has_input(3):  # Wb for all three gates; Rb for z and r (Rb_h goes inside for h)
-        bias = ctx.value(3)
-        if isinstance(bias, np.ndarray):
-            wb, rb = bias[d][: 3 * h], bias[d][3 * h :]
-            xw = layer.op(
-                g.AddOp,
-                xw,
-                layer.const(wb + np.concatenate([rb[: 2 * h], np.zeros(h, rb.dtype)]), "bias"),
-            )
-        else:
-            parts = ctx.make(
-                g.SplitOp,
-                _as_value(layer, _direction_slice(layer, 3, d), "b"),
-                axis=0,
-                sizes=[3 * h, 2 * h, h],
-            ).results
-            rb_zr = layer.op(g.ConcatOp, [parts[1], layer.const(np.zeros(h), "zeros")], axis=0)
-            xw = layer.op(g.AddOp, xw, layer.op(g.AddOp, parts[0], rb_zr))
-    xw = layer.op(g.ReshapeOp, xw, shape=[layer.seq, layer.batch, 3 * h])
-    steps = _split_steps(layer, xw, 3 * h)
+def _gru_bias(layer: _Layer, d: int) -> Value | None:
+    """Wb of all three gates plus Rb of z and r (Rb_h stays inside the h gate)."""
+    if not layer.ctx.has_input(3):
+        return None
+    h = layer.hidden
+    bias = layer.ctx.value(3)
+    if isinstance(bias, np.ndarray):
+        wb, rb = bias[d][: 3 * h], bias[d][3 * h :]
+        return wb + np.concatenate([rb[: 2 * h], np.zeros(h, rb.dtype)])
+    b = _as_value(layer, _direction_slice(layer, 3, d), "b")
+    parts = layer.ctx.make(g.SplitOp, b, axis=0, sizes=[3 * h, 2 * h, h]).results
+    rb_zr = layer.op(g.ConcatOp, [parts[1], layer.const(np.zeros(h), "zeros")], axis=0)
+    return layer.op(g.AddOp, parts[0], rb_zr)
+
+
+def _gru_cell(layer: _Layer, d: int) -> Cell:
+    """GRU's step: the reset gate multiplies H (or its projection) before the h gate's
+    GEMM, so a step does two GEMMs: H @ R_zr^T, then (r (.) H) @ R_h^T (or
+    r (.) (H @ R_h^T + Rb_h) with linear_before_reset)."""
     r_zr, r_h, rb_h = _gru_weights_split(layer, d)
     f_act, g_act = layer.activation(2 * d), layer.activation(2 * d + 1)
-    before_reset = ctx.attr_int("linear_before_reset", 0)
-    masks = _sequence_mask(layer)
-    order = range(layer.seq - 1, -1, -1) if reverse and lens is None else range(layer.seq)
-    h_prev = states[0]
-    outputs: dict[int, SSAValue] = {}
-    for t in order:
-        x_z, x_r, x_h = _split_gates(layer, steps[t], 3)
-        zr = layer.op(g.MatMulOp, h_prev, r_zr)
-        h_z, h_r = _split_gates(layer, zr, 2)
+    before_reset = layer.ctx.attr_int("linear_before_reset", 0)
+
+    def cell(xw: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
+        (h_prev,) = states
+        x_z, x_r, x_h = _split_gates(layer, xw, 3)
+        h_z, h_r = _split_gates(layer, layer.op(g.MatMulOp, h_prev, r_zr), 2)
         z = f_act(_clip(layer, layer.op(g.AddOp, x_z, h_z)))
         r = f_act(_clip(layer, layer.op(g.AddOp, x_r, h_r)))
         if before_reset:
@@ -392,22 +374,25 @@ def convert_gru_direction(
                 hh = layer.op(g.AddOp, hh, rb_h)
         candidate = g_act(_clip(layer, layer.op(g.AddOp, x_h, hh)))
         one_minus_z = layer.op(g.SubOp, layer.const(1.0, "one"), z)
-        new = layer.op(
-            g.AddOp, layer.op(g.MulOp, one_minus_z, candidate), layer.op(g.MulOp, z, h_prev)
-        )
-        if masks is not None:
-            outputs[t] = layer.op(g.WhereOp, masks[t], new, layer.const(0.0, "zero"))
-            new = layer.op(g.WhereOp, masks[t], new, h_prev)
-        else:
-            outputs[t] = new
-        h_prev = new
-    hs = [outputs[t] for t in range(layer.seq)]
-    if lens is not None:
-        back = layer.op(
-            g.ReverseSequenceOp, _stack_steps(layer, hs), lens, batch_axis=1, time_axis=0
-        )
-        hs = _split_steps(layer, back, h)
-    return hs, [h_prev]
+        kept = layer.op(g.MulOp, z, h_prev)
+        return [layer.op(g.AddOp, layer.op(g.MulOp, one_minus_z, candidate), kept)]
+
+    return cell
+
+
+def _with_recurrence(
+    layer: _Layer,
+    d: int,
+    gate_math: Callable[[_Layer, int, SSAValue, list[SSAValue]], list[SSAValue]],
+) -> Cell:
+    """LSTM's and RNN's step: gates = H @ R^T + xw_t, then `gate_math`."""
+    r_t = _transposed(layer, _direction_slice(layer, 2, d))
+
+    def cell(xw: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
+        projected = layer.op(g.AddOp, layer.op(g.MatMulOp, states[0], r_t), xw)
+        return gate_math(layer, d, projected, states)
+
+    return cell
 
 
 def _rnn_cell(layer: _Layer, d: int, x: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
@@ -417,22 +402,30 @@ def _rnn_cell(layer: _Layer, d: int, x: SSAValue, states: list[SSAValue]) -> lis
 @converter("LSTM")
 def convert_lstm(ctx: NodeContext) -> list[Value]:
     layer = _layer(ctx, 4, ("sigmoid", "tanh", "tanh"))
-    per = [_recur(layer, d, 4, _lstm_cell, [_initial(layer, 5, d, "h"), _initial(layer, 6, d, "c")], 3)
-           for d in range(len(layer.directions))]  # fmt: skip
+    per = [
+        _recur(layer, d, 4, _summed_bias(layer, d, 4), _with_recurrence(layer, d, _lstm_cell),
+               [_initial(layer, 5, d, "h"), _initial(layer, 6, d, "c")])
+        for d in range(len(layer.directions))
+    ]  # fmt: skip
     return _outputs(layer, per)
 
 
 @converter("GRU")
 def convert_gru(ctx: NodeContext) -> list[Value]:
     layer = _layer(ctx, 3, ("sigmoid", "tanh"))
-    per = [convert_gru_direction(layer, d, [_initial(layer, 5, d, "h")])
-           for d in range(len(layer.directions))]  # fmt: skip
+    per = [
+        _recur(layer, d, 3, _gru_bias(layer, d), _gru_cell(layer, d), [_initial(layer, 5, d, "h")])
+        for d in range(len(layer.directions))
+    ]
     return _outputs(layer, per)
 
 
 @converter("RNN")
 def convert_rnn(ctx: NodeContext) -> list[Value]:
     layer = _layer(ctx, 1, ("tanh",))
-    per = [_recur(layer, d, 1, _rnn_cell, [_initial(layer, 5, d, "h")], 3)
-           for d in range(len(layer.directions))]  # fmt: skip
+    per = [
+        _recur(layer, d, 1, _summed_bias(layer, d, 1), _with_recurrence(layer, d, _rnn_cell),
+               [_initial(layer, 5, d, "h")])
+        for d in range(len(layer.directions))
+    ]  # fmt: skip
     return _outputs(layer, per)

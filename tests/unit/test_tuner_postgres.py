@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +22,7 @@ from pathlib import Path
 import onnx
 import optuna
 import pytest
-from test_tuner_cli import TUNE, minitvm, start
+from test_tuner_cli import TUNE, minitvm
 from tuner_models import conv_relu_chain
 
 from minitvm.records import open_storage
@@ -50,14 +53,51 @@ def database() -> Iterator[str]:
         admin.close()
 
 
+#: Run by each tuner before `minitvm tune`: import what tuning needs, say so, then wait for the
+#: word to go, so that neither tuner spends the whole budget while the other is still importing.
+_AT_THE_LINE = """
+import sys, time
+from pathlib import Path
+import minitvm.compiler, minitvm.tuner.search, minitvm.tools.cli as cli
+ready, go, *argv = sys.argv[1:]
+Path(ready).touch()
+deadline = time.monotonic() + 120
+while not Path(go).exists() and time.monotonic() < deadline:
+    time.sleep(0.01)
+sys.exit(cli.main(argv))
+"""
+
+
+def start_together(workdir: Path, *commands: tuple[str | Path, ...]) -> list[subprocess.Popen[str]]:
+    """Start one `minitvm` process per command and release them at the same moment."""
+    go = workdir / "go"
+    processes, readies = [], []
+    for i, command in enumerate(commands):
+        ready = workdir / f"ready{i}"
+        readies.append(ready)
+        argv = [sys.executable, "-c", _AT_THE_LINE, str(ready), str(go), *map(str, command)]
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+        processes.append(subprocess.Popen(argv, **pipes))
+    deadline = time.monotonic() + 120
+    while not all(r.exists() for r in readies):
+        assert time.monotonic() < deadline, "a tuner did not start"
+        assert all(p.poll() is None for p in processes), "a tuner ended before the start"
+        time.sleep(0.01)
+    go.touch()
+    return processes
+
+
 def test_two_tuners_share_the_studies_through_postgresql(tmp_path: Path, database: str) -> None:
     model = tmp_path / "convs.onnx"
     onnx.save(conv_relu_chain(layers=2), str(model))
     budget = 10
-    tuners = [
-        start("tune", model, "--trials", str(budget), "--records", database, "--seed", str(seed), *TUNE)
-        for seed in (1, 2)
-    ]
+    tuners = start_together(
+        tmp_path,
+        *(
+            ("tune", model, "--trials", str(budget), "--records", database, "--seed", str(s), *TUNE)
+            for s in (1, 2)
+        ),
+    )
     for tuner in tuners:
         _, stderr = tuner.communicate(timeout=600)
         assert tuner.returncode == 0, stderr

@@ -3,11 +3,13 @@
     import minitvm
     exe = minitvm.compile("model.onnx")
     outputs = exe.run({"input": x})
+    exe.export("model.so")               # a shared library with a C API (minitvm export)
+    lib = minitvm.load("model.so")       # ... run from Python: neither xDSL nor LLVM needed
 """
 
 from minitvm.runtime import Executable, GraphModule
 
-__all__ = ["compile", "from_onnx", "Executable", "GraphModule"]
+__all__ = ["compile", "from_onnx", "load", "Executable", "GraphModule"]
 
 
 def __getattr__(name: str):
@@ -20,4 +22,8 @@ def __getattr__(name: str):
         from minitvm.frontend import from_onnx
 
         return from_onnx
+    if name == "load":
+        from minitvm.runtime.library import load
+
+        return load
     raise AttributeError(f"module 'minitvm' has no attribute '{name}'")

@@ -8,6 +8,7 @@ graph passes, lowerings, schedules, loop passes) and hands the result to LLVM; b
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import time
@@ -22,14 +23,16 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
+from minitvm.deploy import NativeModel, export_library
 from minitvm.dialects import te
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
-from minitvm.host import default_num_threads
+from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
 from minitvm.lowering.jit import JitModule, compile_llvm, llvm_ir_text
 from minitvm.lowering.loop_to_llvm import CompiledModuleInfo
+from minitvm.lowering.loop_to_llvm.parallel import CHUNKS_PER_THREAD
 from minitvm.passes.te.apply_records import ApplyConfigsPass
 from minitvm.pipeline import CONV_BLOCK, Stage, build_stages, te_stages
 from minitvm.runtime import Executable, TensorSpec, random_arrays
@@ -262,6 +265,10 @@ def build(
     info = CompiledModuleInfo.from_module(module)
     jit: JitModule = report.timed("LLVM + JIT", lambda: compile_llvm(module, opt_level))  # type: ignore[assignment]
     parallel = jit.parallel_loops
+    cpu, features = host_cpu()
+    native = NativeModel(
+        jit.bitcode, cpu, features, opt_level, parallel, info.arena_size, CHUNKS_PER_THREAD
+    )
     return Executable(
         jit.address(ENTRY),
         jit,
@@ -279,6 +286,7 @@ def build(
         },
         threads_address=jit.global_address(NUM_THREADS_GLOBAL) if parallel else None,
         pool_address=jit.global_address(THREAD_POOL_GLOBAL) if parallel else None,
+        exporter=functools.partial(export_library, native),
     )
 
 

@@ -57,3 +57,21 @@ CHUNK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 #: `void __minitvm_parallel_for(void *body, void *ctx, int64_t trip)`: what generated code
 #: calls for a parallel loop (`body` a `CHUNK`); the JIT links in its definition.
 PARALLEL_FOR = "__minitvm_parallel_for"
+
+#: The element types of the exported C API (deploy/c/minitvm.h), by numpy dtype name: ONNX's
+#: TensorProto.DataType codes, so that a C caller can use ONNX's own table.
+DTYPE_CODES = {
+    "float32": 1,
+    "uint8": 2,
+    "int8": 3,
+    "uint16": 4,
+    "int16": 5,
+    "int32": 6,
+    "int64": 7,
+    "bool": 9,
+    "float16": 10,
+    "float64": 11,
+    "uint32": 12,
+    "uint64": 13,
+    "bfloat16": 16,
+}

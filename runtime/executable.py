@@ -28,6 +28,9 @@ from minitvm.runtime import thread_pool
 from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, NUM_THREADS_TYPE
 
 EntryPoint = Callable[[ctypes.Array, ctypes.Array, ctypes.c_void_p], None]
+#: `exporter(inputs, outputs, constants, path, weights=...)`: writes a compiled model's code
+#: as a shared library (deploy.library.export_library with the code bound).
+Exporter = Callable[..., object]
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,31 @@ def aligned_copy(array: np.ndarray) -> np.ndarray:
     return copy
 
 
+def checked_inputs(
+    specs: Sequence[TensorSpec], names: frozenset[str], inputs: Mapping[str, np.ndarray]
+) -> list[np.ndarray]:
+    """`inputs` in `specs`' order as C-contiguous arrays, once every name, shape and element
+    type is the model's (`names`: the specs' names); else a MinitvmError that says what."""
+    if inputs.keys() != names:
+        unknown = sorted(set(inputs) - names)
+        missing = [s.name for s in specs if s.name not in inputs]
+        expected = "; ".join(s.describe() for s in specs)
+        problem = []
+        if missing:
+            problem.append(f"missing input(s) {', '.join(missing)}")
+        if unknown:
+            problem.append(f"unknown input(s) {', '.join(unknown)}")
+        raise MinitvmError(f"{' and '.join(problem)}; the model expects {expected}")
+    arrays = []
+    for spec in specs:
+        array = np.asarray(inputs[spec.name])
+        if array.shape != spec.shape or array.dtype != spec.dtype:
+            got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
+            raise MinitvmError(f"input '{spec.name}' is {got} but the model expects {spec.describe()}")
+        arrays.append(np.ascontiguousarray(array))
+    return arrays
+
+
 class Executable:
     """Runs a compiled model: `exe.run({"input": array}) -> [outputs...]`."""
 
@@ -108,9 +136,11 @@ class Executable:
         stats: Mapping[str, object] | None = None,
         threads_address: int | None = None,
         pool_address: int | None = None,
+        exporter: Exporter | None = None,
     ):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
-        its `void *` thread-pool slot."""
+        its `void *` thread-pool slot. `exporter` writes the same code out as a library
+        (`export`; the compiler's deploy/library.py)."""
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self._entry = ENTRY_SIGNATURE(entry_address)
         self.inputs = list(inputs)
@@ -148,6 +178,7 @@ class Executable:
             if buffer is None
         ]
         self._lock = threading.Lock()  # one arena: runs of one Executable take turns
+        self._exporter = exporter
 
     @property
     def input_names(self) -> list[str]:
@@ -166,27 +197,14 @@ class Executable:
         return self._arena_size
 
     def _checked_inputs(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        if inputs.keys() != self._input_name_set:
-            self._raise_unknown_or_missing(inputs)
-        arrays = []
-        for spec in self.inputs:
-            array = np.asarray(inputs[spec.name])
-            if array.shape != spec.shape or array.dtype != spec.dtype:
-                got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
-                raise MinitvmError(f"input '{spec.name}' is {got} but the model expects {spec.describe()}")
-            arrays.append(np.ascontiguousarray(array))
-        return arrays
+        return checked_inputs(self.inputs, self._input_name_set, inputs)
 
-    def _raise_unknown_or_missing(self, inputs: Mapping[str, np.ndarray]) -> None:
-        unknown = sorted(set(inputs) - set(self.input_names))
-        missing = [n for n in self.input_names if n not in inputs]
-        expected = "; ".join(s.describe() for s in self.inputs)
-        problem = []
-        if missing:
-            problem.append(f"missing input(s) {', '.join(missing)}")
-        if unknown:
-            problem.append(f"unknown input(s) {', '.join(unknown)}")
-        raise MinitvmError(f"{' and '.join(problem)}; the model expects {expected}")
+    def export(self, path: str, weights: str = "embed") -> object:
+        """Write this model's code as a shared library with minitvm's C API (and its header
+        beside it; with weights="file" its weights too): see `minitvm export`."""
+        if self._exporter is None:
+            raise MinitvmError("this Executable was not built by minitvm.compile: nothing to export")
+        return self._exporter(self.inputs, self.outputs, self._constants, path, weights=weights)
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """Run the model; outputs come back in the graph's output order."""

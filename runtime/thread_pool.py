@@ -45,11 +45,13 @@ import ctypes
 import functools
 import os
 import platform
-
-import llvmlite.binding as llvm
+from typing import TYPE_CHECKING
 
 from minitvm.errors import MinitvmError
 from minitvm.runtime.abi import THREAD_POOL
+
+if TYPE_CHECKING:
+    import llvmlite.binding as llvm
 
 #: How long a pool thread spins after its last chunk before it sleeps, unless
 #: MINITVM_POOL_SPIN_US says: ~5 ms, as long as libgomp's spin count we used to set. It spans
@@ -315,6 +317,8 @@ def _spin_ns() -> int:
 
 @functools.cache
 def _pool() -> llvm.ExecutionEngine:
+    import llvmlite.binding as llvm  # here: loading an exported library needs no LLVM
+
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     pause = _PAUSE.get(platform.machine(), "")

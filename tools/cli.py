@@ -4,6 +4,8 @@
     minitvm compile model.onnx [--input-shape ...] [-O N] [--num-threads N]
     minitvm run model.onnx [--input x=x.npy ...] [--input-shape ...] [--repeat N] [--warmup W]
                 [--num-threads N] [--seed S] [--compare-ort [--rtol R --atol A]] [--output-dir DIR]
+    minitvm run model.so [--onnx model.onnx] [--compare-ort] [...]   (an exported library)
+    minitvm export model.onnx -o model.so [--weights embed|file] [--input-shape ...] [-O N]
     minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
     minitvm profile model.onnx [--num-threads N] [--records URL] [--repeat N] [--top K]
     minitvm tune model.onnx --trials N [--timeout S] [--records URL] [--sampler tpe|random]
@@ -29,6 +31,7 @@ from collections.abc import Callable, Sequence
 from minitvm.errors import MinitvmError
 from minitvm.tools.commands.bench import add_bench_command
 from minitvm.tools.commands.compile import add_compile_command
+from minitvm.tools.commands.export import add_export_command
 from minitvm.tools.commands.import_model import add_import_command
 from minitvm.tools.commands.info import add_info_command
 from minitvm.tools.commands.profile import add_profile_command
@@ -42,6 +45,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [  # pyright: ign
     add_import_command,
     add_compile_command,
     add_run_command,
+    add_export_command,
     add_bench_command,
     add_profile_command,
     add_tune_command,

@@ -68,13 +68,12 @@ def describe_inputs(declared: Declared) -> str:
 
 
 def read_inputs(
-    given: Sequence[tuple[str, str]], model: onnx.ModelProto, shapes: dict[str, tuple[int, ...]]
+    given: Sequence[tuple[str, str]], declared: Declared, shapes: dict[str, tuple[int, ...]]
 ) -> dict[str, np.ndarray]:
-    """Load the `--input` files, checked against the model's inputs before anything is
-    compiled; add their shapes to `shapes` for inputs with dynamic dimensions."""
+    """Load the `--input` files, checked against the model's inputs (`model_inputs`) before
+    anything is compiled; add their shapes to `shapes` for inputs with dynamic dimensions."""
     import numpy as np
 
-    declared = model_inputs(model)
     arrays: dict[str, np.ndarray] = {}
     for name, path in given:
         if name not in declared:

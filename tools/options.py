@@ -55,9 +55,9 @@ def add_winograd_option(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def add_compile_options(p: argparse.ArgumentParser) -> None:
-    """The model and how to compile it: shared by `compile`, `run` and `profile`."""
-    p.add_argument("model", help="path to an .onnx file")
+def add_compile_options(p: argparse.ArgumentParser, model_help: str = "path to an .onnx file") -> None:
+    """The model and how to compile it: shared by `compile`, `run`, `profile` and `export`."""
+    p.add_argument("model", help=model_help)
     add_input_shape_option(p)
     p.add_argument(
         "-O", dest="opt_level", type=int, choices=range(4), default=3, metavar="N",

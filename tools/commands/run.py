@@ -1,8 +1,9 @@
 """`minitvm run`: compile a model, run it, time it, and with `--compare-ort` check it against
-ONNX Runtime.
+ONNX Runtime; or do the same with a library `minitvm export` wrote.
 
     minitvm run model.onnx [--input x=x.npy ...] [--input-shape ...] [--repeat N] [--warmup W]
                 [--num-threads N] [--seed S] [--compare-ort [--rtol R --atol A]] [--output-dir DIR]
+    minitvm run model.so [--onnx model.onnx] [--input ...] [--compare-ort ...] [...]
 
 The timing is runtime/timing.py's `timed_runs`, ONNX Runtime runtime/ort.py's session.
 """
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 from minitvm.bench.options import add_timing_options
 from minitvm.runtime.ort import Feeds, ort_errors, ort_session
 from minitvm.runtime.timing import SETTLE_S, timed_runs
-from minitvm.tools.inputs import compile_model, describe, load_onnx, read_inputs
+from minitvm.tools.inputs import compile_model, describe, load_onnx, model_inputs, read_inputs
 from minitvm.tools.options import CommandError, add_compile_options, tuned_line
 
 if TYPE_CHECKING:  # onnx, numpy and the compiler are slow to import: the command loads them
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # onnx, numpy and the compiler are slow to import: the comman
     import onnx
 
     from minitvm.compiler import CompileReport
+    from minitvm.runtime import Executable
+    from minitvm.runtime.library import Library
 
 RTOL, ATOL = 1e-3, 1e-4
 
@@ -131,23 +134,69 @@ def milliseconds(seconds: Sequence[float]) -> str:
     return f"median {1e3 * statistics.median(seconds):.3f} ms, min {1e3 * min(seconds):.3f} ms"
 
 
-def run_run(args: argparse.Namespace) -> None:
-    from minitvm.compiler import random_inputs
+def is_library(path: str) -> bool:
+    """Whether `path` is a shared library (an ELF file), not an ONNX model."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(4) == b"\x7fELF"
+    except OSError:
+        return False
 
+
+def _compiled(args: argparse.Namespace) -> tuple[Executable, onnx.ModelProto, dict[str, np.ndarray]]:
+    """Compile `args.model` (after reading the --input files); the model; the feeds."""
     model = load_onnx(args.model)
     shapes: dict[str, tuple[int, ...]] = dict(args.input_shape)
-    feeds = read_inputs(args.input, model, shapes)
-    if args.output_dir is not None:  # before the compile, which may take a while
+    feeds = read_inputs(args.input, model_inputs(model), shapes)
+    _make_output_dir(args)  # before the compile, which may take a while
+    exe = compile_model(model, shapes, args)
+    report: CompileReport = exe.stats["report"]  # type: ignore[assignment]
+    print(f"compiled {args.model} in {report.total_seconds:.2f} s (-O{args.opt_level}, {_threads(args)})")
+    sys.stdout.write(tuned_line(args, report))
+    return exe, model, feeds
+
+
+def _loaded(args: argparse.Namespace) -> tuple[Library, onnx.ModelProto | None, dict[str, np.ndarray]]:
+    """Load the library `args.model` (and the --onnx model, for --compare-ort); the feeds."""
+    from minitvm.runtime.library import load
+
+    for flag, given in (("--input-shape", args.input_shape), ("--records", args.records)):
+        if given:
+            raise CommandError(f"{flag} is for compiling an ONNX model; {args.model} is compiled already")
+    if args.compare_ort and args.onnx is None:
+        raise CommandError("--compare-ort with a library needs the ONNX model it came from: --onnx FILE")
+    model = load_onnx(args.onnx) if args.onnx is not None else None
+    library = load(args.model, args.num_threads)
+    declared = {s.name: (s.dtype, list(s.shape)) for s in library.inputs}
+    feeds = read_inputs(args.input, declared, {})
+    _make_output_dir(args)
+    print(f"loaded {args.model} ({_threads(args)})")
+    return library, model, feeds
+
+
+def _make_output_dir(args: argparse.Namespace) -> None:
+    if args.output_dir is not None:
         try:
             os.makedirs(args.output_dir, exist_ok=True)
         except OSError as e:
             raise CommandError(f"--output-dir {args.output_dir}: {e.strerror}") from None
-    exe = compile_model(model, shapes, args)
-    report: CompileReport = exe.stats["report"]  # type: ignore[assignment]
-    threads = f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''}"
-    print(f"compiled {args.model} in {report.total_seconds:.2f} s (-O{args.opt_level}, {threads})")
-    sys.stdout.write(tuned_line(args, report))
-    random = random_inputs(exe, args.seed)
+
+
+def _threads(args: argparse.Namespace) -> str:
+    return f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''}"
+
+
+def run_run(args: argparse.Namespace) -> None:
+    from minitvm.runtime import random_arrays
+
+    if is_library(args.model):
+        exe, model, feeds = _loaded(args)
+    else:
+        if args.onnx is not None:
+            raise CommandError("--onnx is for running a library; the model is the ONNX file itself")
+        exe, model, feeds = _compiled(args)
+    threads = _threads(args)
+    random = random_arrays(exe.inputs, args.seed)
     files = dict(args.input)
     for spec in exe.inputs:
         if spec.name in feeds:
@@ -159,6 +208,7 @@ def run_run(args: argparse.Namespace) -> None:
 
     runners = {"minitvm": lambda: exe.run(feeds)}
     if args.compare_ort:
+        assert model is not None
         reference = reference_session(model, args.num_threads)
         runners["onnxruntime"] = lambda: reference(feeds)
     # On several threads the two runtimes take turns, each block of runs after a pause.
@@ -198,13 +248,18 @@ def run_run(args: argparse.Namespace) -> None:
 def add_run_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
     p = subparsers.add_parser(
         "run",
-        help="compile an ONNX model, run it, time it, and check it against ONNX Runtime",
+        help="compile an ONNX model (or load an exported library), run it, time it, and "
+        "check it against ONNX Runtime",
         description="Compile an ONNX model, run it on the given inputs (seeded random ones "
         "for inputs not given), print its outputs' shapes and its latency (median of "
         "--repeat runs); with --compare-ort, run ONNX Runtime on the same inputs with the same "
         "thread count and compare (exit 1 if an output differs).",
     )
-    add_compile_options(p)
+    add_compile_options(p, model_help="an .onnx file, or a library minitvm export wrote")
+    p.add_argument(
+        "--onnx", metavar="FILE",
+        help="with a library as the model: the ONNX model it was exported from (for --compare-ort)",
+    )  # fmt: skip
     p.add_argument(
         "--input", type=input_file, action="append", default=[], metavar="NAME=FILE.npy",
         help="an input's value from a .npy file; repeatable. An input with dynamic dimensions "

@@ -1,0 +1,174 @@
+"""`minitvm.load("model.so")`: an exported library, run from Python through its C API.
+
+    lib = minitvm.load("model.so")          # minitvm_create
+    outputs = lib.run({"input": x})         # minitvm_run, outputs in the graph's order
+
+The object has the Executable's `run`, `inputs`, `outputs`, `input_names`, `output_names` and
+`input_shapes`, so a caller (or `minitvm run model.so`) can take either. It is ctypes over
+the functions of deploy/c/minitvm.h and imports neither xDSL nor llvmlite: a machine that
+only runs models needs numpy and this file. Errors of the C API come back as MinitvmError
+with the library's own message.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Mapping
+
+import numpy as np
+
+from minitvm.errors import MinitvmError
+from minitvm.runtime.abi import DTYPE_CODES
+from minitvm.runtime.executable import TensorSpec, checked_inputs, data_address
+
+#: The ABI version of deploy/c/minitvm.h this loader speaks.
+ABI_VERSION = 1
+#: Room for dimensions in minitvm_input_info / minitvm_output_info.
+MAX_INFO_DIMS = 8
+
+_DTYPES = {code: name for name, code in DTYPE_CODES.items()}
+
+
+class CTensor(ctypes.Structure):
+    """`minitvm_tensor`."""
+
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+    ]
+
+
+def _numpy_dtype(code: int, name: str) -> np.dtype:
+    if code not in _DTYPES:
+        raise MinitvmError(f"'{name}' has element type {code}, which this loader does not know")
+    if _DTYPES[code] == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(_DTYPES[code])
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    p, i32, i64p = ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)
+    signatures = {
+        "minitvm_abi_version": (ctypes.c_int, []),
+        "minitvm_create": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(p)]),
+        "minitvm_num_inputs": (ctypes.c_int, [p]),
+        "minitvm_num_outputs": (ctypes.c_int, [p]),
+        "minitvm_input_name": (ctypes.c_char_p, [p, ctypes.c_int]),
+        "minitvm_output_name": (ctypes.c_char_p, [p, ctypes.c_int]),
+        "minitvm_input_info": (ctypes.c_int, [p, ctypes.c_int, ctypes.POINTER(i32), ctypes.POINTER(i32), i64p]),
+        "minitvm_output_info": (ctypes.c_int, [p, ctypes.c_int, ctypes.POINTER(i32), ctypes.POINTER(i32), i64p]),
+        "minitvm_run": (ctypes.c_int, [p, ctypes.POINTER(CTensor), ctypes.c_int, ctypes.POINTER(CTensor), ctypes.c_int]),
+        "minitvm_last_error": (ctypes.c_char_p, []),
+        "minitvm_destroy": (None, [p]),
+    }  # fmt: skip
+    for name, (restype, argtypes) in signatures.items():
+        try:
+            function = getattr(lib, name)
+        except AttributeError:
+            raise MinitvmError(f"{lib._name} is not a library minitvm exported (no {name})") from None
+        function.restype, function.argtypes = restype, argtypes
+
+
+class Library:
+    """A model exported by `minitvm export`, loaded and created (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str], num_threads: int | None = None, weights: str | None = None):
+        """`num_threads`: threads the model runs on (None: every core this process may
+        use); `weights`: the path of its weights file if it was exported with
+        `--weights file` and the file is not beside it."""
+        self.path = os.fspath(path)
+        if not os.path.isfile(self.path):
+            raise MinitvmError(f"no such library: {self.path}")
+        try:
+            self._lib = ctypes.CDLL(os.path.abspath(self.path))
+        except OSError as e:
+            raise MinitvmError(f"cannot load {self.path}: {e}") from None
+        _declare(self._lib)
+        version = self._lib.minitvm_abi_version()
+        if version != ABI_VERSION:
+            raise MinitvmError(f"{self.path} has C API version {version}; this minitvm speaks {ABI_VERSION}")
+        threads = 0 if num_threads is None else num_threads
+        if threads < 1 and num_threads is not None:
+            raise MinitvmError(f"num_threads must be >= 1, got {num_threads}")
+        handle = ctypes.c_void_p()
+        encoded = None if weights is None else os.fsencode(weights)
+        self._check(self._lib.minitvm_create(encoded, threads, ctypes.byref(handle)))
+        self._model = handle
+        self.num_threads = threads or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        self.inputs = [self._spec(i, output=False) for i in range(self._lib.minitvm_num_inputs(handle))]
+        self.outputs = [self._spec(i, output=True) for i in range(self._lib.minitvm_num_outputs(handle))]
+        self._input_name_set = frozenset(s.name for s in self.inputs)
+        self._shapes = [(ctypes.c_int64 * max(1, len(s.shape)))(*s.shape) for s in (*self.inputs, *self.outputs)]
+        self._tensors_in = (CTensor * max(1, len(self.inputs)))()
+        self._tensors_out = (CTensor * max(1, len(self.outputs)))()
+        for tensors, specs, shapes in (
+            (self._tensors_in, self.inputs, self._shapes[: len(self.inputs)]),
+            (self._tensors_out, self.outputs, self._shapes[len(self.inputs) :]),
+        ):
+            for tensor, spec, shape in zip(tensors, specs, shapes):
+                tensor.dtype = DTYPE_CODES[spec.dtype.name]
+                tensor.ndim = len(spec.shape)
+                tensor.shape = shape
+        self._lock = threading.Lock()  # the tensors above are shared by every run
+
+    def _check(self, code: int) -> None:
+        if code != 0:
+            message = self._lib.minitvm_last_error().decode(errors="replace")
+            raise MinitvmError(f"{os.path.basename(self.path)}: {message}")
+
+    def _spec(self, i: int, output: bool) -> TensorSpec:
+        name_of = self._lib.minitvm_output_name if output else self._lib.minitvm_input_name
+        info = self._lib.minitvm_output_info if output else self._lib.minitvm_input_info
+        dtype, ndim, shape = ctypes.c_int32(), ctypes.c_int32(), (ctypes.c_int64 * MAX_INFO_DIMS)()
+        self._check(info(self._model, i, ctypes.byref(dtype), ctypes.byref(ndim), shape))
+        name = name_of(self._model, i).decode()
+        return TensorSpec(name, tuple(shape[: ndim.value]), _numpy_dtype(dtype.value, name))
+
+    @property
+    def input_names(self) -> list[str]:
+        return [s.name for s in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [s.name for s in self.outputs]
+
+    @property
+    def input_shapes(self) -> dict[str, tuple[int, ...]]:
+        return {s.name: s.shape for s in self.inputs}
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """Run the model; outputs come back in the graph's output order."""
+        if self._model is None:
+            raise MinitvmError(f"{self.path} was closed")
+        arrays = checked_inputs(self.inputs, self._input_name_set, inputs)
+        results = [np.empty(s.shape, s.dtype) for s in self.outputs]
+        with self._lock:
+            for tensor, array in (*zip(self._tensors_in, arrays), *zip(self._tensors_out, results)):
+                tensor.data = data_address(array)
+            self._check(
+                self._lib.minitvm_run(
+                    self._model, self._tensors_in, len(self.inputs), self._tensors_out, len(self.outputs)
+                )
+            )
+        return results
+
+    def close(self) -> None:
+        """minitvm_destroy: stop the model's threads, free its memory (also on garbage
+        collection)."""
+        if getattr(self, "_model", None) is not None:
+            self._lib.minitvm_destroy(self._model)
+            self._model = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def load(path: str | os.PathLike[str], num_threads: int | None = None, weights: str | None = None) -> Library:
+    """An exported library, ready to run (see `Library`)."""
+    return Library(path, num_threads, weights)

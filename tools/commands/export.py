@@ -1,0 +1,59 @@
+"""`minitvm export`: compile a model and write it as a shared library with minitvm's C API.
+
+    minitvm export model.onnx -o model.so [--weights embed|file] [--input-shape ...] [-O N]
+                   [--num-threads N] [--records URL]
+
+Writes model.so, its header model.h and, with `--weights file`, model.weights beside it
+(deploy/library.py). `--num-threads` is the thread count the schedules (and tuning records)
+are chosen for; the library's caller picks the threads it runs on (minitvm_create).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from minitvm.tools.inputs import compile_model, load_onnx
+from minitvm.tools.options import CommandError, add_compile_options, tuned_line
+
+
+def run_export(args: argparse.Namespace) -> None:
+    if not args.output.endswith(".so"):
+        raise CommandError(f"-o {args.output}: the library's name must end in .so")
+    directory = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(directory):
+        raise CommandError(f"-o {args.output}: no directory {directory}")
+    model = load_onnx(args.model)
+    start = time.perf_counter()
+    exe = compile_model(model, dict(args.input_shape), args)
+    compiled = time.perf_counter() - start
+    print(f"compiled {args.model} in {compiled:.2f} s (-O{args.opt_level}, schedules for "
+          f"{args.num_threads} thread{'s' if args.num_threads > 1 else ''})")  # fmt: skip
+    print(tuned_line(args, exe.stats["report"]), end="")  # type: ignore[arg-type]
+    result = exe.export(args.output, weights=args.weights)
+    seconds = sum(result.seconds.values())  # type: ignore[attr-defined]
+    print(f"exported {result.library} ({result.library_bytes / 1e6:.2f} MB) in {seconds:.2f} s")  # type: ignore[attr-defined]
+    print(f"  header  {result.header}")  # type: ignore[attr-defined]
+    if result.weights is not None:  # type: ignore[attr-defined]
+        size = os.path.getsize(result.weights) / 1e6  # type: ignore[attr-defined]
+        print(f"  weights {result.weights} ({size:.2f} MB)")  # type: ignore[attr-defined]
+
+
+def add_export_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]
+    p = subparsers.add_parser(
+        "export",
+        help="compile an ONNX model into a shared library with a C API",
+        description="Compile an ONNX model for this CPU and write it as a self-contained "
+        "shared library (no Python, no LLVM, no minitvm needed to run it) with the C API of "
+        "the header written beside it.",
+    )
+    add_compile_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.so",
+                   help="the library to write (its header MODEL.h beside it)")  # fmt: skip
+    p.add_argument(
+        "--weights", choices=("embed", "file"), default="embed",
+        help="keep the weights inside the library (embed, the default) or in MODEL.weights "
+        "beside it, mapped at load (file)",
+    )  # fmt: skip
+    p.set_defaults(run=run_export)

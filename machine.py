@@ -252,7 +252,7 @@ class _Jit:
     def __init__(self, ir: str) -> None:
         import llvmlite.binding as llvm
 
-        tm = target_machine()
+        tm = target_machine(native=True)  # measured here, whatever we compile for
         module = llvm.parse_assembly(ir)
         module.triple = tm.triple
         module.verify()

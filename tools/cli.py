@@ -65,11 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "num_threads", 0) is None:  # compile/run: all the cores we may use
-        from minitvm.compiler import default_num_threads
-
-        args.num_threads = default_num_threads()
     try:
+        if hasattr(args, "prepare"):  # what must happen before the compiler is imported
+            args.prepare(args)
+        if getattr(args, "num_threads", 0) is None:  # compile/run: all the cores we may use
+            from minitvm.compiler import default_num_threads
+
+            args.num_threads = default_num_threads()
         args.run(args)
     except MinitvmError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)

@@ -443,3 +443,32 @@ def test_the_pool_has_no_data_race(tmp_path) -> None:
     env = {**os.environ, "MINITVM_POOL_SPIN_US": "50", "TSAN_OPTIONS": "halt_on_error=1"}
     done = subprocess.run([binary, "3", "5", "3"], capture_output=True, text=True, timeout=300, env=env, check=False)
     assert done.returncode == 0 and "WARNING: ThreadSanitizer" not in done.stderr, done.stderr[-3000:]
+
+
+def test_export_for_another_cpu(tmp_path) -> None:
+    """--cpu x86_64_v3: an AVX2 library, whatever this machine has (no zmm register in it);
+    it still runs here and matches ORT."""
+    library = tmp_path / "v3.so"
+    done = cli("export", MLP, "-o", library, "--cpu", "x86-64-v3", "--num-threads", "1")
+    assert done.returncode == 0, done.stderr
+    assert "for x86-64-v3" in done.stdout
+    if shutil.which("objdump"):
+        code = subprocess.run(["objdump", "-d", library], capture_output=True, text=True, check=True).stdout
+        assert "ymm" in code and "zmm" not in code
+    run = cli("run", library, "--onnx", MLP, "--compare-ort")
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stderr
+    unknown = cli("export", MLP, "-o", tmp_path / "x.so", "--cpu", "pentium9")
+    assert unknown.returncode == 1 and "unknown CPU 'pentium9'" in unknown.stderr
+    assert "haswell" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_named_cpus_have_llvm_features() -> None:
+    from minitvm.host import named_cpu
+
+    name, features = named_cpu("skylake_avx512")
+    assert name == "skylake-avx512"
+    on = {f for f, enabled in features.items() if enabled}
+    assert {"avx512f", "avx512bw", "avx512vl", "fma", "bmi", "lzcnt", "sse4.2"} <= on
+    assert "avx512vnni" not in on and "amx-tile" not in on
+    assert named_cpu("znver4")[0] == "znver4" and named_cpu("zen4")[1]["avx512bf16"]
+    assert not any(f.startswith("avx") for f, e in named_cpu("x86_64_v2")[1].items() if e)

@@ -121,7 +121,27 @@ def checked_inputs(
     return arrays
 
 
-class Executable:
+class ModelSpecs:
+    """What the Executable and an exported library (library.py) tell of a model's inputs
+    and outputs, given their `inputs` and `outputs` lists of TensorSpecs."""
+
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+
+    @property
+    def input_names(self) -> list[str]:
+        return [s.name for s in self.inputs]
+
+    @property
+    def input_shapes(self) -> dict[str, tuple[int, ...]]:
+        return {s.name: s.shape for s in self.inputs}
+
+    @property
+    def output_names(self) -> list[str]:
+        return [s.name for s in self.outputs]
+
+
+class Executable(ModelSpecs):
     """Runs a compiled model: `exe.run({"input": array}) -> [outputs...]`."""
 
     def __init__(
@@ -179,18 +199,6 @@ class Executable:
         ]
         self._lock = threading.Lock()  # one arena: runs of one Executable take turns
         self._exporter = exporter
-
-    @property
-    def input_names(self) -> list[str]:
-        return [s.name for s in self.inputs]
-
-    @property
-    def input_shapes(self) -> dict[str, tuple[int, ...]]:
-        return {s.name: s.shape for s in self.inputs}
-
-    @property
-    def output_names(self) -> list[str]:
-        return [s.name for s in self.outputs]
 
     @property
     def arena_bytes(self) -> int:

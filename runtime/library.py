@@ -21,7 +21,7 @@ import numpy as np
 
 from minitvm.errors import MinitvmError
 from minitvm.runtime.abi import DTYPE_CODES
-from minitvm.runtime.executable import TensorSpec, checked_inputs, data_address
+from minitvm.runtime.executable import ModelSpecs, TensorSpec, checked_inputs, data_address
 
 #: The ABI version of deploy/c/minitvm.h this loader speaks.
 ABI_VERSION = 1
@@ -75,7 +75,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         function.restype, function.argtypes = restype, argtypes
 
 
-class Library:
+class Library(ModelSpecs):
     """A model exported by `minitvm export`, loaded and created (see the module docstring)."""
 
     def __init__(self, path: str | os.PathLike[str], num_threads: int | None = None, weights: str | None = None):
@@ -129,18 +129,6 @@ class Library:
         self._check(info(self._model, i, ctypes.byref(dtype), ctypes.byref(ndim), shape))
         name = name_of(self._model, i).decode()
         return TensorSpec(name, tuple(shape[: ndim.value]), _numpy_dtype(dtype.value, name))
-
-    @property
-    def input_names(self) -> list[str]:
-        return [s.name for s in self.inputs]
-
-    @property
-    def output_names(self) -> list[str]:
-        return [s.name for s in self.outputs]
-
-    @property
-    def input_shapes(self) -> dict[str, tuple[int, ...]]:
-        return {s.name: s.shape for s in self.inputs}
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """Run the model; outputs come back in the graph's output order."""

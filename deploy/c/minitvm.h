@@ -52,13 +52,15 @@ int minitvm_abi_version(void);
  * instructions this CPU lacks fails with MINITVM_ECPU rather than crashing later. */
 int minitvm_create(const char *weights_path, int num_threads, minitvm_model **out);
 
+/* -1 for a NULL model. */
 int minitvm_num_inputs(const minitvm_model *m);
 int minitvm_num_outputs(const minitvm_model *m);
 /* NULL for an index out of range. */
 const char *minitvm_input_name(const minitvm_model *m, int i);
 const char *minitvm_output_name(const minitvm_model *m, int i);
 /* The element type, rank and shape of input / output i (`shape` has room for 8; -1 marks a
- * symbolic dimension). */
+ * symbolic dimension, which models exported today do not have: every dimension is fixed at
+ * export). A tensor of more than 8 dimensions is an error. */
 int minitvm_input_info(const minitvm_model *m, int i, int32_t *dtype, int32_t *ndim,
                        int64_t *shape);
 int minitvm_output_info(const minitvm_model *m, int i, int32_t *dtype, int32_t *ndim,
@@ -74,7 +76,8 @@ int minitvm_run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
 /* This thread's last error message ("" if none). */
 const char *minitvm_last_error(void);
 
-/* Stops the model's threads and frees what it owns; NULL is ignored. */
+/* Stops the model's threads and frees what it owns; NULL is ignored. Not while a run of the
+ * model is in progress on another thread. */
 void minitvm_destroy(minitvm_model *m);
 
 #ifdef __cplusplus

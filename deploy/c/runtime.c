@@ -430,8 +430,12 @@ API int minitvm_create(const char *weights_path, int num_threads, minitvm_model 
   const unsigned char *embedded = minitvm__embedded_weights();
   if (embedded && weights_path)
     return fail(MINITVM_EWEIGHTS, "this library has its weights inside; pass NULL as weights_path");
-  minitvm_model *m = calloc(1, sizeof *m);
+  /* aligned: the pool's fields sit on cache lines of their own (_Alignas), which calloc's
+   * 16 bytes do not honour */
+  size_t bytes = (sizeof(minitvm_model) + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+  minitvm_model *m = aligned_alloc(ALIGNMENT, bytes);
   if (!m) return fail(MINITVM_ENOMEM, "out of memory");
+  memset(m, 0, sizeof *m);
   pthread_mutex_init(&m->run_lock, NULL);
   pool_start(&m->pool, 1); /* a valid (empty) pool until the real one starts */
   if (embedded) {
@@ -516,12 +520,20 @@ static void describe_shape(char *text, size_t room, int32_t ndim, const int64_t 
   if (ndim == 0) snprintf(text, room, "a scalar");
 }
 
+/* ONNX's name of a TensorProto.DataType code, for messages. */
+static const char *dtype_name(int32_t code) {
+  static const char *const names[] = {"undefined", "float", "uint8", "int8", "uint16", "int16",
+                                      "int32", "int64", "string", "bool", "float16", "double",
+                                      "uint32", "uint64", "complex64", "complex128", "bfloat16"};
+  return code >= 0 && code < (int32_t)(sizeof names / sizeof names[0]) ? names[code] : "unknown";
+}
+
 static int check_tensor(const minitvm_tensor *t, const minitvm__io_spec *s, int output) {
   const char *kind = output ? "output" : "input";
   if (!t->data && s->nbytes) return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has no data (NULL)", kind, s->name);
   if (t->dtype != s->dtype)
-    return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has dtype %d, the model's is %d (ONNX TensorProto.DataType)",
-                kind, s->name, t->dtype, s->dtype);
+    return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has dtype %d (%s), the model's is %d (%s)",
+                kind, s->name, t->dtype, dtype_name(t->dtype), s->dtype, dtype_name(s->dtype));
   if (t->ndim != s->ndim)
     return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has %d dimensions, the model's has %d", kind,
                 s->name, t->ndim, s->ndim);

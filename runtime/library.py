@@ -30,6 +30,12 @@ MAX_INFO_DIMS = 8
 
 _DTYPES = {code: name for name, code in DTYPE_CODES.items()}
 
+#: The file each library path this process loaded was, as (device, inode). The dynamic
+#: loader hands out the library it loaded first for a path, even once another file has
+#: taken its place (a model exported again to the same path): load() refuses that case
+#: rather than run the old model.
+_LOADED: dict[str, tuple[int, int]] = {}
+
 
 class CTensor(ctypes.Structure):
     """`minitvm_tensor`."""
@@ -85,9 +91,19 @@ class Library(ModelSpecs):
         self.path = os.fspath(path)
         if not os.path.isfile(self.path):
             raise MinitvmError(f"no such library: {self.path}")
+        real = os.path.realpath(self.path)
+        stat = os.stat(real)
+        identity = (stat.st_dev, stat.st_ino)
+        if _LOADED.setdefault(real, identity) != identity:
+            raise MinitvmError(
+                f"this process already loaded another file at {self.path} (an earlier export "
+                "to the same path?), and the dynamic loader would hand out that one: load the "
+                "new library under another name, or in a new process"
+            )
         try:
-            self._lib = ctypes.CDLL(os.path.abspath(self.path))
+            self._lib = ctypes.CDLL(real)
         except OSError as e:
+            del _LOADED[real]
             raise MinitvmError(f"cannot load {self.path}: {e}") from None
         _declare(self._lib)
         version = self._lib.minitvm_abi_version()

@@ -484,3 +484,15 @@ def test_named_cpus_have_llvm_features() -> None:
     assert "avx512vnni" not in on and "amx-tile" not in on
     assert named_cpu("znver4")[0] == "znver4" and named_cpu("zen4")[1]["avx512bf16"]
     assert not any(f.startswith("avx") for f, e in named_cpu("x86_64_v2")[1].items() if e)
+
+
+def test_loading_a_replaced_library_is_refused(exe, tmp_path) -> None:
+    """dlopen returns the library first loaded at a path: a model exported again over it
+    must not silently run the old code."""
+    path = tmp_path / "again.so"
+    exe.export(str(path))
+    minitvm.load(path).run(feeds())
+    minitvm.load(path)  # the same file: fine
+    exe.export(str(path))  # a new file at the same path
+    with pytest.raises(MinitvmError, match="already loaded another file at"):
+        minitvm.load(path)

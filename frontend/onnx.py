@@ -50,6 +50,7 @@ from minitvm.frontend.onnx_node import (
     node_error,
     onnx_element_type,
     supported_ops,
+    tensor_array,
 )
 
 MIN_OPSET, MAX_OPSET = 7, 28  # 22-28 changed only element types of the ops we support
@@ -219,7 +220,7 @@ class _Importer:
     def _add_inputs(self) -> None:
         initializers = {t.name: t for t in self.graph.initializer}
         for name, tensor in initializers.items():
-            self.values[name] = onnx.numpy_helper.to_array(tensor)
+            self.values[name] = tensor_array(tensor, f"initializer '{name}'")
         for value in self.graph.input:
             if value.name in initializers:
                 continue  # an input with an initializer is a constant (a frozen weight)
@@ -275,7 +276,10 @@ class _Importer:
     def _subgraph(self, graph: onnx.GraphProto, inputs: dict[str, Value]) -> list[Value]:
         """Convert `graph`'s nodes in a new scope holding its initializers and `inputs`;
         its outputs, looked up before the scope closes."""
-        scope: dict[str, Value] = {t.name: onnx.numpy_helper.to_array(t) for t in graph.initializer}
+        scope: dict[str, Value] = {
+            t.name: tensor_array(t, f"initializer '{t.name}' of subgraph '{graph.name}'")
+            for t in graph.initializer
+        }
         scope.update(inputs)
         self.values = self.values.new_child(scope)
         try:

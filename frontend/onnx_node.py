@@ -62,6 +62,20 @@ def supported_ops() -> list[str]:
     return sorted(CONVERTERS)
 
 
+def tensor_array(tensor: onnx.TensorProto, what: str) -> np.ndarray:
+    """A TensorProto's value; a FrontendError naming `what` (e.g. "initializer 'w'") when its
+    data does not fit its dims or element type, as in a damaged or hand-made file."""
+    try:
+        return onnx.numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError, OverflowError) as e:
+        dims = "x".join(map(str, tensor.dims)) or "a scalar"
+        kinds = onnx.TensorProto.DataType
+        kind = kinds.Name(tensor.data_type) if tensor.data_type in kinds.values() else tensor.data_type
+        raise FrontendError(
+            f"{what}: its data does not match its shape {dims} and element type {kind} ({e})"
+        ) from None
+
+
 def node_label(node: onnx.NodeProto, index: int) -> str:
     """How errors name a node: its name, else its first output, else its position."""
     if node.name:
@@ -124,6 +138,16 @@ class NodeContext:
 
     def has_attr(self, name: str) -> bool:
         return name in self._attrs
+
+    def tensor_attr(self, name: str) -> np.ndarray | None:
+        """A tensor attribute's value (None if absent), checked against its shape."""
+        value = self._attrs.get(name)
+        if value is None:
+            return None
+        try:
+            return tensor_array(value, f"attribute '{name}'")  # type: ignore[arg-type]
+        except FrontendError as e:
+            raise self.error(str(e)) from None
 
     def attr(self, name: str, default: object = None) -> object:
         value = self._attrs.get(name, default)

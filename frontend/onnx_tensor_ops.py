@@ -14,7 +14,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import onnx
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import graph as g
@@ -37,7 +36,7 @@ def convert_constant(ctx: NodeContext) -> list[Value]:
     """One of value (tensor), value_float(s), value_int(s); strings and sparse tensors are
     not supported."""
     if ctx.has_attr("value"):
-        return [onnx.numpy_helper.to_array(ctx.attr("value"))]  # type: ignore[arg-type]
+        return [ctx.tensor_attr("value")]  # type: ignore[list-item]
     variants = {
         "value_float": np.float32, "value_floats": np.float32,
         "value_int": np.int64, "value_ints": np.int64,
@@ -58,8 +57,8 @@ def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
     shape = _ints(ctx.const(0, "input"))
     if any(d < 0 for d in shape):
         raise ctx.error(f"negative dimension in shape {shape}")
-    value = ctx.attr("value")
-    fill = np.zeros((), np.float32) if value is None else onnx.numpy_helper.to_array(value)  # type: ignore[arg-type]
+    value = ctx.tensor_attr("value")
+    fill = np.zeros((), np.float32) if value is None else value
     return [np.broadcast_to(fill.reshape(()), shape)]
 
 

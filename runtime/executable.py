@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -96,6 +97,37 @@ def aligned_copy(array: np.ndarray) -> np.ndarray:
     return copy
 
 
+def physical_memory() -> int | None:
+    """Bytes of RAM this machine has (None where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits_in_memory(specs: Sequence[TensorSpec], arena_bytes: int) -> None:
+    """A MinitvmError if one input, output or the intermediates alone would take more memory
+    than the machine has: a clear message now instead of numpy's MemoryError mid-run."""
+    memory = physical_memory()
+    if memory is None:
+        return
+    sizes = [(s.describe(), math.prod(s.shape) * np.dtype(s.dtype).itemsize) for s in specs]
+    sizes.append(("intermediates", arena_bytes))
+    for what, size in sizes:
+        if size > memory:
+            raise MinitvmError(
+                f"the model's {what} would take {_bytes(size)}, more than this machine's "
+                f"{_bytes(memory)} of memory"
+            )
+
+
+def _bytes(n: int) -> str:
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.2f} {unit}"
+    return f"{n} bytes"
+
+
 def checked_inputs(
     specs: Sequence[TensorSpec], names: frozenset[str], inputs: Mapping[str, np.ndarray]
 ) -> list[np.ndarray]:
@@ -161,6 +193,7 @@ class Executable(ModelSpecs):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
         (`export`; the compiler's deploy/library.py)."""
+        check_fits_in_memory([*inputs, *outputs], arena_size)
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self._entry = ENTRY_SIGNATURE(entry_address)
         self.inputs = list(inputs)

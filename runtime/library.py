@@ -21,7 +21,13 @@ import numpy as np
 
 from minitvm.errors import MinitvmError
 from minitvm.runtime.abi import DTYPE_CODES
-from minitvm.runtime.executable import ModelSpecs, TensorSpec, checked_inputs, data_address
+from minitvm.runtime.executable import (
+    ModelSpecs,
+    TensorSpec,
+    check_fits_in_memory,
+    checked_inputs,
+    data_address,
+)
 
 #: The ABI version of deploy/c/minitvm.h this loader speaks.
 ABI_VERSION = 1
@@ -120,6 +126,7 @@ class Library(ModelSpecs):
         self.inputs = [self._spec(i, output=False) for i in range(self._lib.minitvm_num_inputs(handle))]
         self.outputs = [self._spec(i, output=True) for i in range(self._lib.minitvm_num_outputs(handle))]
         self._input_name_set = frozenset(s.name for s in self.inputs)
+        check_fits_in_memory([*self.inputs, *self.outputs], 0)  # (the arena is allocated)
         self._shapes = [(ctypes.c_int64 * max(1, len(s.shape)))(*s.shape) for s in (*self.inputs, *self.outputs)]
         self._tensors_in = (CTensor * max(1, len(self.inputs)))()
         self._tensors_out = (CTensor * max(1, len(self.outputs)))()

@@ -248,3 +248,21 @@ def test_shape_mismatch_names_the_node() -> None:
     nodes = [helper.make_node("Add", ["a", "b"], ["y"], name="add")]
     message = import_error(model_of(nodes, {"a": (2, 3), "b": (4,)}, ["y"], 13))
     assert message.startswith("node 'add' (Add, opset 13):") and "do not broadcast" in message
+
+
+def test_an_initializer_whose_data_does_not_fit_its_shape() -> None:
+    model = model_of([helper.make_node("Add", ["x", "w"], ["y"])], {"x": [4, 4]}, ["y"], 17)
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4, 4])
+    w.raw_data = np.arange(5, dtype=np.float32).tobytes()  # 5 elements for a 4x4
+    model.graph.initializer.append(w)
+    message = import_error(model)
+    assert "initializer 'w': its data does not match its shape 4x4 and element type FLOAT" in message
+
+
+def test_a_constant_whose_data_does_not_fit_its_shape() -> None:
+    value = TensorProto(name="v", data_type=TensorProto.FLOAT, dims=[3])
+    value.raw_data = b"\0" * 8
+    node = helper.make_node("Constant", [], ["c"], name="the_constant", value=value)
+    model = model_of([node, helper.make_node("Add", ["x", "c"], ["y"])], {"x": [3]}, ["y"], 17)
+    message = import_error(model)
+    assert "the_constant" in message and "attribute 'value': its data does not match its shape 3" in message

@@ -207,3 +207,20 @@ def test_the_abi_and_the_runtime_import_no_compiler():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "[]\n"
+
+
+def test_a_tensor_larger_than_the_memory_is_a_clear_error() -> None:
+    """2^40 floats: refused when the Executable is made, not by numpy's MemoryError mid-run."""
+    from minitvm.runtime.executable import physical_memory
+
+    side = 1 << 20
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "huge",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [side, side])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [side, side])],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    if physical_memory() is None or physical_memory() >= 4 << 40:
+        pytest.skip("this machine could hold it")
+    with pytest.raises(MinitvmError, match=r"x: float32\[1048576, 1048576\] would take 4.00 TiB, more than"):
+        minitvm.compile(model, num_threads=1)

@@ -87,6 +87,12 @@ def _declare(lib: ctypes.CDLL) -> None:
         function.restype, function.argtypes = restype, argtypes
 
 
+def _usable_cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 class Library(ModelSpecs):
     """A model exported by `minitvm export`, loaded and created (see the module docstring)."""
 
@@ -122,7 +128,9 @@ class Library(ModelSpecs):
         encoded = None if weights is None else os.fsencode(weights)
         self._check(self._lib.minitvm_create(encoded, threads, ctypes.byref(handle)))
         self._model = handle
-        self.num_threads = threads or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        #: Threads the model runs on (0 asks the library for one per core it may use, as
+        #: host.default_num_threads counts them; host is not imported: it loads LLVM).
+        self.num_threads = threads or _usable_cores()
         self.inputs = [self._spec(i, output=False) for i in range(self._lib.minitvm_num_inputs(handle))]
         self.outputs = [self._spec(i, output=True) for i in range(self._lib.minitvm_num_outputs(handle))]
         self._input_name_set = frozenset(s.name for s in self.inputs)

@@ -16,9 +16,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from typing import TYPE_CHECKING
 
 from minitvm.tools.inputs import compile_model, load_onnx
 from minitvm.tools.options import CommandError, add_compile_options, tuned_line
+
+if TYPE_CHECKING:
+    from minitvm.deploy import ExportResult
 
 
 def select_cpu(args: argparse.Namespace) -> None:
@@ -46,13 +50,12 @@ def run_export(args: argparse.Namespace) -> None:
     print(f"compiled {args.model} in {compiled:.2f} s for {host_cpu()[0]} (-O{args.opt_level}, "
           f"schedules for {args.num_threads} thread{'s' if args.num_threads > 1 else ''})")  # fmt: skip
     print(tuned_line(args, exe.stats["report"]), end="")  # type: ignore[arg-type]
-    result = exe.export(args.output, weights=args.weights)
-    seconds = sum(result.seconds.values())  # type: ignore[attr-defined]
-    print(f"exported {result.library} ({result.library_bytes / 1e6:.2f} MB) in {seconds:.2f} s")  # type: ignore[attr-defined]
-    print(f"  header  {result.header}")  # type: ignore[attr-defined]
-    if result.weights is not None:  # type: ignore[attr-defined]
-        size = os.path.getsize(result.weights) / 1e6  # type: ignore[attr-defined]
-        print(f"  weights {result.weights} ({size:.2f} MB)")  # type: ignore[attr-defined]
+    result: ExportResult = exe.export(args.output, weights=args.weights)  # type: ignore[assignment]
+    seconds = sum(result.seconds.values())
+    print(f"exported {result.library} ({result.library_bytes / 1e6:.2f} MB) in {seconds:.2f} s")
+    print(f"  header  {result.header}")
+    if result.weights is not None:
+        print(f"  weights {result.weights} ({os.path.getsize(result.weights) / 1e6:.2f} MB)")
 
 
 def add_export_command(subparsers: argparse._SubParsersAction) -> None:  # pyright: ignore[reportPrivateUsage]

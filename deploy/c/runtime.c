@@ -44,6 +44,8 @@
 #define MAX_INFO_DIMS 8
 /* How long an idle pool thread spins before it sleeps (env MINITVM_POOL_SPIN_US). */
 #define DEFAULT_SPIN_NS 5000000LL
+/* The name of the pool's threads (at most 15 characters). */
+#define POOL_THREAD_NAME "minitvm-pool"
 
 /* ---------------------------------------------------------------------------------------
  * Errors
@@ -293,6 +295,7 @@ static uint32_t await_region(pool *p, uint32_t seen, int spin) {
 static void *helper_main(void *arg) {
   pool *p = ((worker_arg *)arg)->pool;
   uint32_t index = ((worker_arg *)arg)->index;
+  pthread_setname_np(pthread_self(), POOL_THREAD_NAME); /* as top, gdb and /proc show it */
   /* The region count when the pool started, not when this thread first runs: a thread the
    * OS schedules late would otherwise take a destroy's last bump for a region it has seen. */
   uint32_t seen = 0;

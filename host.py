@@ -163,6 +163,17 @@ def target_machine(opt_level: int = 3, native: bool = False) -> llvm.TargetMachi
     )
 
 
+def object_machine(opt_level: int = 3, cpu: tuple[str, str] | None = None) -> llvm.TargetMachine:
+    """A target machine for position-independent object code (for the JIT to link and for
+    shared libraries alike) for `cpu` (name, features; default: the CPU we compile for)."""
+    _initialize()
+    name, features = cpu or host_cpu()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=name, features=features, opt=opt_level, reloc="pic", codemodel="default"
+    )
+
+
 def target_key(num_threads: int) -> str:
     """What a tuned schedule was measured on: CPU name, a digest of its features, threads."""
     name, features = host_cpu()

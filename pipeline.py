@@ -5,8 +5,11 @@ Each pass is made from the pass registry by its registered name, so the whole pi
 
     minitvm import m.onnx | minitvm-opt -p "$(minitvm compile m.onnx --print-pipeline)" -t llvm
 
-prints the LLVM IR `minitvm.compile` hands to LLVM (tests/unit/test_pipeline.py checks it on
-every `minitvm bench` model). At -O3 the pipeline is:
+prints the LLVM IR of the compile as one module, as `minitvm compile --emit-llvm` does
+(tests/unit/test_pipeline.py checks it on every `minitvm bench` model). `minitvm.compile`
+runs the same passes but, from convert-te-to-loop on, on each kernel alone
+(`kernel_stages`: kernel_build.py compiles and caches kernels one by one). At -O3 the
+pipeline is:
 
     graph passes      graph-widen-bf16, graph-canonicalize, graph-fold-weight-layout,
                       graph-fold-batchnorm, graph-conv-transpose-as-conv, graph-conv-layout{block=16},
@@ -22,12 +25,13 @@ every `minitvm bench` model). At -O3 the pipeline is:
 graph passes; -O0 keeps only graph-widen-bf16 (codegen needs it) and has no loop passes (but
 the schedule's hints still become code). (The frontend has already folded
 constants; LLVM's own -O level is the same number, applied after this pipeline.) The stages
-are the compile report's timing rows, and the IR levels it counts ops at.
+are the compile report's rows (up to the schedule as wall time, the kernels' stages as CPU
+time over the processes that compiled them), and the IR levels it counts ops at.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.passes import ModulePass
 
@@ -105,18 +109,27 @@ def te_stages(
     return stages
 
 
-def build_stages(opt_level: int = 3) -> list[Stage]:
-    """From scheduled te kernels to the llvm dialect (`compiler.build`): kernels that are the
-    same code merged first, then lowered; the schedule's unroll and vectorize hints become
-    code before any other loop pass."""
+def kernel_stages(opt_level: int = 3) -> list[Stage]:
+    """From one scheduled te kernel to the llvm dialect: what `build_stages` does to each
+    kernel, run on a module of that kernel alone (kernel_build.py compiles kernels one by
+    one, each to its own object code, so that each can be cached and compiled on its own
+    core). The same passes, but for te-merge-kernels, which needs the whole module."""
     hints = ("loop-vectorize-transpose", "loop-unroll", "loop-vectorize")
     loop = ("cse", "loop-promote-accumulators", "loop-plan-memory") if opt_level >= 1 else ()
     return [
-        Stage("te -> loop", (make_pass("te-merge-kernels"), make_pass("convert-te-to-loop"))),
+        Stage("te -> loop", (make_pass("convert-te-to-loop"),)),
         Stage("loop unroll/vectorize", tuple(make_pass(name) for name in hints)),
         Stage("loop passes", tuple(make_pass(name) for name in loop), "loop"),
         Stage("loop -> llvm", (make_pass("convert-loop-to-llvm"),), "llvm"),
     ]
+
+
+def build_stages(opt_level: int = 3) -> list[Stage]:
+    """From scheduled te kernels to the llvm dialect, as one module (`compiler.llvm_ir`,
+    `minitvm-opt`): kernels that are the same code merged first, then lowered; the
+    schedule's unroll and vectorize hints become code before any other loop pass."""
+    first, *rest = kernel_stages(opt_level)
+    return [replace(first, passes=(make_pass("te-merge-kernels"), *first.passes)), *rest]
 
 
 def compile_stages(

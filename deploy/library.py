@@ -6,8 +6,9 @@
     model.h        the API, with a comment naming this model's inputs and outputs
     model.weights  with `weights="file"`: the weights, mapped read-only at minitvm_create
 
-The code is the JIT's (the optimized LLVM module the Executable runs, kept as bitcode), so
-the library computes what the Executable computes. Its symbols are hidden but for the API:
+The code is the JIT's: the kernels' object code (kernel_build.py: compiled once, cached,
+linked by the JIT and here alike) and @main's optimized LLVM module (kept as bitcode), so the
+library computes what the Executable computes. Its symbols are hidden but for the API:
 a program that loads two exported models, or defines a `main` of its own, sees no clash.
 Weights go in through the assembler's `.incbin` (hundreds of MB assemble in a blink, where a
 C array of them would take the compiler minutes). The system C compiler (`$CC`, else cc,
@@ -33,7 +34,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from minitvm.errors import MinitvmError
-from minitvm.host import enabled_features
+from minitvm.host import enabled_features, object_machine
 from minitvm.runtime.abi import (
     ALIGNMENT,
     DTYPE_CODES,
@@ -56,7 +57,7 @@ LDFLAGS = ("-shared", "-pthread", "-Wl,-z,defs", "-Wl,-z,noexecstack")
 class NativeModel:
     """What the JIT compiled, kept so that it can also be written out as a library."""
 
-    #: The optimized LLVM module (the parallel-loop support linked in), as bitcode.
+    #: The optimized LLVM module of @main (the parallel-loop support linked in), as bitcode.
     bitcode: bytes
     #: The LLVM target: CPU name and feature string (`+avx2,-amx-tile,...`).
     cpu: str
@@ -67,6 +68,9 @@ class NativeModel:
     arena_size: int
     #: Chunks per thread a parallel loop is cut into (loop_to_llvm/parallel.py).
     chunks_per_thread: int
+    #: The kernels' object code (position-independent, symbols hidden), which the module
+    #: calls: kernel_build.py's, as the JIT linked them.
+    objects: tuple[bytes, ...] = ()
 
 
 @dataclass
@@ -118,7 +122,11 @@ def export_library(
     with tempfile.TemporaryDirectory(prefix=".minitvm-export-", dir=library.parent) as scratch:
         work = Path(scratch)
         start = time.perf_counter()
-        (work / "kernels.o").write_bytes(object_code(native))
+        objects = [work / "main.o"]
+        objects[0].write_bytes(object_code(native))
+        for n, code in enumerate(native.objects):
+            objects.append(work / f"kernel{n}.o")
+            objects[-1].write_bytes(code)
         seconds["object code"] = time.perf_counter() - start
 
         start = time.perf_counter()
@@ -134,7 +142,7 @@ def export_library(
         seconds["weights"] = time.perf_counter() - start
 
         start = time.perf_counter()
-        _link(cc, sources, work / "kernels.o", work / "model.so", library.name)
+        _link(cc, sources, objects, work / "model.so", library.name)
         seconds["link"] = time.perf_counter() - start
 
         if weights_file is not None:
@@ -150,17 +158,13 @@ def export_library(
 
 
 def object_code(native: NativeModel) -> bytes:
-    """The module as a position-independent object: entry renamed, every symbol hidden."""
+    """@main's module as a position-independent object: entry renamed, every symbol hidden."""
     module = llvm.parse_bitcode(native.bitcode)
     module.get_function(ENTRY).name = LIBRARY_ENTRY
     for value in (*module.functions, *module.global_variables):
         if not value.is_declaration and value.linkage not in _LOCAL_LINKAGES:
             value.visibility = "hidden"
-    target = llvm.Target.from_default_triple()
-    machine = target.create_target_machine(
-        cpu=native.cpu, features=native.features, opt=native.opt_level, reloc="pic",
-        codemodel="default",
-    )  # fmt: skip
+    machine = object_machine(native.opt_level, (native.cpu, native.features))
     return machine.emit_object(module)
 
 
@@ -347,10 +351,10 @@ def _runtime_source(name: str) -> Path:
     return Path(str(resources.files("minitvm.deploy") / "c" / name))
 
 
-def _link(cc: str, sources: Sequence[Path], objects: Path, output: Path, soname: str) -> None:
+def _link(cc: str, sources: Sequence[Path], objects: Sequence[Path], output: Path, soname: str) -> None:
     include = _runtime_source("minitvm.h").parent
     command = [
-        cc, *CFLAGS, f"-I{include}", f"-I{output.parent}", *map(str, sources), str(objects),
+        cc, *CFLAGS, f"-I{include}", f"-I{output.parent}", *map(str, sources), *map(str, objects),
         *LDFLAGS, f"-Wl,-soname,{soname}", "-o", str(output), "-lm",
     ]  # fmt: skip
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -25,7 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from minitvm.host import target_machine
+from minitvm.host import object_machine, target_machine
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
 from minitvm.lowering.loop_to_llvm.parallel import CHUNK_SUFFIX, is_outlined, support_ir
 from minitvm.runtime.abi import PARALLEL_FOR
@@ -99,17 +100,16 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int = 3)
     passes.getModulePassManager().run(module, passes)
 
 
-def compile_llvm(module: ModuleOp, opt_level: int = 3) -> JitModule:
-    """Translate, optimize and JIT-compile an llvm-dialect module."""
-    tm = target_machine(opt_level)
-    times = CompileTimes()
+def _optimized(module: ModuleOp, tm: llvm.TargetMachine, opt_level: int, times: CompileTimes) -> llvm.ModuleRef:
+    """Translate an llvm-dialect module to LLVM, parse, verify and optimize it; outlined
+    parallel-loop bodies are made internal first."""
     start = time.perf_counter()
     text = llvm_ir_text(module, tm)
     times.translate = time.perf_counter() - start
 
     start = time.perf_counter()
     parsed = llvm.parse_assembly(text)
-    parallel_loops = _link_parallel_runtime(parsed)
+    _internalize_outlined(parsed)
     parsed.verify()
     times.parse = time.perf_counter() - start
 
@@ -117,13 +117,54 @@ def compile_llvm(module: ModuleOp, opt_level: int = 3) -> JitModule:
     if opt_level > 0:
         optimize(parsed, tm, opt_level)
     times.optimize = time.perf_counter() - start
+    return parsed
+
+
+def compile_llvm(
+    module: ModuleOp,
+    opt_level: int = 3,
+    objects: Sequence[bytes] = (),
+    parallel_runtime: bool = False,
+) -> JitModule:
+    """Translate, optimize and JIT-compile an llvm-dialect module, linked with `objects`
+    (object code, e.g. `emit_object`'s: the functions the module declares). The parallel
+    loops' runtime is linked in if the module calls it, or if `parallel_runtime` (the
+    objects do)."""
+    tm = target_machine(opt_level)
+    times = CompileTimes()
+    parsed = _optimized(module, tm, opt_level, times)
+    parallel_loops = parallel_runtime or _calls_parallel_for(parsed)
+    if parallel_loops:
+        _link_support(parsed)
 
     start = time.perf_counter()
     bitcode = parsed.as_bitcode()
     engine = llvm.create_mcjit_compiler(parsed, tm)
+    for code in objects:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
     times.codegen = time.perf_counter() - start
     return JitModule(engine, parsed, times, parallel_loops, bitcode)
+
+
+def emit_object(module: ModuleOp, opt_level: int = 3) -> tuple[bytes, bool, CompileTimes]:
+    """An llvm-dialect module (a kernel) as optimized, position-independent object code for
+    the CPU we compile for, every symbol it defines hidden: what the JIT links and what
+    `minitvm export` links into a library alike. Also whether it calls the parallel loops'
+    runtime (which whoever links it must define), and the seconds each step took."""
+    tm = object_machine(opt_level)
+    times = CompileTimes()
+    parsed = _optimized(module, tm, opt_level, times)
+    for value in (*parsed.functions, *parsed.global_variables):
+        if not value.is_declaration and value.linkage not in _LOCAL_LINKAGES:
+            value.visibility = "hidden"
+    start = time.perf_counter()
+    code = tm.emit_object(parsed)
+    times.codegen = time.perf_counter() - start
+    return code, _calls_parallel_for(parsed), times
+
+
+_LOCAL_LINKAGES = (llvm.Linkage.internal, llvm.Linkage.private)
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,26 +172,32 @@ def compile_llvm(module: ModuleOp, opt_level: int = 3) -> JitModule:
 # --------------------------------------------------------------------------------------------
 
 
-def _link_parallel_runtime(module: llvm.ModuleRef) -> bool:
-    """Link `__minitvm_parallel_for` into `module` if it calls it; whether it does."""
+def _calls_parallel_for(module: llvm.ModuleRef) -> bool:
     try:
         module.get_function(PARALLEL_FOR)
     except NameError:
         return False
-    # Outlined functions are reached only through their chunk entry's address: internal
-    # (the translation to LLVM IR drops linkage). The body is not inlined into that entry:
-    # it would be optimized twice (a resnet50 compile took 60% longer in LLVM's passes) and
-    # trade its noalias arguments for alias scopes, for a call per chunk.
+    return True
+
+
+def _internalize_outlined(module: llvm.ModuleRef) -> None:
+    """Outlined functions are reached only through their chunk entry's address: internal
+    (the translation to LLVM IR drops linkage). The body is not inlined into that entry: it
+    would be optimized twice (a resnet50 compile took 60% longer in LLVM's passes) and trade
+    its noalias arguments for alias scopes, for a call per chunk."""
     for function in module.functions:
         if not function.is_declaration and is_outlined(function.name):
             function.linkage = llvm.Linkage.internal
             if not function.name.endswith(CHUNK_SUFFIX):
                 function.add_function_attribute("noinline")
+
+
+def _link_support(module: llvm.ModuleRef) -> None:
+    """Link `__minitvm_parallel_for` and the runtime's globals into `module`."""
     support = llvm.parse_assembly(support_ir())
     support.triple = module.triple
     support.data_layout = module.data_layout
     module.link_in(support)
-    return True
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,32 @@ from xdsl.rewriter import Rewriter
 from minitvm.dialects import te
 
 
-def _text_without_name(kernel: func.FuncOp) -> str:
+def kernel_text(kernel: func.FuncOp) -> str:
+    """The kernel's text with its name replaced: what two kernels must share to be one
+    (and what the kernel cache keys, kernel_build.py)."""
     name = kernel.sym_name.data
     return str(kernel).replace(f"@{name}(", "@kernel(", 1)
+
+
+def merge_kernels(module: ModuleOp) -> dict[str, str]:
+    """Merge the kernels of `module` that are the same code; the text (`kernel_text`) of
+    each kernel kept, by name."""
+    first: dict[str, str] = {}  # text -> the kernel kept
+    merged: dict[str, str] = {}  # a kernel removed -> the one that replaces it
+    for fn in list(module.ops):
+        if not isinstance(fn, func.FuncOp) or te.KERNEL_ATTR not in fn.attributes:
+            continue
+        kept = first.setdefault(kernel_text(fn), fn.sym_name.data)
+        if kept != fn.sym_name.data:
+            merged[fn.sym_name.data] = kept
+            Rewriter.erase_op(fn)
+    if merged:
+        for call in list(module.walk()):
+            if isinstance(call, func.CallOp) and call.callee.root_reference.data in merged:
+                callee = SymbolRefAttr(merged[call.callee.root_reference.data])
+                new = func.CallOp(callee, list(call.arguments), [r.type for r in call.results])
+                Rewriter.replace_op(call, new)
+    return {name: text for text, name in first.items()}
 
 
 @dataclass(frozen=True)
@@ -41,19 +64,4 @@ class MergeKernelsPass(ModulePass):
     name = "te-merge-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        first: dict[str, str] = {}  # text -> the kernel kept
-        merged: dict[str, str] = {}  # a kernel removed -> the one that replaces it
-        for fn in list(op.ops):
-            if not isinstance(fn, func.FuncOp) or te.KERNEL_ATTR not in fn.attributes:
-                continue
-            kept = first.setdefault(_text_without_name(fn), fn.sym_name.data)
-            if kept != fn.sym_name.data:
-                merged[fn.sym_name.data] = kept
-                Rewriter.erase_op(fn)
-        if not merged:
-            return
-        for call in list(op.walk()):
-            if isinstance(call, func.CallOp) and call.callee.root_reference.data in merged:
-                callee = SymbolRefAttr(merged[call.callee.root_reference.data])
-                new = func.CallOp(callee, list(call.arguments), [r.type for r in call.results])
-                Rewriter.replace_op(call, new)
+        merge_kernels(op)

@@ -112,7 +112,8 @@ def test_readme_first_command_passes() -> None:
 # ------------------------------------------------------------------------------ compile
 
 
-def test_compile_prints_stage_times_and_op_counts() -> None:
+def test_compile_prints_stage_times_and_op_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MINITVM_CACHE_DIR", str(tmp_path))  # cold: every kernel compiled
     result = minitvm("compile", MLP)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
@@ -128,7 +129,10 @@ def test_compile_prints_stage_times_and_op_counts() -> None:
             rows[match[1]] = (float(match[2]), float(match[3]))
     stages = list(rows)[:-1]  # the compiler's own stage names, in order
     assert stages[:2] == ["load", "import"] and stages[-1] == "LLVM + JIT"
-    assert {"graph -> te", "te -> loop", "loop -> llvm"} <= set(stages)
+    assert {"graph -> te", "key kernels", "compile kernels", "main -> llvm"} <= set(stages)
+    kernel_stages = dict(re.findall(r"^(te -> loop|loop -> llvm|LLVM)\s+(\d+\.\d{3})$", result.stdout, re.M))
+    assert list(kernel_stages) == ["te -> loop", "loop -> llvm", "LLVM"]
+    assert all(float(seconds) > 0 for seconds in kernel_stages.values())
     assert list(rows)[-1] == "total"
     assert rows["total"][0] == pytest.approx(sum(s for s, _ in list(rows.values())[:-1]), abs=0.01)
     assert rows["total"][1] == 100.0

@@ -23,7 +23,7 @@ from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Block, Region
 
-from minitvm.compiler import compile_module
+from minitvm.compiler import compile_module, lower_to_te, lower_whole_module
 from minitvm.dialects import graph as g
 from minitvm.dialects import loop
 from minitvm.frontend import from_onnx
@@ -264,9 +264,11 @@ def transposing_shuffles(module: ModuleOp) -> int:
 
 
 def compiled(module: ModuleOp, ins, outs, threads: int) -> tuple[Executable, int]:
-    """`module` (graph level) compiled as `minitvm.compile` does; its transposing shuffles."""
-    exe = compile_module(module, ins, outs, num_threads=threads)
-    return exe, transposing_shuffles(module)  # build lowers the module in place
+    """`module` (graph level) compiled as `minitvm.compile` does; the transposing shuffles of
+    that code (lowered as one module)."""
+    exe = compile_module(module.clone(), ins, outs, num_threads=threads)
+    lower_to_te(module, num_threads=threads)
+    return exe, transposing_shuffles(lower_whole_module(module))
 
 
 def onnx_model(

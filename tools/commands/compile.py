@@ -24,15 +24,20 @@ if TYPE_CHECKING:
 
 
 def format_report(report: CompileReport) -> str:
-    """Seconds per stage (with its share) and op counts per IR level, as two tables."""
+    """Seconds per stage (with its share) and op counts per IR level, as two tables; then
+    the seconds the stages of the kernels compiled took, in all processes together."""
     total = report.total_seconds
-    w = max(len(name) for name in [*report.seconds, *report.op_counts, "IR level"]) + 2
+    names = [*report.seconds, *report.op_counts, *report.kernel_seconds, "IR level"]
+    w = max(len(name) for name in names) + 2
     lines = [f"{'stage':<{w}}{'seconds':>10}{'share':>9}"]
     for stage, seconds in report.seconds.items():
         lines.append(f"{stage:<{w}}{seconds:>10.3f}{100 * seconds / (total or 1):>8.1f}%")
     lines.append(f"{'total':<{w}}{total:>10.3f}{100.0:>8.1f}%")
     lines += ["", f"{'IR level':<{w}}{'ops':>10}"]
     lines += [f"{level:<{w}}{count:>10}" for level, count in report.op_counts.items()]
+    if report.kernel_seconds:
+        lines += ["", f"{'kernel stage':<{w}}{'CPU s':>10}   (the kernels compiled, all processes)"]
+        lines += [f"{stage:<{w}}{seconds:>10.3f}" for stage, seconds in report.kernel_seconds.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -78,6 +78,10 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
     try:
         while (index := take()) is not None:
             results[index] = fn(items[index])
+    except BaseException:  # an error or Ctrl-C here: the children's work is moot
+        for child in children:
+            child.terminate()
+        raise
     finally:
         for reader in readers:
             reader.join()

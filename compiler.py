@@ -52,6 +52,10 @@ class CompileReport:
     #: to more than the "compile kernels" row) and of @main.
     kernel_seconds: dict[str, float] = field(default_factory=dict)
 
+    def add_kernel_seconds(self, seconds: Mapping[str, float]) -> None:
+        for stage, value in seconds.items():
+            self.kernel_seconds[stage] = self.kernel_seconds.get(stage, 0.0) + value
+
     def timed(self, stage: str, work: Callable[[], object]) -> object:
         start = time.perf_counter()
         result = work()
@@ -100,7 +104,7 @@ def count_ops(module: ModuleOp) -> int:
     return sum(1 for _ in module.walk()) - 1
 
 
-def compile(
+def compile(  # noqa: A001  (TVM's name for it)
     model: str | os.PathLike[str] | onnx.ModelProto,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     opt_level: int = 3,
@@ -282,13 +286,11 @@ def build(
         raise MinitvmError(f"num_threads must be >= 1, got {threads}")
     kernels = build_kernels(module, opt_level)
     report.seconds.update(kernels.seconds)
-    for stage, seconds in kernels.kernel_seconds.items():
-        report.kernel_seconds[stage] = report.kernel_seconds.get(stage, 0.0) + seconds
+    report.add_kernel_seconds(kernels.kernel_seconds)
     start = time.perf_counter()
     main, main_seconds, main_counts = lower_main(kernels.main, kernels.kernels, opt_level, ctx)
     report.seconds["main -> llvm"] = time.perf_counter() - start
-    for stage, seconds in main_seconds.items():
-        report.kernel_seconds[stage] = report.kernel_seconds.get(stage, 0.0) + seconds
+    report.add_kernel_seconds(main_seconds)
     counts = kernels.op_counts()
     for level, count in main_counts.items():
         report.op_counts[level] = counts.get(level, 0) + count

@@ -174,6 +174,17 @@ def object_machine(opt_level: int = 3, cpu: tuple[str, str] | None = None) -> ll
     )
 
 
+def hide_definitions(module: llvm.ModuleRef) -> None:
+    """Give every function and global `module` defines, but for local ones, hidden
+    visibility: object code linked into a shared library exports none of them."""
+    for value in (*module.functions, *module.global_variables):
+        if not value.is_declaration and value.linkage not in _LOCAL_LINKAGES:
+            value.visibility = "hidden"
+
+
+_LOCAL_LINKAGES = (llvm.Linkage.internal, llvm.Linkage.private)
+
+
 def target_key(num_threads: int) -> str:
     """What a tuned schedule was measured on: CPU name, a digest of its features, threads."""
     name, features = host_cpu()

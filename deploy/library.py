@@ -34,7 +34,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from minitvm.errors import MinitvmError
-from minitvm.host import enabled_features, object_machine
+from minitvm.host import enabled_features, hide_definitions, object_machine
 from minitvm.runtime.abi import (
     ALIGNMENT,
     DTYPE_CODES,
@@ -161,14 +161,10 @@ def object_code(native: NativeModel) -> bytes:
     """@main's module as a position-independent object: entry renamed, every symbol hidden."""
     module = llvm.parse_bitcode(native.bitcode)
     module.get_function(ENTRY).name = LIBRARY_ENTRY
-    for value in (*module.functions, *module.global_variables):
-        if not value.is_declaration and value.linkage not in _LOCAL_LINKAGES:
-            value.visibility = "hidden"
+    hide_definitions(module)
     machine = object_machine(native.opt_level, (native.cpu, native.features))
     return machine.emit_object(module)
 
-
-_LOCAL_LINKAGES = (llvm.Linkage.internal, llvm.Linkage.private)
 
 
 # --------------------------------------------------------------------------------------------

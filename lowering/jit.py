@@ -26,7 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from minitvm.host import object_machine, target_machine
+from minitvm.host import hide_definitions, object_machine, target_machine
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
 from minitvm.lowering.loop_to_llvm.parallel import CHUNK_SUFFIX, is_outlined, support_ir
 from minitvm.runtime.abi import PARALLEL_FOR
@@ -100,9 +100,17 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int = 3)
     passes.getModulePassManager().run(module, passes)
 
 
-def _optimized(module: ModuleOp, tm: llvm.TargetMachine, opt_level: int, times: CompileTimes) -> llvm.ModuleRef:
+def _optimized(
+    module: ModuleOp,
+    tm: llvm.TargetMachine,
+    opt_level: int,
+    times: CompileTimes,
+    runtime: bool | None,
+) -> tuple[llvm.ModuleRef, bool]:
     """Translate an llvm-dialect module to LLVM, parse, verify and optimize it; outlined
-    parallel-loop bodies are made internal first."""
+    parallel-loop bodies are made internal first, and the parallel loops' runtime is linked
+    in, to be optimized with the module: if `runtime` is True, or None and the module calls
+    it. Also whether it was linked."""
     start = time.perf_counter()
     text = llvm_ir_text(module, tm)
     times.translate = time.perf_counter() - start
@@ -110,6 +118,9 @@ def _optimized(module: ModuleOp, tm: llvm.TargetMachine, opt_level: int, times: 
     start = time.perf_counter()
     parsed = llvm.parse_assembly(text)
     _internalize_outlined(parsed)
+    linked = _calls_parallel_for(parsed) if runtime is None else runtime
+    if linked:
+        _link_support(parsed)
     parsed.verify()
     times.parse = time.perf_counter() - start
 
@@ -117,7 +128,7 @@ def _optimized(module: ModuleOp, tm: llvm.TargetMachine, opt_level: int, times: 
     if opt_level > 0:
         optimize(parsed, tm, opt_level)
     times.optimize = time.perf_counter() - start
-    return parsed
+    return parsed, linked
 
 
 def compile_llvm(
@@ -132,10 +143,7 @@ def compile_llvm(
     objects do)."""
     tm = target_machine(opt_level)
     times = CompileTimes()
-    parsed = _optimized(module, tm, opt_level, times)
-    parallel_loops = parallel_runtime or _calls_parallel_for(parsed)
-    if parallel_loops:
-        _link_support(parsed)
+    parsed, parallel_loops = _optimized(module, tm, opt_level, times, parallel_runtime or None)
 
     start = time.perf_counter()
     bitcode = parsed.as_bitcode()
@@ -154,17 +162,12 @@ def emit_object(module: ModuleOp, opt_level: int = 3) -> tuple[bytes, bool, Comp
     runtime (which whoever links it must define), and the seconds each step took."""
     tm = object_machine(opt_level)
     times = CompileTimes()
-    parsed = _optimized(module, tm, opt_level, times)
-    for value in (*parsed.functions, *parsed.global_variables):
-        if not value.is_declaration and value.linkage not in _LOCAL_LINKAGES:
-            value.visibility = "hidden"
+    parsed, _ = _optimized(module, tm, opt_level, times, runtime=False)  # the JIT's main has it
+    hide_definitions(parsed)
     start = time.perf_counter()
     code = tm.emit_object(parsed)
     times.codegen = time.perf_counter() - start
     return code, _calls_parallel_for(parsed), times
-
-
-_LOCAL_LINKAGES = (llvm.Linkage.internal, llvm.Linkage.private)
 
 
 # --------------------------------------------------------------------------------------------

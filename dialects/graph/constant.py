@@ -25,9 +25,11 @@ ConstantOfShape) are one value, `#graph.splat<0.000000e+00 : f32>`, never N copi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -110,6 +112,24 @@ def numpy_dtype_of(element_type: Attribute) -> np.dtype:
         raise ValueError(f"element type {element_type} has no numpy counterpart") from None
 
 
+@functools.cache
+def _hash_function() -> Callable[[bytes], Any]:
+    """sha256 where this CPU has SHA instructions (1.8 GB/s on Zen 4, twice blake2b's 0.9),
+    blake2b elsewhere (sha256 in software is the slower of the two): a compile hashes every
+    weight after each pass that makes one (415 MB for ResNet-50). A key stands for its bytes
+    in the process that made it and in the IR text it is printed to, so keys made on
+    different machines need not agree."""
+    from minitvm.host import enabled_features, native_cpu  # llvmlite: only once weights come
+
+    if "sha" in enabled_features(native_cpu()[1]):
+        return hashlib.sha256
+    return functools.partial(hashlib.blake2b, digest_size=6)
+
+
+def _digest(data: bytes) -> str:
+    return _hash_function()(data).hexdigest()[:12]
+
+
 class WeightStore(OpAsmDialectInterface):
     """The graph dialect's blob storage: key -> raw little-endian bytes."""
 
@@ -120,9 +140,7 @@ class WeightStore(OpAsmDialectInterface):
     def add(self, array: np.ndarray, name_hint: str = "w") -> str:
         """Store `array`'s bytes and return its content-addressed key."""
         data = np.ascontiguousarray(array).tobytes()
-        # sha256, not blake2b: twice as fast where the CPU has SHA instructions (1.8 vs 0.9
-        # GB/s on Zen 4), and a compile hashes every weight after each pass that makes it.
-        digest = hashlib.sha256(data).hexdigest()[:12]
+        digest = _digest(data)
         stem = re.sub(r"[^A-Za-z0-9_]", "_", name_hint).strip("_")[:40] or "w"
         if not stem[0].isalpha():
             stem = "w_" + stem

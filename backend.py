@@ -33,7 +33,7 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 from minitvm.compiler import compile as compile_model
 from minitvm.compiler import load_model
 from minitvm.errors import FrontendError, MinitvmError, NonConstantOperandError
-from minitvm.frontend.onnx import MAX_OPSET, default_opset, names_used
+from minitvm.frontend.onnx import MAX_OPSET, default_opset, names_used, sequence_item_name
 from minitvm.frontend.onnx_node import supported_ops
 from minitvm.runtime import Executable
 
@@ -60,6 +60,8 @@ class MinitvmRep(BackendRep):
         self.input_names = [v.name for v in model.graph.input if v.name not in initializers]
         self.output_names = [v.name for v in model.graph.output]
         self._declared = {v.name: _declared_shape(v) for v in model.graph.input}
+        #: Inputs that are sequences: given as lists of arrays, one argument per item.
+        self._sequences = {v.name for v in model.graph.input if v.type.HasField("sequence_type")}
         self._compile_options = {"opt_level": opt_level, "num_threads": num_threads}
         self._cache_size = cache_size
         #: The graph inputs found to feed an operand the frontend needs at import time (frozen
@@ -73,10 +75,13 @@ class MinitvmRep(BackendRep):
     def run(self, inputs: Sequence[Any] | Mapping[str, Any], **kwargs: Any) -> tuple[Any, ...]:
         arrays = self._named(inputs)
         executable = self._cached(arrays) or self._compile(arrays)
-        runtime = {name: arrays[name] for name in executable.input_names}
-        return self._outputs_type(*executable.run(runtime))
+        given: dict[str, Any] = dict(arrays)
+        for name in self._sequences:
+            given.update({sequence_item_name(name, i): a for i, a in enumerate(arrays[name])})
+        results = executable.run({name: given[name] for name in executable.input_names})
+        return self._outputs_type(*_grouped(self.output_names, executable.output_names, results))
 
-    def _named(self, inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, np.ndarray]:
+    def _named(self, inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(inputs, Mapping):
             given = dict(inputs)
         else:
@@ -93,18 +98,28 @@ class MinitvmRep(BackendRep):
                 f"missing inputs {missing} / unknown inputs {unknown}; the model takes "
                 f"{', '.join(self.input_names)}"
             )
-        return {name: np.asarray(given[name]) for name in self.input_names}
+        return {
+            name: [np.asarray(a) for a in given[name]]
+            if name in self._sequences
+            else np.asarray(given[name])
+            for name in self.input_names
+        }
 
     def _frozen(self, arrays: dict[str, np.ndarray]) -> tuple[str, ...]:
         """The inputs frozen for this run: those found to feed an import-time operand, and any
         without elements (it has no values to wait for; the frontend takes only positive
         dimensions)."""
         known = set(self.constant_inputs or ())
-        return tuple(n for n, a in arrays.items() if n in known or a.size == 0)
-
-    def _key(self, arrays: dict[str, np.ndarray], frozen: Sequence[str]) -> tuple[object, ...]:
         return tuple(
-            (name, a.dtype.str, a.shape, a.tobytes() if name in frozen else None)
+            n for n, a in arrays.items()
+            if n not in self._sequences and (n in known or a.size == 0)
+        )  # fmt: skip
+
+    def _key(self, arrays: dict[str, Any], frozen: Sequence[str]) -> tuple[object, ...]:
+        return tuple(
+            (name, tuple((a.dtype.str, a.shape) for a in arrays[name]))
+            if name in self._sequences
+            else (name, a.dtype.str, a.shape, a.tobytes() if name in frozen else None)
             for name, a in arrays.items()
         )
 
@@ -138,11 +153,13 @@ class MinitvmRep(BackendRep):
 
     def _compile_frozen(self, arrays: dict[str, np.ndarray], frozen: Sequence[str]) -> Executable:
         model = _freeze(self.model, {n: arrays[n] for n in frozen})
-        shapes = {
+        shapes: dict[str, Any] = {
             name: array.shape
             for name, array in arrays.items()
-            if name not in frozen and self._declared[name] != array.shape
-        }
+            if name not in frozen and name not in self._sequences
+            and self._declared[name] != array.shape
+        }  # fmt: skip
+        shapes.update({name: [a.shape for a in arrays[name]] for name in self._sequences})
         executable = compile_model(model, input_shapes=shapes or None, **self._compile_options)
         self.compile_count += 1
         return executable
@@ -284,11 +301,29 @@ def check_supported(model: onnx.ModelProto) -> None:
     for kind, values in (("input", model.graph.input), ("output", model.graph.output)):
         for value in values:
             what = value.type.WhichOneof("value")  # None: left to shape inference
-            if what not in (None, "tensor_type"):
+            if what not in (None, "tensor_type", "sequence_type"):
                 raise FrontendError(
                     f"graph {kind} '{value.name}' has {what.removesuffix('_type')} type; "
-                    "only tensors are supported"
+                    "only tensors and sequences of tensors are supported"
                 )
+
+
+def _grouped(
+    names: Sequence[str], flat_names: Sequence[str], results: Sequence[np.ndarray]
+) -> list[np.ndarray | list[np.ndarray]]:
+    """The Executable's `results` (one per tensor, named `flat_names`) as the graph's outputs
+    `names`: a sequence output `y` is the list of its items `y[0]`, `y[1]`, ..."""
+    by_name = dict(zip(flat_names, results, strict=True))
+    grouped: list[np.ndarray | list[np.ndarray]] = []
+    for name in names:
+        if name in by_name:
+            grouped.append(by_name[name])
+            continue
+        items = []
+        while (item := sequence_item_name(name, len(items))) in by_name:
+            items.append(by_name[item])
+        grouped.append(items)
+    return grouped
 
 
 def _declared_shape(value: onnx.ValueInfoProto) -> tuple[int, ...] | None:

@@ -28,6 +28,7 @@ from minitvm.dialects import te
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
+from minitvm.frontend.onnx import io_names
 from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
 from minitvm.kernel_build import build_kernels, lower_main
@@ -79,10 +80,18 @@ def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelPro
         raise MinitvmError(f"{path}: not a readable ONNX model ({error})") from None
 
 
-def _io_specs(model: onnx.ModelProto, main: func.FuncOp) -> tuple[list[TensorSpec], list[TensorSpec]]:
-    initializers = {init.name for init in model.graph.initializer}
-    input_names = [v.name for v in model.graph.input if v.name not in initializers]
-    output_names = [v.name for v in model.graph.output]
+def _io_specs(
+    model: onnx.ModelProto, main: func.FuncOp, module: ModuleOp | None = None
+) -> tuple[list[TensorSpec], list[TensorSpec]]:
+    """The specs of @main's arguments and results, named after the ONNX values they are (a
+    sequence input or output `x` is one tensor per item, `x[0]`, `x[1]`, ...)."""
+    names = io_names(module) if module is not None else None
+    if names is not None:
+        input_names, output_names = names
+    else:
+        initializers = {init.name for init in model.graph.initializer}
+        input_names = [v.name for v in model.graph.input if v.name not in initializers]
+        output_names = [v.name for v in model.graph.output]
     specs = []
     for names, types in ((input_names, main.function_type.inputs), (output_names, main.function_type.outputs)):
         group = []
@@ -180,7 +189,7 @@ def _import(
     """The model's graph IR (`minitvm import`) and its inputs' and outputs' specs."""
     proto: onnx.ModelProto = report.timed("load", lambda: load_model(model))  # type: ignore[assignment]
     module: ModuleOp = report.timed("import", lambda: from_onnx(proto, input_shapes))  # type: ignore[assignment]
-    inputs, outputs = _io_specs(proto, _main(module))
+    inputs, outputs = _io_specs(proto, _main(module), module)
     report.op_counts["graph"] = count_ops(module)
     return module, inputs, outputs
 

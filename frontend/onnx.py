@@ -21,9 +21,9 @@ import numpy as np
 import onnx
 from google.protobuf.message import DecodeError, Message
 from onnx.reference import ReferenceEvaluator
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 
 import minitvm.frontend.onnx_attention  # noqa: F401  (registers the Attention converter)
 import minitvm.frontend.onnx_composite_ops  # noqa: F401  (registers the composite-op converters)
@@ -36,6 +36,7 @@ import minitvm.frontend.onnx_ops  # noqa: F401  (registers the compute-op conver
 import minitvm.frontend.onnx_quantize  # noqa: F401  (registers the quantization converters)
 import minitvm.frontend.onnx_recurrent  # noqa: F401  (registers LSTM, GRU and RNN)
 import minitvm.frontend.onnx_sampling  # noqa: F401  (registers the sampling-op converters)
+import minitvm.frontend.onnx_sequence  # noqa: F401  (registers the sequence ops)
 import minitvm.frontend.onnx_sequence_models  # noqa: F401  (registers the sequence-model ops)
 import minitvm.frontend.onnx_signal  # noqa: F401  (registers the DFT and STFT converters)
 import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op converters)
@@ -44,7 +45,9 @@ from minitvm.dialects.graph import ConstantOp
 from minitvm.errors import FrontendError
 from minitvm.frontend.onnx_node import (
     CONVERTERS,
+    AnyValue,
     NodeContext,
+    SequenceValue,
     Value,
     element_type,
     node_error,
@@ -59,20 +62,67 @@ _DEFAULT_DOMAINS = ("", "ai.onnx")
 
 def from_onnx(
     model: str | os.PathLike[str] | onnx.ModelProto,
-    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    input_shapes: Mapping[str, Sequence[int] | Sequence[Sequence[int]]] | None = None,
 ) -> ModuleOp:
     """Import an ONNX model as a graph-dialect module holding `func.func @main`.
 
     `input_shapes` maps input names to full shapes; it fixes dynamic dimensions (and may
-    override static ones). Raises `FrontendError` for anything the frontend cannot import.
+    override static ones). A sequence input needs the list of its tensors' shapes: it
+    becomes one argument per tensor (`io_names`). Raises `FrontendError` for anything the
+    frontend cannot import.
     """
     proto = _load(model)
     opset = default_opset(proto)
-    proto = _with_input_shapes(proto, dict(input_shapes or {}))
+    shapes = dict(input_shapes or {})
+    sequences = _sequence_shapes(proto, shapes)
+    proto = _with_input_shapes(proto, {n: s for n, s in shapes.items() if n not in sequences})
     proto = _infer_shapes(proto)
-    module = _Importer(proto.graph, opset).run()
+    module = _Importer(proto.graph, opset, sequences).run()
     module.verify()
     return module
+
+
+#: The module attribute naming @main's arguments and results after the ONNX values they
+#: are, where those are not one-to-one with the graph's inputs and outputs: a sequence input
+#: or output `x` of n tensors is n of them, named `x[0]` ... `x[n-1]` (`io_names`).
+IO_NAMES_ATTR = "minitvm.io_names"
+
+
+def sequence_item_name(name: str, index: int) -> str:
+    """The name of the `index`-th tensor of sequence input or output `name` at run time."""
+    return f"{name}[{index}]"
+
+
+def io_names(module: ModuleOp) -> tuple[list[str], list[str]] | None:
+    """The names of @main's arguments and results recorded by `from_onnx` (None when they
+    are the graph's own inputs and outputs, one to one)."""
+    names = module.attributes.get(IO_NAMES_ATTR)
+    if not isinstance(names, DictionaryAttr):
+        return None
+    inputs, outputs = names.data["inputs"], names.data["outputs"]
+    assert isinstance(inputs, ArrayAttr) and isinstance(outputs, ArrayAttr)
+    return [s.data for s in inputs.data], [s.data for s in outputs.data]  # type: ignore[attr-defined]
+
+
+def _sequence_shapes(
+    model: onnx.ModelProto, shapes: dict[str, Sequence[int]]
+) -> dict[str, list[tuple[int, ...]]]:
+    """The shapes of the tensors of each sequence input, which `input_shapes` must give as a
+    list of shapes (a sequence's length is part of what is compiled, as a tensor's shape
+    is)."""
+    initializers = {t.name for t in model.graph.initializer}
+    result = {}
+    for value in model.graph.input:
+        if value.name in initializers or not value.type.HasField("sequence_type"):
+            continue
+        given = shapes.get(value.name)
+        if given is None or not all(isinstance(s, Sequence) for s in given):
+            raise FrontendError(
+                f"input '{value.name}' is a sequence of tensors; give the shape of each with "
+                f"input_shapes={{'{value.name}': [(...), (...), ...]}}"
+            )
+        result[value.name] = [tuple(int(d) for d in s) for s in given]  # type: ignore[union-attr]
+    return result
 
 
 #: Float initializers of more bytes than this go to ONNX's shape inference without their data:
@@ -194,8 +244,8 @@ def _with_input_shapes(model: onnx.ModelProto, shapes: dict[str, Sequence[int]])
             if value.name in shapes:
                 _set_shape(value, shapes[value.name])
     for value in graph.input:
-        if value.name not in initializers:
-            _check_static(value)
+        if value.name not in initializers and not value.type.HasField("sequence_type"):
+            _check_static(value)  # (a sequence's shapes were checked by _sequence_shapes)
     return model
 
 
@@ -267,13 +317,22 @@ def name_hint(onnx_name: str) -> str | None:
 class _Importer:
     """Converts one ONNX graph into the body of `func.func @main`."""
 
-    def __init__(self, graph: onnx.GraphProto, opset: int):
+    def __init__(
+        self,
+        graph: onnx.GraphProto,
+        opset: int,
+        sequences: Mapping[str, Sequence[tuple[int, ...]]] | None = None,
+    ):
         self.graph = graph
         self.opset = opset
+        self.sequences = dict(sequences or {})
         self.block = Block()
         # One scope per subgraph being converted (If branches, Loop and Scan bodies): a
         # subgraph sees the names of the scopes around it; its own names stay inside.
-        self.values: ChainMap[str, Value] = ChainMap()
+        self.values: ChainMap[str, AnyValue] = ChainMap()
+        # @main's arguments and results by ONNX name (a sequence is several: IO_NAMES_ATTR).
+        self.arg_names: list[str] = []
+        self.result_names: list[str] = []
         # Materialized constants, by array identity (arrays are kept alive alongside).
         self.constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
         self.used = names_used(graph)
@@ -283,11 +342,23 @@ class _Importer:
         self._add_inputs()
         for index, node in enumerate(self.graph.node):
             self._convert(node, index)
-        results = [self._output(o.name) for o in self.graph.output]
+        results = [r for o in self.graph.output for r in self._output(o.name)]
         self.block.add_op(ReturnOp(*results))
         arg_types = [arg.type for arg in self.block.args]
         func = FuncOp("main", (arg_types, [r.type for r in results]), Region(self.block))
-        return ModuleOp([func])
+        module = ModuleOp([func])
+        if self.sequences or self.result_names != [o.name for o in self.graph.output]:
+            module.attributes[IO_NAMES_ATTR] = DictionaryAttr({
+                "inputs": ArrayAttr([StringAttr(n) for n in self.arg_names]),
+                "outputs": ArrayAttr([StringAttr(n) for n in self.result_names]),
+            })  # fmt: skip
+        return module
+
+    def _add_arg(self, name: str, elem: Attribute, shape: Sequence[int]) -> SSAValue:
+        arg = self.block.insert_arg(TensorType(elem, shape), len(self.block.args))
+        arg.name_hint = name_hint(name)
+        self.arg_names.append(name)
+        return arg
 
     def _add_inputs(self) -> None:
         initializers = {t.name: t for t in self.graph.initializer}
@@ -296,17 +367,39 @@ class _Importer:
         for value in self.graph.input:
             if value.name in initializers:
                 continue  # an input with an initializer is a constant (a frozen weight)
+            if value.name in self.sequences:
+                self.values[value.name] = self._sequence_input(value)
+                continue
             tensor = value.type.tensor_type
             elem = onnx_element_type(tensor.elem_type, f"input '{value.name}'")
             shape = [d.dim_value for d in tensor.shape.dim]
-            arg = self.block.insert_arg(TensorType(elem, shape), len(self.block.args))
-            arg.name_hint = name_hint(value.name)
-            self.values[value.name] = arg
+            self.values[value.name] = self._add_arg(value.name, elem, shape)
 
-    def _output(self, name: str) -> SSAValue:
+    def _sequence_input(self, value: onnx.ValueInfoProto) -> SequenceValue:
+        """A sequence input: one argument per tensor, named `name[i]`."""
+        elem_type = value.type.sequence_type.elem_type
+        if not elem_type.HasField("tensor_type"):
+            raise FrontendError(f"input '{value.name}' is a sequence of non-tensors")
+        onnx_type = elem_type.tensor_type.elem_type
+        elem = onnx_element_type(onnx_type, f"input '{value.name}'")
+        items = tuple(
+            self._add_arg(sequence_item_name(value.name, i), elem, shape)
+            for i, shape in enumerate(self.sequences[value.name])
+        )
+        return SequenceValue(items, np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_type)))
+
+    def _output(self, name: str) -> list[SSAValue]:
+        """The results graph output `name` is: one tensor, or a sequence's tensors."""
         if name not in self.values:
             raise FrontendError(f"graph output '{name}' is not produced by any node")
         value = self.values[name]
+        if isinstance(value, SequenceValue):
+            self.result_names += [sequence_item_name(name, i) for i in range(len(value))]
+            return [self._tensor(item, name) for item in value.items]
+        self.result_names.append(name)
+        return [self._tensor(value, name)]
+
+    def _tensor(self, value: Value, name: str) -> SSAValue:
         return self._materialize(value, name) if isinstance(value, np.ndarray) else value
 
     # -- nodes -----------------------------------------------------------------------------------
@@ -329,7 +422,7 @@ class _Importer:
         )  # fmt: skip
         present = [v for v in inputs if v is not None]
         if not info.folds and present and all(isinstance(v, np.ndarray) for v in present):
-            outputs: list[Value | None] = list(self._fold(ctx))
+            outputs: list[AnyValue | None] = list(self._fold(ctx))
         else:
             outputs = list(info.fn(ctx))
         for i, name in enumerate(node.output):
@@ -345,10 +438,10 @@ class _Importer:
                 value.name_hint = name_hint(name)
             self.values[name] = value
 
-    def _subgraph(self, graph: onnx.GraphProto, inputs: dict[str, Value]) -> list[Value]:
+    def _subgraph(self, graph: onnx.GraphProto, inputs: dict[str, AnyValue]) -> list[AnyValue]:
         """Convert `graph`'s nodes in a new scope holding its initializers and `inputs`;
         its outputs, looked up before the scope closes."""
-        scope: dict[str, Value] = {
+        scope: dict[str, AnyValue] = {
             t.name: tensor_array(t, f"initializer '{t.name}' of subgraph '{graph.name}'")
             for t in graph.initializer
         }
@@ -366,7 +459,7 @@ class _Importer:
         finally:
             self.values = self.values.parents
 
-    def _lookup(self, node: onnx.NodeProto, index: int, name: str) -> Value | None:
+    def _lookup(self, node: onnx.NodeProto, index: int, name: str) -> AnyValue | None:
         if not name:
             return None  # an omitted optional input
         try:
@@ -396,7 +489,7 @@ class _Importer:
         produced = iter(np.asarray(r) for r in results)
         return [next(produced) if n else None for n in node.output]  # type: ignore[misc]
 
-    def _check_inferred(self, ctx: NodeContext, name: str, value: Value) -> None:
+    def _check_inferred(self, ctx: NodeContext, name: str, value: AnyValue) -> None:
         """Compare with ONNX shape inference. A disagreement means a wrong shape annotation in
         the model or a frontend bug; either way it is caught here, not as a wrong answer at run
         time."""

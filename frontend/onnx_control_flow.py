@@ -29,7 +29,7 @@ from xdsl.ir import SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.errors import NonConstantOperandError
-from minitvm.frontend.onnx_node import NodeContext, Value, converter
+from minitvm.frontend.onnx_node import AnyValue, NodeContext, SequenceValue, Value, converter
 
 #: The most iterations a Loop is unrolled into: every iteration is a copy of the body in the
 #: compiled graph, so more would make compile time, not run time, the problem.
@@ -60,7 +60,7 @@ def _outputs_count(ctx: NodeContext, outputs: Sequence[Value], body: onnx.GraphP
 
 
 @converter("If", folds=True)
-def convert_if(ctx: NodeContext) -> list[Value]:
+def convert_if(ctx: NodeContext) -> list[AnyValue]:
     cond = _known(ctx, 0, "cond", "minitvm compiles If by inlining the branch its condition "
                   "picks, and a condition known only at run time is not supported yet")  # fmt: skip
     if cond.size != 1:
@@ -111,7 +111,7 @@ def _rank(value: Value) -> int:
 
 
 @converter("Loop", folds=True)
-def convert_loop(ctx: NodeContext) -> list[Value]:
+def convert_loop(ctx: NodeContext) -> list[AnyValue]:
     """Inputs (M?, cond?, v_initial...); body (iteration_num, cond_in, v_in...) ->
     (cond_out, v_out..., scan_output...); outputs (v_final..., scan_outputs...)."""
     body = _graph_attr(ctx, "body")
@@ -120,13 +120,13 @@ def convert_loop(ctx: NodeContext) -> list[Value]:
     cond = _known(ctx, 1, "cond", why) if ctx.has_input(1) else np.array(True)
     if trip is None and not ctx.has_input(1):
         raise ctx.error("has neither a trip count M nor a condition: it would never end")
-    carried: list[Value] = [ctx.value(i) for i in range(2, len(ctx.inputs))]
+    carried: list[AnyValue] = [ctx.any_value(i) for i in range(2, len(ctx.inputs))]
     if len(body.input) != 2 + len(carried):
         raise ctx.error(
             f"body takes {len(body.input)} inputs; the node gives {len(carried)} loop-carried "
             "values (plus iteration number and condition)"
         )
-    scans: list[list[Value]] = [[] for _ in range(len(body.output) - 1 - len(carried))]
+    scans: list[list[AnyValue]] = [[] for _ in range(len(body.output) - 1 - len(carried))]
     limit = None if trip is None else int(trip.reshape(-1)[0])
     iteration = 0
     while (limit is None or iteration < limit) and bool(np.asarray(cond).reshape(-1)[0]):
@@ -148,7 +148,14 @@ def convert_loop(ctx: NodeContext) -> list[Value]:
     if scans and iteration == 0:
         raise ctx.error("runs no iteration, so its scan outputs would be empty (zero-size "
                         "tensors are not supported)")  # fmt: skip
-    return [*carried, *(_stack(ctx, parts, 0) for parts in scans)]
+    return [*carried, *(_stack(ctx, _tensors(ctx, parts), 0) for parts in scans)]
+
+
+def _tensors(ctx: NodeContext, values: Sequence[AnyValue]) -> list[Value]:
+    """`values`, which a scan output stacks: tensors, not sequences."""
+    if any(isinstance(v, SequenceValue) for v in values):
+        raise ctx.error("a scan output of the body is a sequence; only tensors are stacked")
+    return list(values)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,6 +8,12 @@ needs one as an operand; only then does `tensor()` materialize a `graph.constant
 shape-like tensors of a model (Reshape targets, Slice bounds, ...) never reach the IR.
 
 A converter returns one `Value` per ONNX output (None for an output it does not produce).
+
+ONNX sequences (SequenceConstruct, SplitToSequence, a Loop's SequenceInsert, ...) exist only
+at import time: a `SequenceValue` is the tuple of its tensors, each a `Value`, so every
+position and length is known and the sequence ops (`frontend/onnx_sequence.py`) reduce to
+picking, stacking and slicing tensors. A converter that takes tensors gets a clear error
+naming the node if it is handed a sequence (`NodeContext.value`).
 """
 
 from __future__ import annotations
@@ -29,7 +35,23 @@ from minitvm.errors import FrontendError, NonConstantOperandError
 #: A value during import: computed at run time (SSA) or known now (numpy).
 Value = SSAValue | np.ndarray
 
-Converter = Callable[["NodeContext"], Sequence[Value | None]]
+
+@dataclass(frozen=True)
+class SequenceValue:
+    """An ONNX sequence during import: its tensors in order (each computed at run time or
+    known now) and, for an empty one, the element type it was declared with."""
+
+    items: tuple[Value, ...]
+    dtype: np.dtype
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+#: Anything a node input or output can be while the graph is imported.
+AnyValue = Value | SequenceValue
+
+Converter = Callable[["NodeContext"], Sequence[AnyValue | None]]
 
 OpT = TypeVar("OpT", bound=GraphOp)
 
@@ -113,13 +135,13 @@ class NodeContext:
     node: onnx.NodeProto
     index: int
     opset: int
-    inputs: list[Value | None]
+    inputs: list[AnyValue | None]
     block: Block
     materialize: Callable[[np.ndarray, str], SSAValue]
     is_used: Callable[[str], bool]
     #: Convert a subgraph (an If branch, a Loop or Scan body) in a scope of its own, its
     #: inputs bound to the given values and outer names visible; returns its outputs.
-    subgraph: Callable[[onnx.GraphProto, dict[str, Value]], list[Value]] | None = None
+    subgraph: Callable[[onnx.GraphProto, dict[str, AnyValue]], list[AnyValue]] | None = None
     _attrs: dict[str, object] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -172,7 +194,9 @@ class NodeContext:
             )
         return value
 
-    def convert_subgraph(self, graph: onnx.GraphProto, inputs: dict[str, Value]) -> list[Value]:
+    def convert_subgraph(
+        self, graph: onnx.GraphProto, inputs: dict[str, AnyValue]
+    ) -> list[AnyValue]:
         """The outputs of subgraph `graph` (an attribute of this node) with its inputs bound
         to `inputs`, its nodes converted into the function being built."""
         assert self.subgraph is not None, "this NodeContext was made without an importer"
@@ -189,10 +213,29 @@ class NodeContext:
     def is_const(self, i: int) -> bool:
         return isinstance(self.inputs[i], np.ndarray)
 
-    def value(self, i: int) -> Value:
+    def any_value(self, i: int) -> AnyValue:
+        """Input `i`, a tensor or a sequence (for ops that pass either through)."""
         value = self.inputs[i] if i < len(self.inputs) else None
         if value is None:
             raise self.error(f"missing required input {i}")
+        return value
+
+    def value(self, i: int) -> Value:
+        """Input `i`, which must be a tensor."""
+        value = self.any_value(i)
+        if isinstance(value, SequenceValue):
+            raise self.error(
+                f"input {i} ('{self.input_name(i)}') is a sequence; this op takes a tensor"
+            )
+        return value
+
+    def sequence(self, i: int) -> SequenceValue:
+        """Input `i`, which must be a sequence."""
+        value = self.any_value(i)
+        if not isinstance(value, SequenceValue):
+            raise self.error(
+                f"input {i} ('{self.input_name(i)}') is a tensor; this op takes a sequence"
+            )
         return value
 
     def tensor(self, i: int) -> SSAValue:

@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import VerifyException
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph import reference
 from minitvm.dialects.graph.base import tensor_type
-from minitvm.frontend.onnx_node import NodeContext, Value, converter, element_type
+from minitvm.frontend.onnx_node import AnyValue, NodeContext, Value, converter, element_type
 
 
 def _ints(array: np.ndarray) -> list[int]:
@@ -88,8 +88,9 @@ def convert_range(ctx: NodeContext) -> list[Value]:
 
 
 @converter("Identity", folds=True)
-def convert_identity(ctx: NodeContext) -> list[Value]:
-    return [ctx.value(0)]
+def convert_identity(ctx: NodeContext) -> list[AnyValue]:
+    """A tensor or a sequence, passed through."""
+    return [ctx.any_value(0)]
 
 
 @converter("Dropout", folds=True)
@@ -100,7 +101,7 @@ def convert_dropout(ctx: NodeContext) -> list[Value]:
     if ctx.opset >= 12 and ctx.has_input(2) and bool(ctx.const(2, "training_mode").reshape(())):
         raise ctx.error("training_mode=true is not supported; export the model for inference")
     if not ctx.output_used(1):
-        return [ctx.value(0)]
+        return [ctx.any_value(0)]
     if ctx.opset < 12:
         raise ctx.error("the mask output is not supported before opset 12; supported: output 0")
     return [ctx.value(0), np.broadcast_to(np.True_, ctx.shape(0))]

@@ -7,7 +7,7 @@ and writes them with `onnx.backend.test.cmd_tools.generate_data` in ONNX's stand
 
 Selection (a case is skipped, with the reason recorded, when one of these fails):
   * every node of its model is a default-domain op the frontend has a converter for;
-  * its graph inputs and outputs are tensors (no sequences, optionals, maps);
+  * its graph inputs and outputs are tensors or sequences of tensors (no optionals, maps);
   * their element types are graph-dialect element types (f32, f64, f16, i64, i32, i8, ui8, i1);
   * it is not a training-mode case (BatchNormalization / Dropout with training_mode set).
 Cases that pass all four but still cannot work (an opset above the frontend's, an attribute
@@ -80,8 +80,19 @@ def _supported() -> tuple[list[str], list[np.dtype]]:
     return supported_ops(), list(NUMPY_DTYPES.values())
 
 
+def _tensor_type(value: onnx.ValueInfoProto) -> onnx.TypeProto.Tensor | None:
+    """The tensor type of a tensor value or of a sequence of tensors' items (None: neither)."""
+    kind = value.type.WhichOneof("value")
+    if kind == "tensor_type":
+        return value.type.tensor_type
+    if kind == "sequence_type" and value.type.sequence_type.elem_type.HasField("tensor_type"):
+        return value.type.sequence_type.elem_type.tensor_type
+    return None
+
+
 def _element_type_name(value: onnx.ValueInfoProto) -> str:
-    return onnx.TensorProto.DataType.Name(value.type.tensor_type.elem_type).lower()
+    tensor = _tensor_type(value)
+    return onnx.TensorProto.DataType.Name(tensor.elem_type if tensor else 0).lower()
 
 
 def skip_reason(case: Any, ops: set[str], dtypes: set[np.dtype]) -> str | None:
@@ -93,14 +104,16 @@ def skip_reason(case: Any, ops: set[str], dtypes: set[np.dtype]) -> str | None:
     if unsupported:
         return f"unsupported op(s) {', '.join(unsupported)}"
     for value in (*graph.input, *graph.output):
-        kind = value.type.WhichOneof("value")
-        if kind != "tensor_type":
+        if _tensor_type(value) is None:
+            kind = value.type.WhichOneof("value")
             what = kind.removesuffix("_type") if kind else "unknown"
-            return f"graph value '{value.name}' has {what} type, not tensor"
+            return f"graph value '{value.name}' has {what} type, not tensor or sequence of tensors"
     bad = set()
     for value in (*graph.input, *graph.output):
+        tensor = _tensor_type(value)
+        assert tensor is not None
         try:
-            dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type))
+            dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type))
         except (KeyError, TypeError):
             dtype = None
         if dtype not in dtypes:

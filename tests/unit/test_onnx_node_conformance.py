@@ -79,8 +79,8 @@ def load_case(case_dir: Path) -> tuple[onnx.ModelProto, list[tuple[list[Any], li
 
 def _load_value(path: Path, value_type: onnx.TypeProto) -> Any:
     """A tensor as an array, a sequence as a list of them, an optional as None or its value:
-    what `Runner._load_proto` reads. Only the full suite (bench/conformance.py --all) has
-    sequences and optionals; the selected cases are all tensors."""
+    what `Runner._load_proto` reads. The selected cases have tensors and sequences of
+    tensors; only the full suite (bench/conformance.py --all) has optionals."""
     content = path.read_bytes()
     kind = value_type.WhichOneof("value")
     if kind == "sequence_type":

@@ -108,8 +108,10 @@ def diagnose(
     reason = str(cause) if isinstance(cause, MinitvmError) else f"{type(cause).__name__}: {cause}"
     where = f"pass {pass_name} (stage '{stage}')"
     if node is not None:
-        label = node.name or f"#{high - 1}"
-        message = f"node '{label}' ({node.op_type}) fails to compile in {where}: {reason}"
+        label = f"node '{node.name or f'#{high - 1}'}'"
+        if reason.startswith(f"{label} ("):  # the frontend's errors name the node already
+            reason = reason.split("): ", 1)[-1]
+        message = f"{label} ({node.op_type}) fails to compile in {where}: {reason}"
     else:
         message = f"the model fails to compile in {where} (no single node found): {reason}"
     return CompileFailure(message, stage, pass_name, node)

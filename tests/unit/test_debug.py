@@ -12,6 +12,7 @@ import onnx
 import pytest
 from models import _conv_bn, _Graph, mlp
 from onnx import TensorProto, helper
+from xdsl.ir import Block
 
 from minitvm.compiler import compile, lower_to_te
 from minitvm.debug import CompileFailure, DebugOptions, debug
@@ -226,3 +227,31 @@ def test_dynamic_input_shape_and_given_input(monkeypatch, tmp_path, capsys) -> N
     assert "first divergent node: 'relu0' (Relu)" in out and "random" not in out
     feeds = np.load(tmp_path / "out" / "fc0.npy")
     assert feeds.shape == (3, 8)
+
+
+def test_failing_graph_pass_names_the_node(monkeypatch) -> None:
+    """graph-conv-layout made to fail on a conv whose input is computed (the second one):
+    the replay names the pass, the prefixes the node; an unsupported op is the frontend's."""
+    from minitvm.passes.graph.conv_layout import ConvLayoutPass
+
+    apply = ConvLayoutPass.apply
+
+    def fails_on_second_conv(self, ctx, module):  # noqa: ANN001, ANN202
+        for op in module.walk():
+            if isinstance(op, graph.ConvOp) and not isinstance(op.operands[0].owner, Block):
+                raise RuntimeError("injected graph-conv-layout failure")
+        return apply(self, ctx, module)
+
+    monkeypatch.setattr(ConvLayoutPass, "apply", fails_on_second_conv)
+    with pytest.raises(CompileFailure) as info:
+        debug(_conv_bn_relu(), None, OPTIONS)
+    failure = info.value
+    assert (failure.pass_name, failure.stage) == ("graph-conv-layout", "graph passes")
+    assert failure.node is not None and failure.node.name == "conv2"
+    assert str(failure).startswith("node 'conv2' (Conv) fails to compile in pass graph-conv-layout")
+
+    monkeypatch.setattr(ConvLayoutPass, "apply", apply)
+    model = _conv_bn_relu()
+    model.graph.node[4].op_type = "NoSuchOp"
+    with pytest.raises(CompileFailure, match=r"^node 'bn2' \(NoSuchOp\) .* pass frontend"):
+        debug(model, None, OPTIONS)

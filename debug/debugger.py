@@ -164,8 +164,9 @@ class _Session:
             disable=not options.progress, leave=False,
         )  # fmt: skip
 
-    def step(self, what: str, extra: int = 0) -> None:
-        self.bar.total += 1 + extra
+    def step(self, what: str) -> None:
+        """Start one more step (the total grows as the session finds work)."""
+        self.bar.total += 1
         self.bar.set_postfix_str(what, refresh=False)
         self.bar.update(0)
 

@@ -5,7 +5,8 @@ Pure functions over the runners' results (bench/conformance.py runs the cases), 
 tests/unit/test_conformance_report.py checks them on fabricated results:
 
   * `out_of_scope`: the cases the issue puts outside minitvm (training, random generators,
-    strings, data-dependent output shapes), from the model alone;
+    strings, data-dependent output shapes, domains other than the default one, opsets below
+    7), from the model alone;
   * `reason`: a failure's short category ("unsupported op Foo", "element type bfloat16",
     "wrong result", "crash", ...), so that hundreds of failures read as a few dozen groups;
   * `op_rows` and `totals`: the per-op table;
@@ -47,7 +48,14 @@ TRAINING = "training"
 RANDOM = "random generator"
 STRING = "string"
 DATA_DEPENDENT = "data-dependent shape"
-SCOPES = (TRAINING, RANDOM, STRING, DATA_DEPENDENT)
+OTHER_DOMAIN = "not the default domain"
+OLD_OPSET = "opset below 7"
+SCOPES = (TRAINING, RANDOM, STRING, DATA_DEPENDENT, OTHER_DOMAIN, OLD_OPSET)
+
+#: Issue 20's scope: the default ONNX domain at opsets 7 to the newest (ai.onnx.ml's
+#: classical-ML ops and opsets 1-6 are outside it).
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+_OLDEST_OPSET = 7
 
 _TRAINING_DOMAIN = "ai.onnx.preview.training"  # Adagrad, Adam, Momentum, Gradient
 _RANDOM_OPS = frozenset(
@@ -81,6 +89,11 @@ def out_of_scope(model: onnx.ModelProto) -> str | None:
     constants |= {out for node in nodes if node.op_type == "Constant" for out in node.output}
     if any(_is_data_dependent(node, constants) for node in nodes):
         return DATA_DEPENDENT
+    if any(node.domain not in _DEFAULT_DOMAINS for node in nodes):
+        return OTHER_DOMAIN
+    opsets = [o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS]
+    if opsets and opsets[0] < _OLDEST_OPSET:
+        return OLD_OPSET
     return None
 
 

@@ -8,6 +8,8 @@ shape-like ops in onnx_tensor_ops.py.
     Col2Im        graph.col2im; image_shape and block_shape known at import time
     AffineGrid    constant base grid [D*H*W, k+1] (x, y[, z], 1) @ theta^T: a transpose and a
                   matmul, reshaped to [N, (D,) H, W, k]; size known at import time
+    DeformConv    graph.grid_sample at every kernel tap moved by its offset (ONNX's reference
+                  defines it by GridSample), the mask, and a batched matmul with the weights
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.frontend.onnx_node import NodeContext, Value, converter
@@ -104,3 +107,76 @@ def convert_affine_grid(ctx: NodeContext) -> list[Value]:
     theta_t = ctx.make1(g.TransposeOp, ctx.tensor(0), perm=[0, 2, 1])
     points = ctx.make1(g.MatMulOp, base_value, theta_t)
     return [ctx.make1(g.ReshapeOp, points, shape=[size[0], *spatial, k])]
+
+
+@converter("DeformConv")
+def convert_deform_conv(ctx: NodeContext) -> list[Value]:
+    """Deformable convolution (opset 19), 2-D: each kernel tap of each output pixel reads the
+    input at its place moved by a learned offset, interpolated bilinearly (zeros outside)
+    and scaled by an optional mask; then a plain convolution of those samples.
+
+    As ONNX's reference defines it, the samples are GridSample's (linear, zeros,
+    align_corners): one graph.grid_sample per image and offset group reads every tap at
+    every output pixel ([N*G_off, C/G_off, K*oH, oW], K = kH*kW), the mask multiplies them,
+    and the convolution is a batched matmul of the weights, per group, with those columns
+    ([G, oC/G, C/G*K] @ [N, G, C/G*K, oH*oW]), plus the bias."""
+    x_shape, w_shape, offset_shape = ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    if len(x_shape) != 4:
+        raise ctx.error(f"only 2-D deformable convolutions are supported; X has rank {len(x_shape)}")
+    n, c, ih, iw = x_shape
+    oc, c_per_group, kh, kw = w_shape
+    group, offset_groups = ctx.attr_int("group", 1), ctx.attr_int("offset_group", 1)
+    kernel = ctx.attr_ints("kernel_shape", [kh, kw])
+    pads = ctx.attr_ints("pads", [0, 0, 0, 0])
+    strides, dilations = ctx.attr_ints("strides", [1, 1]), ctx.attr_ints("dilations", [1, 1])
+    assert kernel is not None and pads is not None and strides is not None
+    assert dilations is not None
+    if list(kernel) != [kh, kw] or c_per_group * group != c or oc % group or c % offset_groups:
+        raise ctx.error(
+            f"W {list(w_shape)} does not fit X {list(x_shape)}, kernel_shape {kernel}, group "
+            f"{group} and offset_group {offset_groups}"
+        )
+    taps = kh * kw
+    _, offset_channels, oh, ow = offset_shape
+    if offset_channels != offset_groups * taps * 2:
+        raise ctx.error(f"offset has {offset_channels} channels; offset_group {offset_groups} "
+                        f"and a {kh}x{kw} kernel need {offset_groups * taps * 2}")  # fmt: skip
+    if ih < 2 or iw < 2:
+        raise ctx.error(f"an input of {ih}x{iw} pixels: its sampling grid would divide by zero")
+    dtype = ctx.dtype(0)
+    # Where each tap of each output pixel reads before its offset, as GridSample's normalized
+    # (align_corners) coordinates: [K, oH, oW] each.
+    tap_h, tap_w = np.meshgrid(np.arange(kh) * dilations[0], np.arange(kw) * dilations[1],
+                               indexing="ij")  # fmt: skip
+    at_h = (np.arange(oh) * strides[0] - pads[0])[None, :, None] + tap_h.reshape(-1, 1, 1)
+    at_w = (np.arange(ow) * strides[1] - pads[1])[None, None, :] + tap_w.reshape(-1, 1, 1)
+    at_h, at_w = (np.broadcast_to(a, (taps, oh, ow)) for a in (at_h, at_w))
+    scale_h, scale_w = 2.0 / (ih - 1), 2.0 / (iw - 1)
+
+    def const(array: np.ndarray, what: str) -> SSAValue:
+        return ctx.materialize(np.ascontiguousarray(array, dtype=dtype), f"{ctx.node.name}_{what}")
+
+    offset = ctx.make1(g.ReshapeOp, ctx.tensor(2), shape=[n, offset_groups, taps, 2, oh, ow])
+    coordinates = []
+    for axis, (base, scale) in enumerate(((at_h, scale_h), (at_w, scale_w))):
+        starts = [0, 0, 0, axis, 0, 0]
+        ends = [n, offset_groups, taps, axis + 1, oh, ow]
+        moved = ctx.make1(g.SliceOp, offset, starts=starts, ends=ends, steps=[1] * 6)
+        moved = ctx.make1(g.ReshapeOp, moved, shape=[n * offset_groups, taps * oh, ow, 1])
+        place = const((base * scale - 1).reshape(1, taps * oh, ow, 1), f"grid{axis}")
+        coordinates.append(ctx.make1(g.AddOp, ctx.make1(g.MulOp, moved, const(
+            np.array(scale), f"scale{axis}")), place))  # fmt: skip
+    grid = ctx.make1(g.ConcatOp, coordinates[::-1], axis=3)  # GridSample wants (x, y)
+    images = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[n * offset_groups, c // offset_groups, ih, iw])
+    samples = ctx.make1(g.GridSampleOp, images, grid, mode="linear", padding_mode="zeros",
+                        align_corners=1)  # fmt: skip
+    samples = ctx.make1(g.ReshapeOp, samples, shape=[n, offset_groups, c // offset_groups, taps, oh, ow])
+    if ctx.has_input(4):
+        mask = ctx.make1(g.ReshapeOp, ctx.tensor(4), shape=[n, offset_groups, 1, taps, oh, ow])
+        samples = ctx.make1(g.MulOp, samples, mask)
+    columns = ctx.make1(g.ReshapeOp, samples, shape=[n, group, c_per_group * taps, oh * ow])
+    weights = ctx.make1(g.ReshapeOp, ctx.tensor(1), shape=[group, oc // group, c_per_group * taps])
+    y = ctx.make1(g.ReshapeOp, ctx.make1(g.MatMulOp, weights, columns), shape=[n, oc, oh, ow])
+    if ctx.has_input(3):
+        y = ctx.make1(g.AddOp, y, ctx.make1(g.ReshapeOp, ctx.tensor(3), shape=[1, oc, 1, 1]))
+    return [y]

@@ -18,7 +18,9 @@ from minitvm.bench import conformance
 from minitvm.bench.conformance_report import (
     DATA_DEPENDENT,
     MINITVM,
+    OLD_OPSET,
     ORT,
+    OTHER_DOMAIN,
     RANDOM,
     STRING,
     TRAINING,
@@ -98,6 +100,18 @@ def test_topk_with_a_constant_k_is_in_scope() -> None:
 def test_string_values_are_out_of_scope_whatever_the_op() -> None:
     model = _model([helper.make_node("Identity", ["x"], ["y"])], ["x"], TensorProto.STRING)
     assert out_of_scope(model) == STRING
+
+
+def test_other_domains_and_old_opsets_are_out_of_scope() -> None:
+    """Issue 20's scope is the default domain at opsets 7 and later (ai.onnx.ml's Binarizer,
+    opset 1's Not are outside it)."""
+    ml = _model([helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml")], ["x"])
+    assert out_of_scope(ml) == OTHER_DOMAIN
+    old = _model([helper.make_node("Not", ["x"], ["y"])], ["x"], TensorProto.BOOL)
+    for version, scope in ((1, OLD_OPSET), (6, OLD_OPSET), (7, None)):
+        del old.opset_import[:]
+        old.opset_import.append(helper.make_opsetid("", version))
+        assert out_of_scope(old) == scope
 
 
 def test_subgraph_nodes_count() -> None:

@@ -233,3 +233,36 @@ def test_col2im(image, block, attrs):
     node = helper.make_node("Col2Im", ["x", "image", "block"], ["y"], **attrs)
     consts = {"image": np.int64(image), "block": np.int64(block)}
     compare(model([node], {"x": x}, consts, 18), {"x": x})
+
+
+# --------------------------------------------------------------------------------------------
+# DeformConv
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("attrs, mask, bias", [
+    ({}, False, False),
+    ({"pads": [1, 1, 1, 1]}, True, True),
+    ({"strides": [2, 1], "dilations": [1, 2], "pads": [2, 0, 1, 2]}, True, False),
+    ({"group": 2, "offset_group": 2, "pads": [1, 1, 1, 1]}, True, True),
+    ({"group": 4, "offset_group": 1, "strides": [2, 2]}, False, True),
+])  # fmt: skip
+def test_deform_conv(attrs, mask, bias):
+    """Offsets up to 3 pixels either way, so taps land between pixels and outside the image
+    (zeros there); the weights, offsets and mask are run-time inputs, as models feed them."""
+    n, c, oc, h, w, k = 2, 8, 12, 9, 11, 3
+    group = attrs.get("group", 1)
+    strides, dilations = attrs.get("strides", [1, 1]), attrs.get("dilations", [1, 1])
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    oh = (h + pads[0] + pads[2] - dilations[0] * (k - 1) - 1) // strides[0] + 1
+    ow = (w + pads[1] + pads[3] - dilations[1] * (k - 1) - 1) // strides[1] + 1
+    offset_group = attrs.get("offset_group", 1)
+    feeds = {"x": rand(n, c, h, w), "w": rand(oc, c // group, k, k),
+             "offset": rand(n, offset_group * k * k * 2, oh, ow, lo=-3, hi=3)}  # fmt: skip
+    inputs = ["x", "w", "offset", "", ""]
+    if bias:
+        feeds["b"], inputs[3] = rand(oc), "b"
+    if mask:
+        feeds["mask"], inputs[4] = rand(n, offset_group * k * k, oh, ow, lo=0, hi=1), "mask"
+    node = helper.make_node("DeformConv", inputs, ["y"], kernel_shape=[k, k], **attrs)
+    compare(model([node], feeds, {}, 19), feeds)

@@ -326,7 +326,8 @@ class _Importer:
         self.graph = graph
         self.opset = opset
         self.sequences = dict(sequences or {})
-        self.block = Block()
+        self.body = Block()  # @main's
+        self.block = self.body  # where converted nodes go: the body, or a graph.if branch
         # One scope per subgraph being converted (If branches, Loop and Scan bodies): a
         # subgraph sees the names of the scopes around it; its own names stay inside.
         self.values: ChainMap[str, AnyValue] = ChainMap()
@@ -343,9 +344,9 @@ class _Importer:
         for index, node in enumerate(self.graph.node):
             self._convert(node, index)
         results = [r for o in self.graph.output for r in self._output(o.name)]
-        self.block.add_op(ReturnOp(*results))
-        arg_types = [arg.type for arg in self.block.args]
-        func = FuncOp("main", (arg_types, [r.type for r in results]), Region(self.block))
+        self.body.add_op(ReturnOp(*results))
+        arg_types = [arg.type for arg in self.body.args]
+        func = FuncOp("main", (arg_types, [r.type for r in results]), Region(self.body))
         module = ModuleOp([func])
         if self.sequences or self.result_names != [o.name for o in self.graph.output]:
             module.attributes[IO_NAMES_ATTR] = DictionaryAttr({
@@ -355,7 +356,7 @@ class _Importer:
         return module
 
     def _add_arg(self, name: str, elem: Attribute, shape: Sequence[int]) -> SSAValue:
-        arg = self.block.insert_arg(TensorType(elem, shape), len(self.block.args))
+        arg = self.body.insert_arg(TensorType(elem, shape), len(self.body.args))
         arg.name_hint = name_hint(name)
         self.arg_names.append(name)
         return arg
@@ -438,9 +439,18 @@ class _Importer:
                 value.name_hint = name_hint(name)
             self.values[name] = value
 
-    def _subgraph(self, graph: onnx.GraphProto, inputs: dict[str, AnyValue]) -> list[AnyValue]:
+    def _subgraph(
+        self, graph: onnx.GraphProto, inputs: dict[str, AnyValue], block: Block | None = None
+    ) -> list[AnyValue]:
         """Convert `graph`'s nodes in a new scope holding its initializers and `inputs`;
-        its outputs, looked up before the scope closes."""
+        its outputs, looked up before the scope closes. With `block`, the nodes' ops go
+        there (a region of graph.if) instead of the function's body."""
+        if block is not None:
+            outer, self.block = self.block, block
+            try:
+                return self._subgraph(graph, inputs)
+            finally:
+                self.block = outer
         scope: dict[str, AnyValue] = {
             t.name: tensor_array(t, f"initializer '{t.name}' of subgraph '{graph.name}'")
             for t in graph.initializer
@@ -513,12 +523,13 @@ class _Importer:
     # -- constants -------------------------------------------------------------------------------
 
     def _materialize(self, array: np.ndarray, onnx_name: str) -> SSAValue:
-        """The graph.constant holding `array`, created at its first use."""
+        """The graph.constant holding `array`, created at its first use, in the function's
+        body (also when a graph.if branch uses it first: it may be used after the if)."""
         cached = self.constants.get(id(array))
         if cached is not None:
             return cached[1]
         op = _constant_op(array, onnx_name)
-        self.block.add_op(op)
+        self.body.add_op(op)
         result = op.result
         result.name_hint = name_hint(onnx_name)
         self.constants[id(array)] = (array, result)

@@ -5,7 +5,9 @@ minitvm has no loop or branch construct in its dialects yet, so control flow is 
 when the frontend can decide it:
 
     If     the condition is known at import time (a constant, or folded from shapes, as the
-           `if x.shape[0] > 1` of scripted models is): the chosen branch is inlined.
+           `if x.shape[0] > 1` of scripted models is): the chosen branch is inlined. Known
+           only at run time: a graph.if, each branch converted into its region (both must
+           give the same types).
     Loop   the trip count and every iteration's condition are known at import time: the body
            is unrolled, iteration by iteration (at most MAX_UNROLLED iterations); scan
            outputs are stacked along a new leading axis.
@@ -14,8 +16,8 @@ when the frontend can decide it:
            outputs are stacked along their axes (opset 9 and later; opset 8's batched form
            is unrolled per batch element).
 
-A condition computed at run time is an error naming the node (a NonConstantOperandError, so
-ONNX's node-test backend can specialize on that input). Subgraphs read outer-scope values by
+A Loop trip count or condition computed at run time is an error naming the node (a
+NonConstantOperandError, so ONNX's node-test backend can specialize on that input). Subgraphs read outer-scope values by
 name; each conversion of a body gets a scope of its own (NodeContext.convert_subgraph).
 """
 
@@ -23,9 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import math
+
 import numpy as np
 import onnx
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, Region, SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.errors import NonConstantOperandError
@@ -61,14 +65,47 @@ def _outputs_count(ctx: NodeContext, outputs: Sequence[Value], body: onnx.GraphP
 
 @converter("If", folds=True)
 def convert_if(ctx: NodeContext) -> list[AnyValue]:
-    cond = _known(ctx, 0, "cond", "minitvm compiles If by inlining the branch its condition "
-                  "picks, and a condition known only at run time is not supported yet")  # fmt: skip
+    if not ctx.is_const(0):
+        return _runtime_if(ctx)
+    cond = ctx.const(0, "cond")
     if cond.size != 1:
         raise ctx.error(f"cond must hold one element, got shape {cond.shape}")
     branch = _graph_attr(ctx, "then_branch" if bool(cond.reshape(-1)[0]) else "else_branch")
     outputs = ctx.convert_subgraph(branch, {})
     _outputs_count(ctx, outputs, branch)
     return outputs
+
+
+def _runtime_if(ctx: NodeContext) -> list[AnyValue]:
+    """A condition known only at run time: a graph.if with each branch converted into its
+    region. The branches must give tensors of the same types (static shapes)."""
+    cond = ctx.tensor(0)
+    if math.prod(cond.type.get_shape()) != 1:  # type: ignore[attr-defined]
+        raise ctx.error(f"cond must hold one element, got {cond.type}")
+    regions, yielded = [], []
+    for attr in ("then_branch", "else_branch"):
+        branch = _graph_attr(ctx, attr)
+        block = Block()
+        outputs = ctx.convert_subgraph(branch, {}, block)
+        _outputs_count(ctx, outputs, branch)
+        if any(isinstance(v, SequenceValue) for v in outputs):
+            message = ctx.error(f"{attr} gives a sequence, whose items must be known at import "
+                                "time: its condition must be too")  # fmt: skip
+            raise NonConstantOperandError(str(message), ctx.input_name(0))
+        values = [
+            v if isinstance(v, SSAValue) else ctx.materialize(v, f"{ctx.node.output[0]}_{attr}")
+            for v in outputs
+        ]
+        block.add_op(g.YieldOp(*values))
+        regions.append(Region(block))
+        yielded.append([v.type for v in values])
+    if yielded[0] != yielded[1]:
+        raise ctx.error(
+            "the branches give different types (then: "
+            f"{', '.join(map(str, yielded[0]))}; else: {', '.join(map(str, yielded[1]))}): "
+            "with a condition known only at run time both must be the same (static shapes)"
+        )
+    return list(ctx.emit(g.IfOp(cond, yielded[0], *regions)).results)
 
 
 # --------------------------------------------------------------------------------------------

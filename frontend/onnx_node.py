@@ -141,7 +141,7 @@ class NodeContext:
     is_used: Callable[[str], bool]
     #: Convert a subgraph (an If branch, a Loop or Scan body) in a scope of its own, its
     #: inputs bound to the given values and outer names visible; returns its outputs.
-    subgraph: Callable[[onnx.GraphProto, dict[str, AnyValue]], list[AnyValue]] | None = None
+    subgraph: Callable[..., list[AnyValue]] | None = None
     _attrs: dict[str, object] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -195,12 +195,13 @@ class NodeContext:
         return value
 
     def convert_subgraph(
-        self, graph: onnx.GraphProto, inputs: dict[str, AnyValue]
+        self, graph: onnx.GraphProto, inputs: dict[str, AnyValue], block: Block | None = None
     ) -> list[AnyValue]:
         """The outputs of subgraph `graph` (an attribute of this node) with its inputs bound
-        to `inputs`, its nodes converted into the function being built."""
+        to `inputs`, its nodes converted into the function being built (into `block`, a
+        region of an op being built, when given)."""
         assert self.subgraph is not None, "this NodeContext was made without an importer"
-        return self.subgraph(graph, inputs)
+        return self.subgraph(graph, inputs, block)
 
     # -- inputs ------------------------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
     UnitAttr,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -468,42 +469,83 @@ def convert_main(main: func.FuncOp, signatures: dict[str, KernelSignature]) -> f
     in_types = [memref_of(a.type) for a in old_block.args]
     out_types = [memref_of(v.type) for v in ret.arguments]
     block = Block(arg_types=[*in_types, *out_types])
-    buffers: dict[SSAValue, SSAValue] = dict(zip(old_block.args, block.args))
-    outs = list(block.args[len(in_types) :])
-    # A call result that the model returns is written straight into its output buffer.
-    direct: dict[SSAValue, SSAValue] = {}
-    for value, out in zip(ret.arguments, outs):
-        if isinstance(value.owner, func.CallOp) and value not in direct:
-            direct[value] = out
-
-    for op in old_block.ops:
-        if isinstance(op, graph.ConstantOp):
-            const = loop.ConstantOp(op.value, memref_of(op.result.type))
-            block.add_op(const)
-            buffers[op.result] = const.result
-        elif isinstance(op, func.CallOp):
-            signature = signatures[op.callee.root_reference.data]
-            results = []
-            for value in op.results:
-                if value in direct:
-                    results.append(direct[value])
-                else:
-                    alloc = loop.AllocOp(memref_of(value.type))
-                    block.add_op(alloc)
-                    results.append(alloc.result)
-                buffers[value] = results[-1]
-            scratch = [loop.AllocOp(t) for t in signature.scratch]
-            block.add_ops(scratch)
-            operands = [buffers[o] for o in op.arguments] + results + [s.result for s in scratch]
-            block.add_op(func.CallOp(op.callee, operands, []))
-        elif isinstance(op, func.ReturnOp):
-            for value, out in zip(op.arguments, outs):
-                if direct.get(value) is not out:
-                    block.add_op(loop.CopyOp(buffers[value], out))
-            block.add_op(func.ReturnOp())
-        else:
-            raise MinitvmError(f"convert-te-to-loop: unexpected {op.name} in @main")
+    _MainConverter(block, dict(zip(old_block.args, block.args)), signatures).convert(
+        old_block, ret, list(block.args[len(in_types) :])
+    )
     return func.FuncOp(main.sym_name.data, (block.arg_types, []), Region(block))
+
+
+@dataclass
+class _MainConverter:
+    """Converts @main's ops into `top`, @main's new block: buffers for tensors, kernel
+    calls, and for a graph.if two `loop.if`s. Every buffer is allocated in `top` (before the
+    op that first writes it), so that loop-plan-memory sees them all."""
+
+    top: Block
+    buffers: dict[SSAValue, SSAValue]
+    signatures: dict[str, KernelSignature]
+
+    def convert(self, old: Block, ret: func.ReturnOp, outs: list[SSAValue]) -> None:
+        # A call or if result that the model returns is written straight into its output.
+        self.direct: dict[SSAValue, SSAValue] = {}
+        for value, out in zip(ret.arguments, outs):
+            if isinstance(value.owner, func.CallOp | graph.IfOp) and value not in self.direct:
+                self.direct[value] = out
+        self._ops(old, self.top)
+        for value, out in zip(ret.arguments, outs):
+            if self.direct.get(value) is not out:
+                self.top.add_op(loop.CopyOp(self.buffers[value], out))
+        self.top.add_op(func.ReturnOp())
+
+    def _buffer(self, value: SSAValue) -> SSAValue:
+        """The buffer `value` is written into: the model's output, or a new alloc."""
+        if value in self.direct:
+            buffer = self.direct[value]
+        else:
+            alloc = loop.AllocOp(memref_of(value.type))
+            self.top.add_op(alloc)
+            buffer = alloc.result
+        self.buffers[value] = buffer
+        return buffer
+
+    def _ops(self, old: Block, block: Block) -> None:
+        for op in old.ops:
+            if isinstance(op, graph.ConstantOp):
+                const_op = loop.ConstantOp(op.value, memref_of(op.result.type))
+                self.top.add_op(const_op)
+                self.buffers[op.result] = const_op.result
+            elif isinstance(op, func.CallOp):
+                signature = self.signatures[op.callee.root_reference.data]
+                results = [self._buffer(value) for value in op.results]
+                scratch = [loop.AllocOp(t) for t in signature.scratch]
+                self.top.add_ops(scratch)
+                operands = [self.buffers[o] for o in op.arguments]
+                block.add_op(func.CallOp(op.callee, [*operands, *results, *(s.result for s in scratch)], []))
+            elif isinstance(op, graph.IfOp):
+                self._if(op, block)
+            elif isinstance(op, func.ReturnOp | graph.YieldOp):
+                continue  # handled by convert and _if
+            else:
+                raise MinitvmError(f"convert-te-to-loop: unexpected {op.name} in @main")
+
+    def _if(self, op: graph.IfOp, block: Block) -> None:
+        """`cond` read from its buffer; each branch a loop.if (the else on `not cond`) that
+        runs its calls and copies what it yields into the results' buffers."""
+        results = [self._buffer(value) for value in op.results]
+        cond_buffer = self.buffers[op.cond]
+        rank = len(cond_buffer.type.get_shape())  # type: ignore[attr-defined]
+        zero = [arith.ConstantOp(IntegerAttr(0, IndexType()))] if rank else []
+        cond = loop.LoadOp(cond_buffer, [zero[0].result] * rank if zero else [])
+        true = arith.ConstantOp(IntegerAttr(1, i1))
+        negated = arith.XOrIOp(cond.result, true.result)
+        block.add_ops([*zero, cond, true, negated])
+        for taken, condition in ((True, cond.result), (False, negated.result)):
+            body = Block()
+            self._ops(op.branch(taken), body)
+            for value, result in zip(op.yield_op(taken).values, results, strict=True):
+                body.add_op(loop.CopyOp(self.buffers[value], result))
+            body.add_op(loop.YieldOp())
+            block.add_op(loop.IfOp(condition, body))
 
 
 @dataclass(frozen=True)

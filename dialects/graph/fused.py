@@ -192,15 +192,26 @@ class FusedOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=True)
 
 
+class _InFusedOrIf(HasParent):
+    """HasParent for `graph.fused` and `graph.if` (defined after this module, in
+    control.py), with a message naming both."""
+
+    def verify(self, op: Operation) -> None:
+        parent = op.parent_op()
+        if parent is None or parent.name not in ("graph.fused", "graph.if"):
+            raise VerifyException("graph.yield must be in the body of a graph.fused or graph.if")
+
+
 @irdl_op_definition
 class YieldOp(IRDLOperation):
-    """The values a `graph.fused` body gives back, one per result of the fused op."""
+    """The values a `graph.fused` body or a `graph.if` branch gives back, one per result of
+    the op."""
 
     name = "graph.yield"
 
     values = var_operand_def(TensorType)
 
-    traits = traits_def(IsTerminator(), HasParent(FusedOp), Pure())
+    traits = traits_def(IsTerminator(), _InFusedOrIf(FusedOp), Pure())
 
     assembly_format = "$values attr-dict `:` type($values)"
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, bf16
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from minitvm.dialects.graph import elementwise as ew
 from minitvm.dialects.graph import nn
@@ -32,6 +32,8 @@ from minitvm.dialects.graph import tensor as tn
 from minitvm.dialects.graph import winograd as wg
 from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
 from minitvm.dialects.graph.constant import NUMPY_DTYPES, ConstantOp, numpy_dtype_of
+from minitvm.dialects.graph.control import IfOp
+from minitvm.dialects.graph.fused import YieldOp
 from minitvm.errors import MinitvmError
 
 Arrays = list[np.ndarray]
@@ -120,12 +122,21 @@ def run_module(
                 f"input {key!r} has shape {value.shape}, the module expects {type_}"
             )
         env[arg] = value
+    return _run_block(block, env)
+
+
+def _run_block(block: Block, env: dict[SSAValue, np.ndarray]) -> Arrays:
+    """Run the ops of `block` (@main's body, a graph.if branch) on the values in `env`; the
+    values its terminator (func.return, graph.yield) gives back."""
     for op in block.ops:
-        if isinstance(op, func.ReturnOp):
-            return [env[v] for v in op.arguments]
-        for result, value in zip(op.results, evaluate(op, [env[v] for v in op.operands])):
-            env[result] = value
-    raise EvaluationError("func.func @main does not end with func.return")
+        if isinstance(op, func.ReturnOp | YieldOp):
+            return [env[v] for v in op.operands]
+        if isinstance(op, IfOp):
+            values = _run_block(op.branch(bool(env[op.cond].reshape(-1)[0])), env)
+        else:
+            values = evaluate(op, [env[v] for v in op.operands])
+        env.update(zip(op.results, values))
+    raise EvaluationError("a block of @main does not end with func.return or graph.yield")
 
 
 # --------------------------------------------------------------------------------------------

@@ -153,20 +153,39 @@ class ConvertGraphToTePass(ModulePass):
     name = "convert-graph-to-te"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        rewriter = Rewriter()
         for main in [f for f in op.ops if isinstance(f, func.FuncOp) and KERNEL_ATTR not in f.attributes]:
-            counter = 0
-            # Top-level ops only: the ops inside a graph.fused become part of its kernel.
-            for node in list(main.body.block.ops) if main.body.blocks else []:
-                if node.dialect_name() != "graph" or isinstance(node, graph.ConstantOp):
-                    continue
-                if isinstance(node, graph.FusedOp):
-                    name = fused_kernel_name(node, counter)
-                    kernel = fused_kernel_for(node, name)
-                else:
-                    name = f"{node.name.removeprefix('graph.')}_{counter}"
-                    kernel = kernel_for(node, name)
-                counter += 1
-                rewriter.insert_op(kernel, InsertPoint.before(main))
-                call = func.CallOp(name, list(node.operands), [r.type for r in node.results])
-                rewriter.replace_op(node, call)
+            if main.body.blocks:
+                _KernelCalls(main).convert(main.body.block)
+
+
+@dataclass
+class _KernelCalls:
+    """Replaces the graph ops of a function by calls of te kernels, numbered in order."""
+
+    main: func.FuncOp
+    counter: int = 0
+
+    def convert(self, block: Block) -> None:
+        """The ops of `block`; the ops inside a graph.fused become part of its kernel, those
+        in the branches of a graph.if become calls inside them (its yields stay)."""
+        rewriter = Rewriter()
+        for node in list(block.ops):
+            if isinstance(node, graph.IfOp):
+                self.convert(node.branch(True))
+                self.convert(node.branch(False))
+                continue
+            if (
+                node.dialect_name() != "graph"
+                or isinstance(node, graph.ConstantOp | graph.YieldOp)
+            ):
+                continue
+            if isinstance(node, graph.FusedOp):
+                name = fused_kernel_name(node, self.counter)
+                kernel = fused_kernel_for(node, name)
+            else:
+                name = f"{node.name.removeprefix('graph.')}_{self.counter}"
+                kernel = kernel_for(node, name)
+            self.counter += 1
+            rewriter.insert_op(kernel, InsertPoint.before(self.main))
+            call = func.CallOp(name, list(node.operands), [r.type for r in node.results])
+            rewriter.replace_op(node, call)

@@ -23,13 +23,14 @@ from xdsl.transforms.dead_code_elimination import RemoveUnusedOperations
 
 from minitvm.dialects.graph.base import GraphOp
 from minitvm.dialects.graph.constant import ConstantOp
+from minitvm.dialects.graph.control import IfOp
 
 
 class RemoveDeadGraphOpPattern(RemoveUnusedOperations):
     """xDSL's dead-op pattern, applied to graph ops and constants only."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, GraphOp | ConstantOp):
+        if isinstance(op, GraphOp | ConstantOp | IfOp):  # (an if with pure branches)
             super().match_and_rewrite(op, rewriter)
 
 

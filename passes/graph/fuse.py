@@ -221,10 +221,13 @@ class FuseGroupPattern(RewritePattern):
 def plan_module(module: ModuleOp, max_ops: int) -> dict[Operation, list[Operation]]:
     """The groups of every graph-level function of `module`, keyed by their last op."""
     plan: dict[Operation, list[Operation]] = {}
-    for fn in module.walk():
-        if isinstance(fn, func.FuncOp) and fn.body.blocks:
-            for group in _Planner(fn.body.block, max_ops).plan():
-                plan[group[-1]] = group
+    blocks = [fn.body.block for fn in module.walk() if isinstance(fn, func.FuncOp) and fn.body.blocks]
+    # the branches of a graph.if are blocks of their own: their groups stay inside them
+    blocks += [op.branch(taken) for op in module.walk() if isinstance(op, graph.IfOp)
+               for taken in (True, False)]  # fmt: skip
+    for block in blocks:
+        for group in _Planner(block, max_ops).plan():
+            plan[group[-1]] = group
     return plan
 
 

@@ -1,6 +1,6 @@
 """If, Loop and Scan, compiled when the frontend can decide their course at import time
-(frontend/onnx_control_flow.py), checked against ONNX Runtime; and the errors for a
-course that depends on run-time values."""
+(frontend/onnx_control_flow.py), and If on a run-time condition (graph.if), checked against
+ONNX Runtime; and the errors for a course that depends on run-time values."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import minitvm
+from minitvm.backend import MinitvmBackend
 from minitvm.errors import FrontendError, NonConstantOperandError
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -68,12 +69,87 @@ def test_if_on_a_shape_folds_like_scripted_code() -> None:
     same_as_ort(m, {"x": RNG.standard_normal((3, 4)).astype(np.float32)})
 
 
-def test_if_on_a_run_time_condition_is_a_clear_error() -> None:
+@pytest.mark.parametrize("opt_level", [0, 1, 3])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_if_on_a_run_time_condition_runs_the_branch_it_picks(opt_level: int, threads: int) -> None:
+    """One compile serves both outcomes: a graph.if, its branches kernel calls."""
     node = helper.make_node("If", ["c"], ["y"], name="choose",
                             then_branch=branch("then", "Add", "a"),
                             else_branch=branch("else", "Mul", "m"))  # fmt: skip
+    m = model([node, helper.make_node("Sigmoid", ["y"], ["z"])],
+              {"x": (F, [3, 8]), "c": (B, [])}, ["z"])  # fmt: skip
+    exe = minitvm.compile(m, opt_level=opt_level, num_threads=threads)
+    session = ort.InferenceSession(m.SerializeToString())
+    for cond in (True, False, True):
+        feeds = {"x": RNG.standard_normal((3, 8)).astype(np.float32), "c": np.array(cond)}
+        np.testing.assert_allclose(exe.run(feeds)[0], session.run(None, feeds)[0], rtol=1e-5,
+                                   atol=1e-6)  # fmt: skip
+    ifs = [op for op in minitvm.from_onnx(m).walk() if op.name == "graph.if"]
+    assert len(ifs) == 1
+
+
+def test_backend_compiles_a_run_time_if_once() -> None:
+    """ONNX's backend API used to compile once per condition value (it froze the input)."""
+    node = helper.make_node("If", ["c"], ["y"], then_branch=branch("then", "Add", "a"),
+                            else_branch=branch("else", "Mul", "m"))  # fmt: skip
+    m = model([node], {"x": (F, [3, 8]), "c": (B, [])}, ["y"])
+    rep = MinitvmBackend.prepare(m, "CPU")
+    x = RNG.standard_normal((3, 8)).astype(np.float32)
+    for cond in (True, False, True, False):
+        (y,) = rep.run([x, np.array(cond)])
+        np.testing.assert_allclose(y, x + x if cond else x * x, rtol=1e-6)
+    assert rep.compile_count == 1 and rep.constant_inputs == ()
+
+
+def _conv_branch(name: str, weight: str, out: str, extra: list | None = None):
+    """conv(x, weight) + relu in a branch: the branch's weights are the outer graph's."""
+    nodes = [helper.make_node("Conv", ["img", weight], [f"{out}_c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", [f"{out}_c"], [out]), *(extra or [])]  # fmt: skip
+    last = extra[-1].output[0] if extra else out
+    return helper.make_graph(nodes, name, [], [helper.make_empty_tensor_value_info(last)])
+
+
+def test_if_whose_branches_hold_convs_nested_ifs_and_outer_values() -> None:
+    """The graph passes run inside the branches (conv layout, weight packing, Winograd,
+    fusion); an If nested in a branch; a branch giving back an outer value untouched; the
+    condition computed by the model itself."""
+    inner = helper.make_node(
+        "If", ["c2"], ["deep"],
+        then_branch=helper.make_graph([helper.make_node("Neg", ["t"], ["n"])], "in_then", [],
+                                      [helper.make_empty_tensor_value_info("n")]),
+        else_branch=helper.make_graph([helper.make_node("Identity", ["img"], ["i"])], "in_else",
+                                      [], [helper.make_empty_tensor_value_info("i")]),
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("ReduceMean", ["img"], ["mean"], keepdims=0),
+        helper.make_node("Greater", ["mean", "zero"], ["c"]),
+        helper.make_node("If", ["c"], ["y"],
+                         then_branch=_conv_branch("then", "w1", "t", [inner]),
+                         else_branch=_conv_branch("else", "w2", "e")),
+        helper.make_node("Add", ["y", "img"], ["z"]),
+    ]  # fmt: skip
+    consts = {"w1": RNG.standard_normal((16, 16, 3, 3)).astype(np.float32) / 12,
+              "w2": RNG.standard_normal((16, 16, 3, 3)).astype(np.float32) / 12,
+              "zero": np.array(0, np.float32)}  # fmt: skip
+    m = model(nodes, {"img": (F, [1, 16, 12, 12]), "c2": (B, [])}, ["z"], consts)
+    session = ort.InferenceSession(m.SerializeToString())
+    exe = minitvm.compile(m, num_threads=2)
+    for shift, c2 in ((1.0, True), (1.0, False), (-1.0, True)):
+        img = (RNG.standard_normal((1, 16, 12, 12)) + shift).astype(np.float32)
+        feeds = {"img": img, "c2": np.array(c2)}
+        np.testing.assert_allclose(exe.run(feeds)[0], session.run(None, feeds)[0], rtol=1e-4,
+                                   atol=1e-5)  # fmt: skip
+
+
+def test_if_whose_branches_differ_in_shape_is_a_clear_error() -> None:
+    other = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x"], ["r"], keepdims=0)], "else", [],
+        [helper.make_empty_tensor_value_info("r")],
+    )  # fmt: skip
+    node = helper.make_node("If", ["c"], ["y"], name="choose",
+                            then_branch=branch("then", "Add", "a"), else_branch=other)  # fmt: skip
     m = model([node], {"x": (F, [3]), "c": (B, [])}, ["y"])
-    with pytest.raises(NonConstantOperandError, match="node 'choose' \\(If.*inlining the branch"):
+    with pytest.raises(FrontendError, match="node 'choose' \\(If.*branches give different types"):
         minitvm.from_onnx(m)
 
 

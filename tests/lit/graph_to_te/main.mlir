@@ -88,3 +88,29 @@ func.func @main(%p: tensor<4xf32>) -> tensor<4xf32> {
   %unused = graph.sqrt %n : tensor<4xf32>
   func.return %n : tensor<4xf32>
 }
+
+// -----
+
+// The ops in the branches of a graph.if become calls inside them, numbered on in program
+// order; the graph.if and its yields stay.
+// CHECK-LABEL: func.func @choose(
+// CHECK-NEXT:      %[[N:\w+]] = func.call @neg_0(%[[X:\w+]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:      %[[R:\w+]] = graph.if %{{\w+}} : tensor<i1> -> (tensor<4xf32>) {
+// CHECK-NEXT:        %[[E:\w+]] = func.call @exp_1(%[[N]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:        graph.yield %[[E]] : tensor<4xf32>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        graph.yield %[[X]] : tensor<4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[Y:\w+]] = func.call @relu_2(%[[R]]) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:      func.return %[[Y]] : tensor<4xf32>
+func.func @choose(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %n = graph.neg %x : tensor<4xf32>
+  %r = graph.if %c : tensor<i1> -> (tensor<4xf32>) {
+    %e = graph.exp %n : tensor<4xf32>
+    graph.yield %e : tensor<4xf32>
+  } else {
+    graph.yield %x : tensor<4xf32>
+  }
+  %y = graph.relu %r : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}

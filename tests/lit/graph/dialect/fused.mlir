@@ -210,12 +210,12 @@ func.func @no_yield(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// graph.yield belongs to graph.fused only.
+// graph.yield belongs to graph.fused and graph.if only.
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}'graph.yield' expects parent op 'graph.fused'{{$}}
+// CHECK-NEXT: {{^}}graph.yield must be in the body of a graph.fused or graph.if{{$}}
 // CHECK:      "graph.yield"(%x)
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: 'graph.yield' expects parent op 'graph.fused'{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.yield must be in the body of a graph.fused or graph.if{{$}}
 func.func @stray_yield(%x: tensor<4xf32>) {
   graph.yield %x : tensor<4xf32>
 }

@@ -244,6 +244,29 @@ class ForOp(IRDLOperation):
         return op
 
 
+def _body(body: Region | Block | None) -> Region:
+    """The single-block region of a loop.if or loop.while body."""
+    return Region(body or Block()) if not isinstance(body, Region) else body
+
+
+def _check_body(op: IRDLOperation, body: Region) -> None:
+    last = body.block.last_op
+    if not isinstance(last, YieldOp) or last.values:
+        raise VerifyException(f"{op.name}: body must end in an empty loop.yield")
+
+
+def _parse_body(parser: Parser) -> tuple[Region, dict[str, Attribute]]:
+    """A loop.if or loop.while body as printed (no terminator: an empty loop.yield is
+    added), then the op's attributes."""
+    body = parser.parse_region()
+    attrs = parser.parse_optional_attr_dict()
+    if not body.blocks:  # `loop.if %c { }`
+        body.add_block(Block())
+    if not isinstance(body.block.last_op, YieldOp):
+        body.block.add_op(YieldOp())
+    return body, attrs
+
+
 @irdl_op_definition
 class IfOp(IRDLOperation):
     """Run the body only when `condition` holds (guards for non-dividing splits, padding)."""
@@ -254,13 +277,10 @@ class IfOp(IRDLOperation):
     traits = traits_def(RecursiveMemoryEffect())
 
     def __init__(self, condition: SSAValue, body: Region | Block | None = None):
-        body = Region(body or Block()) if not isinstance(body, Region) else body
-        super().__init__(operands=[condition], regions=[body])
+        super().__init__(operands=[condition], regions=[_body(body)])
 
     def verify_(self) -> None:
-        last = self.body.block.last_op
-        if not isinstance(last, YieldOp) or last.values:
-            raise VerifyException("loop.if: body must end in an empty loop.yield")
+        _check_body(self, self.body)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -272,13 +292,55 @@ class IfOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> IfOp:
         condition = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
-        body = parser.parse_region()
-        attrs = parser.parse_optional_attr_dict()
-        if not body.blocks:  # `loop.if %c { }`
-            body.add_block(Block())
-        if not isinstance(body.block.last_op, YieldOp):
-            body.block.add_op(YieldOp())
+        body, attrs = _parse_body(parser)
         op = cls(condition, body)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class WhileOp(IRDLOperation):
+    """Run the body while the boolean in `flag` (a rank-0 i1 buffer) holds, reading it
+    before each iteration: the body updates it (ONNX's Loop on a run-time trip count or
+    condition; convert-te-to-loop keeps the loop's state in buffers).
+
+        loop.while %flag : memref<i1> {
+          func.call @body(...) : (...) -> ()
+          ...                                   // stores the next flag into %flag
+        }
+    """
+
+    name = "loop.while"
+    flag = operand_def(MemRefType)
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(self, flag: SSAValue, body: Region | Block | None = None):
+        super().__init__(operands=[flag], regions=[_body(body)])
+
+    def verify_(self) -> None:
+        type_ = self.flag.type
+        assert isinstance(type_, MemRefType)
+        if type_.element_type != i1 or type_.get_shape():
+            raise VerifyException(f"loop.while: the flag must be a memref<i1>, got {type_}")
+        _check_body(self, self.body)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.flag)
+        printer.print_string(" : ")
+        printer.print_attribute(self.flag.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_block_terminators=False)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WhileOp:
+        flag = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        flag_type = parser.parse_type()
+        body, attrs = _parse_body(parser)
+        op = cls(parser.resolve_operand(flag, flag_type), body)
         op.attributes.update(attrs)
         return op
 
@@ -732,7 +794,7 @@ def defined_within(op: Operation) -> set[SSAValue]:
 
 
 LOOP_OPS: list[type[Operation]] = [
-    ForOp, YieldOp, IfOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
+    ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
     AllocOp, ConstantOp, CopyOp,
     VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip

@@ -1,8 +1,6 @@
-"""ONNX control flow whose course is known at import time: If, Loop and Scan, resolved into
-straight-line graph ops.
-
-minitvm has no loop or branch construct in its dialects yet, so control flow is compiled
-when the frontend can decide it:
+"""ONNX control flow: If, Loop and Scan, resolved into straight-line graph ops where the
+frontend can decide their course, and into graph.if / graph.loop where it is known only at
+run time:
 
     If     the condition is known at import time (a constant, or folded from shapes, as the
            `if x.shape[0] > 1` of scripted models is): the chosen branch is inlined. Known
@@ -10,15 +8,19 @@ when the frontend can decide it:
            give the same types).
     Loop   the trip count and every iteration's condition are known at import time: the body
            is unrolled, iteration by iteration (at most MAX_UNROLLED iterations); scan
-           outputs are stacked along a new leading axis.
+           outputs are stacked along a new leading axis. A trip count or first condition
+           known only at run time: a graph.loop, the body converted once into its region
+           (loop-carried tensors keep their types).
     Scan   shapes are static, so the number of iterations always is: the body is unrolled
            over the slices of the scan inputs, forward or backward, and the per-iteration
            outputs are stacked along their axes (opset 9 and later; opset 8's batched form
            is unrolled per batch element).
 
-A Loop trip count or condition computed at run time is an error naming the node (a
-NonConstantOperandError, so ONNX's node-test backend can specialize on that input). Subgraphs read outer-scope values by
-name; each conversion of a body gets a scope of its own (NodeContext.convert_subgraph).
+What neither can compile is an error naming the node: a run-time Loop with scan outputs or a
+loop-carried sequence (their lengths would be known only at run time), an unrolled Loop
+whose body computes its condition at run time. Those are NonConstantOperandErrors, so ONNX's
+node-test backend can specialize on the input they need. Subgraphs read outer-scope values
+by name; each conversion of a body gets a scope of its own (NodeContext.convert_subgraph).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import math
 
 import numpy as np
 import onnx
+from xdsl.dialects.builtin import TensorType, i1, i64
 from xdsl.ir import Block, Region, SSAValue
 
 from minitvm.dialects import graph as g
@@ -152,17 +155,15 @@ def convert_loop(ctx: NodeContext) -> list[AnyValue]:
     """Inputs (M?, cond?, v_initial...); body (iteration_num, cond_in, v_in...) ->
     (cond_out, v_out..., scan_output...); outputs (v_final..., scan_outputs...)."""
     body = _graph_attr(ctx, "body")
+    if any(ctx.has_input(i) and not ctx.is_const(i) for i in (0, 1)):
+        return _runtime_loop(ctx, body)  # M or cond known only at run time
     why = "minitvm unrolls Loop, so its trip count and condition must be known at import time"
     trip = _known(ctx, 0, "M", why) if ctx.has_input(0) else None
     cond = _known(ctx, 1, "cond", why) if ctx.has_input(1) else np.array(True)
     if trip is None and not ctx.has_input(1):
         raise ctx.error("has neither a trip count M nor a condition: it would never end")
     carried: list[AnyValue] = [ctx.any_value(i) for i in range(2, len(ctx.inputs))]
-    if len(body.input) != 2 + len(carried):
-        raise ctx.error(
-            f"body takes {len(body.input)} inputs; the node gives {len(carried)} loop-carried "
-            "values (plus iteration number and condition)"
-        )
+    _check_body_inputs(ctx, body, carried)
     scans: list[list[AnyValue]] = [[] for _ in range(len(body.output) - 1 - len(carried))]
     limit = None if trip is None else int(trip.reshape(-1)[0])
     iteration = 0
@@ -186,6 +187,61 @@ def convert_loop(ctx: NodeContext) -> list[AnyValue]:
         raise ctx.error("runs no iteration, so its scan outputs would be empty (zero-size "
                         "tensors are not supported)")  # fmt: skip
     return [*carried, *(_stack(ctx, _tensors(ctx, parts), 0) for parts in scans)]
+
+
+def _check_body_inputs(ctx: NodeContext, body: onnx.GraphProto, carried: Sequence[object]) -> None:
+    if len(body.input) != 2 + len(carried):
+        raise ctx.error(
+            f"body takes {len(body.input)} inputs; the node gives {len(carried)} loop-carried "
+            "values (plus iteration number and condition)"
+        )
+
+
+#: The trip count of a Loop without one: ONNX's "no limit" (the condition ends it).
+NO_LIMIT = np.iinfo(np.int64).max
+
+
+def _runtime_loop(ctx: NodeContext, body: onnx.GraphProto) -> list[AnyValue]:
+    """A trip count or condition known only at run time: a graph.loop, the body converted
+    once into its region. Without scan outputs only (their length would be known only at
+    run time): a Loop that has them needs its course at import time."""
+    carried_any = [ctx.any_value(i) for i in range(2, len(ctx.inputs))]
+    _check_body_inputs(ctx, body, carried_any)
+    why = None
+    if len(body.output) != 1 + len(carried_any):
+        why = "it has scan outputs, whose length"
+    elif any(isinstance(v, SequenceValue) for v in carried_any):
+        why = "it carries a sequence, whose length"
+    if why is not None:
+        name = ctx.input_name(0) if ctx.has_input(0) and not ctx.is_const(0) else ctx.input_name(1)
+        message = ctx.error(f"its course is known only at run time, but {why} minitvm needs at "
+                            "import time (it unrolls such a Loop)")  # fmt: skip
+        raise NonConstantOperandError(str(message), name)
+    carried = [ctx.value(i) for i in range(2, len(ctx.inputs))]
+    trip = ctx.tensor(0) if ctx.has_input(0) else ctx.materialize(
+        np.array(NO_LIMIT, np.int64), f"{ctx.node.output[0]}_no_limit")  # fmt: skip
+    cond = ctx.tensor(1) if ctx.has_input(1) else ctx.materialize(
+        np.array(True), f"{ctx.node.output[0]}_always")  # fmt: skip
+    inits = [v if isinstance(v, SSAValue) else ctx.materialize(v, ctx.input_name(n + 2))
+             for n, v in enumerate(carried)]  # fmt: skip
+    block = Block(arg_types=[TensorType(i64, []), TensorType(i1, []), *(v.type for v in inits)])
+    bindings: dict[str, AnyValue] = {v.name: a for v, a in zip(body.input, block.args)}
+    for value, arg in zip(body.input, block.args):
+        arg.name_hint = value.name or None
+    outputs = ctx.convert_subgraph(body, bindings, block)
+    if any(isinstance(v, SequenceValue) for v in outputs):
+        raise ctx.error("its body gives a sequence; a Loop on a run-time course carries tensors")
+    values = [v if isinstance(v, SSAValue) else ctx.materialize(v, f"{ctx.node.output[0]}_{n}")
+              for n, v in enumerate(outputs)]  # fmt: skip
+    carried_types = [v.type for v in inits]
+    if [v.type for v in values[1:]] != carried_types:
+        raise ctx.error(
+            f"the body gives ({', '.join(str(v.type) for v in values[1:])}) for loop-carried "
+            f"values of types ({', '.join(map(str, carried_types))}): with a course known only "
+            "at run time they must keep their types (static shapes)"
+        )
+    block.add_op(g.YieldOp(*values))
+    return list(ctx.emit(g.LoopOp(trip, cond, inits, Region(block))).results)
 
 
 def _tensors(ctx: NodeContext, values: Sequence[AnyValue]) -> list[Value]:

@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -489,7 +490,7 @@ class _MainConverter:
         # A call or if result that the model returns is written straight into its output.
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if isinstance(value.owner, func.CallOp | graph.IfOp) and value not in self.direct:
+            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
         for value, out in zip(ret.arguments, outs):
@@ -523,23 +524,87 @@ class _MainConverter:
                 block.add_op(func.CallOp(op.callee, [*operands, *results, *(s.result for s in scratch)], []))
             elif isinstance(op, graph.IfOp):
                 self._if(op, block)
+            elif isinstance(op, graph.LoopOp):
+                self._loop(op, block)
             elif isinstance(op, func.ReturnOp | graph.YieldOp):
                 continue  # handled by convert and _if
             else:
                 raise MinitvmError(f"convert-te-to-loop: unexpected {op.name} in @main")
 
+    def _alloc(self, type_: Attribute) -> SSAValue:
+        alloc = loop.AllocOp(memref_of(type_))
+        self.top.add_op(alloc)
+        return alloc.result
+
+    @staticmethod
+    def _scalar(buffer: SSAValue, block: Block) -> SSAValue:
+        """The one element of a one-element buffer, loaded at the end of `block`."""
+        rank = len(buffer.type.get_shape())  # type: ignore[attr-defined]
+        zero = [arith.ConstantOp(IntegerAttr(0, IndexType()))] if rank else []
+        load = loop.LoadOp(buffer, [zero[0].result] * rank if zero else [])
+        block.add_ops([*zero, load])
+        return load.result
+
+    def _loop(self, op: graph.LoopOp, block: Block) -> None:
+        """The loop's state in buffers: the iteration number and the condition (the body's
+        first two arguments), the loop-carried values (in the results' buffers, which hold
+        the last ones when the loop ends) and the flag `i < trip and cond` that a loop.while
+        reads before each iteration. Each iteration runs the body's calls, then copies its
+        yields into the state (through temporaries where a yield is another carried value,
+        which the copies would overwrite first) and sets the next flag."""
+        results = [self._buffer(value) for value in op.results]
+        args = op.body.block.args
+        iteration, condition = self._alloc(args[0].type), self._alloc(args[1].type)
+        flag = self._alloc(TensorType(i1, []))
+        self.buffers.update(zip(args, [iteration, condition, *results]))
+        for init, result in zip(op.inits, results):
+            block.add_op(loop.CopyOp(self.buffers[init], result))
+        trip = self._scalar(self.buffers[op.trip], block)
+        zero = arith.ConstantOp(IntegerAttr(0, i64))
+        block.add_op(zero)
+        self._set_state(block, zero.result, self._scalar(self.buffers[op.cond], block),
+                        trip, iteration, condition, flag)  # fmt: skip
+        body = Block()
+        self._ops(op.body.block, body)
+        cond_out, *carried = op.yield_op.values
+        staged = {}
+        for value in carried:
+            if value in args[2:] and value not in staged:  # read after its buffer is written
+                staged[value] = self._alloc(value.type)
+                body.add_op(loop.CopyOp(self.buffers[value], staged[value]))
+        for value, result in zip(carried, results, strict=True):
+            source = staged.get(value, self.buffers[value])
+            if source is not result:
+                body.add_op(loop.CopyOp(source, result))
+        next_cond = self._scalar(self.buffers[cond_out], body)
+        one = arith.ConstantOp(IntegerAttr(1, i64))
+        step = arith.AddiOp(self._scalar(iteration, body), one.result)
+        body.add_ops([one, step])
+        self._set_state(body, step.result, next_cond, trip, iteration, condition, flag)
+        body.add_op(loop.YieldOp())
+        block.add_op(loop.WhileOp(flag, body))
+
+    @staticmethod
+    def _set_state(
+        block: Block, i: SSAValue, cond: SSAValue, trip: SSAValue,
+        iteration: SSAValue, condition: SSAValue, flag: SSAValue,
+    ) -> None:  # fmt: skip
+        """Store iteration number `i` and condition `cond`, and the flag `i < trip and cond`."""
+        below = arith.CmpiOp(i, trip, "slt")
+        going = arith.AndIOp(below.result, cond)
+        block.add_ops([below, going])
+        for value, buffer in ((i, iteration), (cond, condition), (going.result, flag)):
+            block.add_op(loop.StoreOp(value, buffer, []))  # (rank-0 buffers)
+
     def _if(self, op: graph.IfOp, block: Block) -> None:
         """`cond` read from its buffer; each branch a loop.if (the else on `not cond`) that
         runs its calls and copies what it yields into the results' buffers."""
         results = [self._buffer(value) for value in op.results]
-        cond_buffer = self.buffers[op.cond]
-        rank = len(cond_buffer.type.get_shape())  # type: ignore[attr-defined]
-        zero = [arith.ConstantOp(IntegerAttr(0, IndexType()))] if rank else []
-        cond = loop.LoadOp(cond_buffer, [zero[0].result] * rank if zero else [])
+        cond = self._scalar(self.buffers[op.cond], block)
         true = arith.ConstantOp(IntegerAttr(1, i1))
-        negated = arith.XOrIOp(cond.result, true.result)
-        block.add_ops([*zero, cond, true, negated])
-        for taken, condition in ((True, cond.result), (False, negated.result)):
+        negated = arith.XOrIOp(cond, true.result)
+        block.add_ops([true, negated])
+        for taken, condition in ((True, cond), (False, negated.result)):
             body = Block()
             self._ops(op.branch(taken), body)
             for value, result in zip(op.yield_op(taken).values, results, strict=True):

@@ -8,7 +8,7 @@ lowers it. Ops are grouped by kind in the modules of this package.
 from xdsl.ir import Dialect
 
 from minitvm.dialects.graph.constant import ConstantOp, SplatAttr, WeightsAttr, WeightStore
-from minitvm.dialects.graph.control import IfOp
+from minitvm.dialects.graph.control import IfOp, LoopOp
 from minitvm.dialects.graph.elementwise import *  # noqa: F403
 from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
 from minitvm.dialects.graph.fused import FusedOp, YieldOp
@@ -27,10 +27,10 @@ GRAPH_OPS = [
 ]  # fmt: skip
 
 Graph = Dialect(
-    "graph", [*GRAPH_OPS, FusedOp, IfOp, YieldOp], [WeightsAttr, SplatAttr], [WeightStore()]
+    "graph", [*GRAPH_OPS, FusedOp, IfOp, LoopOp, YieldOp], [WeightsAttr, SplatAttr], [WeightStore()]
 )
 
 __all__ = [
-    "Graph", "GRAPH_OPS", "ConstantOp", "FusedOp", "IfOp", "SplatAttr", "WeightsAttr", "WeightStore",
+    "Graph", "GRAPH_OPS", "ConstantOp", "FusedOp", "IfOp", "LoopOp", "SplatAttr", "WeightsAttr", "WeightStore",
     "YieldOp", "LAYOUT_OPS", "WINOGRAD_OPS", "blocked_layout", "parse_layout",
 ] + [op.__name__ for op in GRAPH_OPS[1:]]

@@ -1,4 +1,4 @@
-"""`graph.if`: ONNX's If on a condition known only at run time.
+"""`graph.if` and `graph.loop`: ONNX's If and Loop on conditions known only at run time.
 
     %r = graph.if %cond : tensor<i1> -> (tensor<2x3xf32>) {
       %0 = graph.add %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import TensorType, i1
+from xdsl.dialects.builtin import TensorType, i1, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -33,6 +33,7 @@ from xdsl.irdl import (
     operand_def,
     region_def,
     traits_def,
+    var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser
@@ -116,5 +117,108 @@ class IfOp(IRDLOperation):
         otherwise = parser.parse_region()
         attrs = parser.parse_optional_attr_dict()
         op = cls(parser.resolve_operand(cond, cond_type), types, then, otherwise)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class LoopOp(IRDLOperation):
+    """ONNX's Loop on a trip count or condition known only at run time, without scan
+    outputs (their length would be known only at run time too):
+
+        %r = graph.loop %trip, %cond, %v0 : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<4xf32>) {
+        ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>):
+          ...
+          graph.yield %c_next, %v_next : tensor<i1>, tensor<4xf32>
+        }
+
+    The body runs while `i < trip` and the condition holds (`i` counts from 0; the condition
+    is `cond` before the first iteration and what the body yields first after each); the
+    loop-carried values start as `inits`, each iteration's yields are the next, and the
+    results are the last. The body may read values of the enclosing function directly.
+    convert-te-to-loop keeps the state in buffers around a `loop.while`."""
+
+    name = "graph.loop"
+    trip = operand_def(TensorType)
+    cond = operand_def(TensorType)
+    inits = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(
+        self, trip: SSAValue, cond: SSAValue, inits: Sequence[SSAValue], body: Region
+    ):
+        super().__init__(
+            operands=[trip, cond, list(inits)],
+            result_types=[[v.type for v in inits]],
+            regions=[body],
+        )
+
+    @property
+    def yield_op(self) -> YieldOp:
+        last = self.body.block.last_op
+        assert isinstance(last, YieldOp), "verified graph.loop bodies end in graph.yield"
+        return last
+
+    def verify_(self) -> None:
+        for what, value, element in (("trip count", self.trip, i64), ("condition", self.cond, i1)):
+            type_ = value.type
+            assert isinstance(type_, TensorType)
+            if type_.element_type != element or math.prod(type_.get_shape()) != 1:
+                raise VerifyException(f"graph.loop: the {what} must hold one {element}, got {type_}")
+        carried = [v.type for v in self.inits]
+        if [r.type for r in self.outputs] != carried:
+            raise VerifyException("graph.loop: the results must have the types of the inits")
+        args = [a.type for a in self.body.block.args]
+        want = [TensorType(i64, []), TensorType(i1, []), *carried]
+        if args != want:
+            raise VerifyException(
+                f"graph.loop: the body's arguments must be ({', '.join(map(str, want))}): the "
+                f"iteration number, the condition and the loop-carried values; got "
+                f"({', '.join(map(str, args))})"
+            )
+        last = self.body.block.last_op
+        if not isinstance(last, YieldOp):
+            raise VerifyException("graph.loop: the body must end in graph.yield")
+        yielded = [v.type for v in last.values]
+        cond = yielded[0] if yielded else None
+        if (
+            not isinstance(cond, TensorType) or cond.element_type != i1
+            or math.prod(cond.get_shape()) != 1 or yielded[1:] != carried
+        ):  # fmt: skip
+            raise VerifyException(
+                f"graph.loop: the body yields ({', '.join(map(str, yielded))}); it must yield "
+                f"the next condition (one i1) and the loop-carried values "
+                f"({', '.join(map(str, carried))})"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.trip, self.cond, *self.inits], printer.print_ssa_value)
+        printer.print_string(" : (")
+        printer.print_list([o.type for o in self.operands], printer.print_attribute)
+        printer.print_string(") -> (")
+        printer.print_list([r.type for r in self.outputs], printer.print_attribute)
+        printer.print_string(") ")
+        printer.print_region(self.body, print_entry_block_args=True)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoopOp:
+        pos = parser.pos
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        parser.parse_punctuation("->")
+        parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        body = parser.parse_region()
+        attrs = parser.parse_optional_attr_dict()
+        if len(operands) < 2:
+            parser.raise_error("graph.loop: expected a trip count and a condition", pos)
+        trip, cond, *inits = parser.resolve_operands(operands, types, pos)
+        op = cls(trip, cond, inits, body)
         op.attributes.update(attrs)
         return op

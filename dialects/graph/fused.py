@@ -193,13 +193,15 @@ class FusedOp(IRDLOperation):
 
 
 class _InFusedOrIf(HasParent):
-    """HasParent for `graph.fused` and `graph.if` (defined after this module, in
-    control.py), with a message naming both."""
+    """HasParent for `graph.fused`, `graph.if` and `graph.loop` (the last two defined after
+    this module, in control.py), with a message naming them."""
 
     def verify(self, op: Operation) -> None:
         parent = op.parent_op()
-        if parent is None or parent.name not in ("graph.fused", "graph.if"):
-            raise VerifyException("graph.yield must be in the body of a graph.fused or graph.if")
+        if parent is None or parent.name not in ("graph.fused", "graph.if", "graph.loop"):
+            raise VerifyException(
+                "graph.yield must be in the body of a graph.fused, graph.if or graph.loop"
+            )
 
 
 @irdl_op_definition

@@ -32,7 +32,7 @@ from minitvm.dialects.graph import tensor as tn
 from minitvm.dialects.graph import winograd as wg
 from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
 from minitvm.dialects.graph.constant import NUMPY_DTYPES, ConstantOp, numpy_dtype_of
-from minitvm.dialects.graph.control import IfOp
+from minitvm.dialects.graph.control import IfOp, LoopOp
 from minitvm.dialects.graph.fused import YieldOp
 from minitvm.errors import MinitvmError
 
@@ -133,10 +133,26 @@ def _run_block(block: Block, env: dict[SSAValue, np.ndarray]) -> Arrays:
             return [env[v] for v in op.operands]
         if isinstance(op, IfOp):
             values = _run_block(op.branch(bool(env[op.cond].reshape(-1)[0])), env)
+        elif isinstance(op, LoopOp):
+            values = _run_loop(op, env)
         else:
             values = evaluate(op, [env[v] for v in op.operands])
         env.update(zip(op.results, values))
     raise EvaluationError("a block of @main does not end with func.return or graph.yield")
+
+
+def _run_loop(op: LoopOp, env: dict[SSAValue, np.ndarray]) -> Arrays:
+    trip = int(env[op.trip].reshape(-1)[0])
+    cond = bool(env[op.cond].reshape(-1)[0])
+    carried = [env[v] for v in op.inits]
+    block = op.body.block
+    i = 0
+    while i < trip and cond:
+        env.update(zip(block.args, [np.array(i, np.int64), np.array(cond), *carried]))
+        cond_out, *carried = _run_block(block, env)
+        cond = bool(cond_out.reshape(-1)[0])
+        i += 1
+    return carried
 
 
 # --------------------------------------------------------------------------------------------

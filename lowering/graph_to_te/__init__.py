@@ -167,12 +167,16 @@ class _KernelCalls:
 
     def convert(self, block: Block) -> None:
         """The ops of `block`; the ops inside a graph.fused become part of its kernel, those
-        in the branches of a graph.if become calls inside them (its yields stay)."""
+        in the branches of a graph.if or the body of a graph.loop become calls inside them
+        (their yields stay)."""
         rewriter = Rewriter()
         for node in list(block.ops):
             if isinstance(node, graph.IfOp):
                 self.convert(node.branch(True))
                 self.convert(node.branch(False))
+                continue
+            if isinstance(node, graph.LoopOp):
+                self.convert(node.body.block)
                 continue
             if (
                 node.dialect_name() != "graph"

@@ -170,6 +170,8 @@ class FunctionLowering(Emitter):
                 self.lower_for(op)
             case loop.IfOp():
                 self._lower_if(op)
+            case loop.WhileOp():
+                self._lower_while(op)
             case loop.LoadOp() | loop.VectorLoadOp():
                 self.values[op.result] = self._load(op.buffer, op.indices, op.result.type)
             case loop.StoreOp() | loop.VectorStoreOp():
@@ -240,12 +242,30 @@ class FunctionLowering(Emitter):
         then, merge = named_block("then"), named_block("endif")
         self.emit(llvm.CondBrOp(self.values[op.condition], then, [], merge, []))
         self.start(then)
-        with self.scope():
-            for inner in op.body.block.ops:
-                if not isinstance(inner, loop.YieldOp):
-                    self.lower_op(inner)
+        self._lower_guarded(op.body.block)
         self.emit(llvm.BrOp(merge))
         self.start(merge)
+
+    def _lower_while(self, op: loop.WhileOp) -> None:
+        """A header that reads the flag and branches to the body or past it; the body
+        branches back to the header."""
+        header, body, exit_ = named_block("while"), named_block("do"), named_block("wend")
+        self.emit(llvm.BrOp(header))
+        self.start(header)
+        flag = self._load(op.flag, [], i1)
+        self.emit(llvm.CondBrOp(flag, body, [], exit_, []))
+        self.start(body)
+        self._lower_guarded(op.body.block)
+        self.emit(llvm.BrOp(header))
+        self.start(exit_)
+
+    def _lower_guarded(self, block: Block) -> None:
+        """The ops of a loop.if or loop.while body (its empty loop.yield aside), in a scope
+        of their own: what they compute is not available after the branch."""
+        with self.scope():
+            for inner in block.ops:
+                if not isinstance(inner, loop.YieldOp):
+                    self.lower_op(inner)
 
     def _call(self, op: func.CallOp) -> None:
         callee = op.callee.root_reference.data

@@ -23,14 +23,14 @@ from xdsl.transforms.dead_code_elimination import RemoveUnusedOperations
 
 from minitvm.dialects.graph.base import GraphOp
 from minitvm.dialects.graph.constant import ConstantOp
-from minitvm.dialects.graph.control import IfOp
+from minitvm.dialects.graph.control import IfOp, LoopOp
 
 
 class RemoveDeadGraphOpPattern(RemoveUnusedOperations):
     """xDSL's dead-op pattern, applied to graph ops and constants only."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, GraphOp | ConstantOp | IfOp):  # (an if with pure branches)
+        if isinstance(op, GraphOp | ConstantOp | IfOp | LoopOp):  # (control flow of pure ops)
             super().match_and_rewrite(op, rewriter)
 
 

@@ -222,9 +222,11 @@ def plan_module(module: ModuleOp, max_ops: int) -> dict[Operation, list[Operatio
     """The groups of every graph-level function of `module`, keyed by their last op."""
     plan: dict[Operation, list[Operation]] = {}
     blocks = [fn.body.block for fn in module.walk() if isinstance(fn, func.FuncOp) and fn.body.blocks]
-    # the branches of a graph.if are blocks of their own: their groups stay inside them
-    blocks += [op.branch(taken) for op in module.walk() if isinstance(op, graph.IfOp)
-               for taken in (True, False)]  # fmt: skip
+    # the branches of a graph.if and the body of a graph.loop are blocks of their own: their
+    # groups stay inside them
+    for op in module.walk():
+        if isinstance(op, graph.IfOp | graph.LoopOp):
+            blocks += [region.block for region in op.regions]
     for block in blocks:
         for group in _Planner(block, max_ops).plan():
             plan[group[-1]] = group

@@ -188,11 +188,59 @@ def test_loop_with_a_known_trip_count_is_unrolled(trip: int, stop_at: int | None
     same_as_ort(m, feeds)
 
 
-def test_loop_on_a_run_time_trip_count_is_a_clear_error() -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_loop_on_a_run_time_trip_count_runs_as_a_loop(threads: int) -> None:
+    """One compile serves every trip count, 0 included: a graph.loop, a loop.while."""
     node = helper.make_node("Loop", ["M", "", "acc0"], ["acc"], name="repeat",
                             body=loop_body(with_scan=False))  # fmt: skip
     m = model([node], {"acc0": (F, [4]), "x": (F, [4]), "M": (I64, [])}, ["acc"])
-    with pytest.raises(FrontendError, match="node 'repeat' \\(Loop.*unrolls Loop"):
+    assert [op.name for op in minitvm.from_onnx(m).walk()].count("graph.loop") == 1
+    exe = minitvm.compile(m, num_threads=threads)
+    session = ort.InferenceSession(m.SerializeToString())
+    for trips in (0, 1, 3, 40):
+        feeds = {"acc0": RNG.standard_normal(4).astype(np.float32),
+                 "x": RNG.standard_normal(4).astype(np.float32), "M": np.array(trips)}  # fmt: skip
+        np.testing.assert_allclose(exe.run(feeds)[0], session.run(None, feeds)[0], rtol=1e-5)
+
+
+def _while_body():
+    """(a, b) -> (b * 2, a + b) while sum(a + b) < limit: a data-dependent exit, and yields
+    that swap two loop-carried values."""
+    return helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["ab"]),
+         helper.make_node("Mul", ["b", "two"], ["b2"]),
+         helper.make_node("ReduceSum", ["ab"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["go"])],
+        "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("c", B, []),
+         helper.make_tensor_value_info("a", F, [4]), helper.make_tensor_value_info("b", F, [4])],
+        [helper.make_tensor_value_info("go", B, []), helper.make_tensor_value_info("b2", F, [4]),
+         helper.make_tensor_value_info("ab", F, [4])],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("trip", [None, 5])
+def test_while_loop_on_a_run_time_condition(trip: int | None) -> None:
+    inputs = ["M" if trip else "", "c", "a0", "b0"]
+    node = helper.make_node("Loop", inputs, ["a", "b"], body=_while_body())
+    consts = {"two": np.array(2, np.float32), "limit": np.array(500, np.float32)}
+    if trip:
+        consts["M"] = np.array(trip, np.int64)  # known M, run-time condition
+    m = model([node], {"a0": (F, [4]), "b0": (F, [4]), "c": (B, [])}, ["a", "b"], consts)
+    exe = minitvm.compile(m, num_threads=1)
+    session = ort.InferenceSession(m.SerializeToString())
+    for start, cond in ((1.0, True), (30.0, True), (1.0, False)):
+        feeds = {"a0": np.full(4, start, np.float32), "b0": np.arange(4, dtype=np.float32),
+                 "c": np.array(cond)}  # fmt: skip
+        for got, want in zip(exe.run(feeds), session.run(None, feeds), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_loop_with_scan_outputs_on_a_run_time_trip_count_is_a_clear_error() -> None:
+    node = helper.make_node("Loop", ["M", "", "acc0"], ["acc", "scans"], name="repeat",
+                            body=loop_body(with_scan=True))  # fmt: skip
+    m = model([node], {"acc0": (F, [4]), "x": (F, [4]), "M": (I64, [])}, ["acc", "scans"])
+    with pytest.raises(NonConstantOperandError, match="node 'repeat' \\(Loop.*scan outputs"):
         minitvm.from_onnx(m)
 
 

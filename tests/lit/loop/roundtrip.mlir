@@ -188,6 +188,33 @@ func.func @buffers(%out: memref<2x3xf32>) {
   func.return
 }
 
+// loop.while reads its rank-0 i1 flag before each iteration; its body prints no terminator.
+// CHECK-LABEL: func.func @countdown(
+// CHECK-SAME:    %[[F:\w+]]: memref<i1>, %[[N:\w+]]: memref<i64>)
+func.func @countdown(%flag: memref<i1>, %n: memref<i64>) {
+  // CHECK-NEXT: loop.while %[[F]] : memref<i1> {
+  // CHECK-NEXT:   %[[V:\w+]] = loop.load %[[N]][] : memref<i64> -> i64
+  // CHECK-NEXT:   %[[ONE:\w+]] = arith.constant 1 : i64
+  // CHECK-NEXT:   %[[W:\w+]] = arith.subi %[[V]], %[[ONE]] : i64
+  // CHECK-NEXT:   loop.store %[[W]], %[[N]][] : i64, memref<i64>
+  // CHECK-NEXT:   %[[ZERO:\w+]] = arith.constant 0 : i64
+  // CHECK-NEXT:   %[[MORE:\w+]] = arith.cmpi sgt, %[[W]], %[[ZERO]] : i64
+  // CHECK-NEXT:   loop.store %[[MORE]], %[[F]][] : i1, memref<i1>
+  // CHECK-NEXT: } {note = "kept"}
+  // CHECK-NEXT: func.return
+  // CHECK-NEXT: }
+  loop.while %flag : memref<i1> {
+    %v = loop.load %n[] : memref<i64> -> i64
+    %one = arith.constant 1 : i64
+    %w = arith.subi %v, %one : i64
+    loop.store %w, %n[] : i64, memref<i64>
+    %zero = arith.constant 0 : i64
+    %more = arith.cmpi sgt, %w, %zero : i64
+    loop.store %more, %flag[] : i1, memref<i1>
+  } {note = "kept"}
+  func.return
+}
+
 // CHECK-NEXT: }
 
 // The blobs come back byte for byte (xDSL 0.75 puts all keys of a dialect on one line;
@@ -208,3 +235,4 @@ func.func @buffers(%out: memref<2x3xf32>) {
     }
   }
 #-}
+

@@ -91,3 +91,31 @@ func.func @once(%a: memref<8xf32>) {
 // Without the noalias contract (e.g. for kernels that work in place), plain pointers.
 // RUN: minitvm-opt %s -p 'convert-loop-to-llvm{noalias=false}' | filecheck %s --check-prefix=ALIAS
 // ALIAS: llvm.func @row_sum(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr) {
+
+// loop.while: ^while loads the flag (a byte: i1 is stored as i8) and branches to ^do or past
+// it to ^wend; ^do branches back.
+// CHECK-LABEL: llvm.func @countdown(
+// CHECK-SAME:    %[[F:[^:]*]]: !llvm.ptr {llvm.noalias}, %[[N:[^:]*]]: !llvm.ptr {llvm.noalias}) {
+// CHECK:         llvm.br ^[[WHILE:while[_0-9]*]]
+// CHECK-NEXT:  ^[[WHILE]]:
+// CHECK-NEXT:    %[[BYTE:\w+]] = llvm.load %[[F]] {alignment = 1 : i64} : !llvm.ptr -> i8
+// CHECK-NEXT:    %[[FLAG:\w+]] = llvm.icmp "ne" %[[BYTE]], %{{\w+}} : i8
+// CHECK-NEXT:    llvm.cond_br %[[FLAG]], ^[[DO:do[_0-9]*]], ^[[WEND:wend[_0-9]*]]
+// CHECK-NEXT:  ^[[DO]]:
+// CHECK:         llvm.store %{{\w+}}, %[[N]]
+// CHECK:         llvm.store %{{\w+}}, %[[F]]
+// CHECK-NEXT:    llvm.br ^[[WHILE]]
+// CHECK-NEXT:  ^[[WEND]]:
+// CHECK-NEXT:    llvm.return
+func.func @countdown(%flag: memref<i1>, %n: memref<i64>) {
+  loop.while %flag : memref<i1> {
+    %v = loop.load %n[] : memref<i64> -> i64
+    %one = arith.constant 1 : i64
+    %w = arith.subi %v, %one : i64
+    loop.store %w, %n[] : i64, memref<i64>
+    %zero = arith.constant 0 : i64
+    %more = arith.cmpi sgt, %w, %zero : i64
+    loop.store %more, %flag[] : i1, memref<i1>
+  }
+  func.return
+}

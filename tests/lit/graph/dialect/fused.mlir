@@ -212,10 +212,10 @@ func.func @no_yield(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // graph.yield belongs to graph.fused and graph.if only.
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}graph.yield must be in the body of a graph.fused or graph.if{{$}}
+// CHECK-NEXT: {{^}}graph.yield must be in the body of a graph.fused, graph.if or graph.loop{{$}}
 // CHECK:      "graph.yield"(%x)
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: graph.yield must be in the body of a graph.fused or graph.if{{$}}
+// CHECK-NEXT: | Operation does not verify: graph.yield must be in the body of a graph.fused, graph.if or graph.loop{{$}}
 func.func @stray_yield(%x: tensor<4xf32>) {
   graph.yield %x : tensor<4xf32>
 }

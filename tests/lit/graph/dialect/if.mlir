@@ -82,3 +82,41 @@ func.func @else_type(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<2x2xf32>) -> 
   }
   func.return %r : tensor<4xf32>
 }
+
+// -----
+
+// graph.loop: its operands (trip count, condition, inits), the body with its arguments
+// (iteration number, condition, loop-carried values) and the yields (next condition, next
+// values).
+// CHECK-LABEL: func.func @accumulate(
+// CHECK-SAME:      %[[M:\w+]]: tensor<i64>, %[[C:\w+]]: tensor<i1>, %[[X:\w+]]: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    %[[R:\w+]] = graph.loop %[[M]], %[[C]], %[[X]] : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%[[I:\w+]]: tensor<i64>, %[[CI:\w+]]: tensor<i1>, %[[V:\w+]]: tensor<4xf32>):
+// CHECK-NEXT:      %[[A:\w+]] = graph.add %[[V]], %[[X]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:      graph.yield %[[CI]], %[[A]] : tensor<i1>, tensor<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]] : tensor<4xf32>
+func.func @accumulate(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = graph.loop %m, %c, %x : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<4xf32>) {
+  ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %v: tensor<4xf32>):
+    %a = graph.add %v, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    graph.yield %ci, %a : tensor<i1>, tensor<4xf32>
+  }
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+// The body yields the next condition first, then one value per loop-carried value.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}graph.loop: the body yields (tensor<4xf32>); it must yield the next condition (one i1) and the loop-carried values (tensor<4xf32>){{$}}
+// CHECK:      = "graph.loop"(
+// CHECK-NEXT: {{\^+-*$}}
+// CHECK-NEXT: | Operation does not verify: graph.loop: the body yields (tensor<4xf32>); it must yield the next condition (one i1) and the loop-carried values (tensor<4xf32>){{$}}
+func.func @no_condition(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = graph.loop %m, %c, %x : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<4xf32>) {
+  ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %v: tensor<4xf32>):
+    graph.yield %v : tensor<4xf32>
+  }
+  func.return %r : tensor<4xf32>
+}

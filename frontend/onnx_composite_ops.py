@@ -189,8 +189,12 @@ def convert_one_hot(ctx: NodeContext) -> list[Value]:
 @converter("Hardmax")
 def convert_hardmax(ctx: NodeContext) -> list[Value]:
     """1 at the first maximum along `axis`, 0 elsewhere: equal(arg_max, positions). Before
-    opset 13 the input is seen as 2-D, flattened at `axis` (default 1), as for Softmax."""
+    opset 13 the input is seen as 2-D, flattened at `axis` (default 1), as for Softmax. An
+    input without elements has no maximum to find (arg_max of an empty axis has none): its
+    result is as empty."""
     shape = ctx.shape(0)
+    if math.prod(shape) == 0:
+        return [np.zeros(shape, ctx.dtype(0))]
     x = ctx.tensor(0)
     if ctx.opset >= 13:
         axis, work_shape = ctx.axis(ctx.attr_int("axis", -1), len(shape)), list(shape)

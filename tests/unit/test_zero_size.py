@@ -122,6 +122,7 @@ CASES: dict[str, Case] = {
         )
         for op in ("ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin")
     },
+    "hardmax_of_an_empty_axis": Case([node("Hardmax", ["x"], axis=0)], {"x": ((0, 4, 5), F)}, {}),
     "softmax_of_no_rows": Case([node("Softmax", ["x"], axis=-1)], {"x": ((0, 5), F)}, {}),
     "softmax_of_empty_rows": Case([node("Softmax", ["x"], axis=-1)], {"x": ((3, 0), F)}, {}),
     # MatMul / Gemm with K = 0 (zeros, plus the bias), M = 0, N = 0, batch 0
@@ -137,6 +138,15 @@ CASES: dict[str, Case] = {
     "gemm_k0_bias": Case(
         [node("Gemm", ["a", "b", "c"], beta=2.0)],
         {"a": ((4, 0), F), "b": ((0, 5), F), "c": ((5,), F)}, {},
+    ),
+    "gemm_k0_packed_weights": Case(
+        [node("Gemm", ["a", "w", "c"], transB=1)],
+        {"a": ((8, 0), F)}, {"w": np.zeros((32, 0), F), "c": weights(32)},
+    ),
+    "batched_matmul_k0": Case([node("MatMul", ["a", "b"])], {"a": ((3, 8, 0), F), "b": ((3, 0, 16), F)}, {}),
+    "max_over_no_keys": Case(
+        [node("MatMul", ["q", "k"], ["s"]), node("ReduceMax", ["s", "axes"], keepdims=1)],
+        {"q": ((2, 3, 8), F), "k": ((2, 8, 0), F)}, {"axes": ints(-1)},
     ),
     "mlp_batch0": Case(
         [node("MatMul", ["x", "w"], ["t"]), node("Add", ["t", "b"], ["u"]), node("Relu", ["u"])],
@@ -198,6 +208,14 @@ CASES: dict[str, Case] = {
     ),
     "conv_no_output_channels": Case(
         [node("Conv", ["x", "w"])], {"x": ((1, 3, 8, 8), F)}, {"w": np.zeros((0, 3, 3, 3), F)}
+    ),
+    "conv_no_input_channels": Case(  # an empty reduction: the bias alone
+        [node("Conv", ["x", "w", "b"], pads=[1, 1, 1, 1])],
+        {"x": ((1, 0, 8, 8), F)}, {"w": np.zeros((16, 0, 3, 3), F), "b": weights(16)},
+    ),
+    "pointwise_conv_no_input_channels": Case(
+        [node("Conv", ["x", "w", "b"], ["t"]), node("Relu", ["t"])],
+        {"x": ((2, 0, 8, 8), F)}, {"w": np.zeros((32, 0, 1, 1), F), "b": weights(32)},
     ),
     "maxpool_batch0": Case(
         [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2])], {"x": ((0, 3, 8, 8), F)}, {}

@@ -313,6 +313,31 @@ def test_matmul_integer_with_k0_is_zeros() -> None:
         np.testing.assert_array_equal(got, np.zeros((3, 4), np.int32))
 
 
+def test_attention_with_heads_of_size_0() -> None:
+    """Scores over a head size of 0 are empty sums. Attention: 0, so the softmax is uniform
+    (ONNX's reference; ONNX Runtime refuses the model). LinearAttention scales its output by
+    1/sqrt(0) = +inf: NaN, as in the reference and ONNX Runtime."""
+    attention = Case(
+        [node("Attention", ["q", "k", "v"])],
+        {"q": ((1, 2, 3, 0), F), "k": ((1, 2, 4, 0), F), "v": ((1, 2, 4, 5), F)}, {}, opset=23,
+    )
+    linear = Case(
+        [node("LinearAttention", ["q", "k", "v"], ["y", "state"], q_num_heads=4, kv_num_heads=4,
+              update_rule="linear")],
+        {"q": ((2, 4, 0), F), "k": ((2, 4, 0), F), "v": ((2, 4, 32), F)}, {}, ("y", "state"), opset=27,
+    )  # fmt: skip
+    for case in (attention, linear):
+        model, feeds = case.model(), case.feeds()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the reference's 1 / sqrt(0)
+            want = ReferenceEvaluator(model).run(None, feeds)
+        for opt_level in (1, 3):
+            got = minitvm.compile(model, opt_level=opt_level).run(feeds)
+            for have, expected in zip(got, want, strict=True):
+                assert have.shape == expected.shape
+                np.testing.assert_allclose(have, expected, rtol=1e-5)
+
+
 #: Empty inputs, an empty intermediate read by an empty reduction and by a concat, an empty
 #: output computed by a GEMM: at -O0 every one of these is a kernel of its own.
 PIPELINE = Case(

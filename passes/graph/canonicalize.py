@@ -11,14 +11,15 @@ redundancy; together they give later passes (fusion, layout) fewer ops to look t
     %2 = graph.reshape %0 : tensor<2x3x4xf32> to tensor<24xf32>
 
 A pattern that replaces an op by its input fires only when the result type equals the input
-type: `x + zeros` that broadcasts `x` to a bigger shape stays. A result without elements (a
-dim of size 0) is an empty constant whatever computes it, so no kernel is built for it, and
-empty operands of a concat are dropped:
+type: `x + zeros` that broadcasts `x` to a bigger shape stays. The greedy driver also erases
+graph ops left without uses, as MLIR's canonicalizer does.
+
+A result without elements (a dim of size 0) is an empty constant whatever computes it, so no
+kernel is built for it, and the empty operands of a concat are dropped:
 
     %1 = graph.conv %0, %w : (tensor<0x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<0x16x6x6xf32>
   becomes
-    %1 = graph.constant dense<> : tensor<0x16x6x6xf32> The greedy driver also erases
-graph ops left without uses, as MLIR's canonicalizer does.
+    %1 = graph.constant dense<> : tensor<0x16x6x6xf32>
 
 MLIR counterpart: `-canonicalize` with the ops' canonicalization patterns and folders
 (e.g. tensor.reshape / linalg.transpose folding, `arith.addf %x, 0`).
@@ -26,16 +27,14 @@ MLIR counterpart: `-canonicalize` with the ops' canonicalization patterns and fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -43,6 +42,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from minitvm.dialects.graph import (
     AddOp,

@@ -16,8 +16,7 @@ the inputs found so far frozen, and each "must be a constant known at import tim
 a value; the graph inputs that value is computed from (walking back through the graph, but not
 through Shape, whose result the frontend knows from static shapes alone) are frozen too, until
 the import succeeds. The set depends only on the graph, so it is found once per rep (at the
-first run; a later run can only add to it). Inputs without elements are frozen at every run
-whatever they feed: their shape is all there is to know.
+first run; a later run can only add to it).
 """
 
 from __future__ import annotations
@@ -106,14 +105,9 @@ class MinitvmRep(BackendRep):
         }
 
     def _frozen(self, arrays: dict[str, np.ndarray]) -> tuple[str, ...]:
-        """The inputs frozen for this run: those found to feed an import-time operand, and any
-        without elements (it has no values to wait for; the frontend takes only positive
-        dimensions)."""
+        """The inputs frozen for this run: those found to feed an import-time operand."""
         known = set(self.constant_inputs or ())
-        return tuple(
-            n for n, a in arrays.items()
-            if n not in self._sequences and (n in known or a.size == 0)
-        )  # fmt: skip
+        return tuple(n for n in arrays if n in known and n not in self._sequences)
 
     def _key(self, arrays: dict[str, Any], frozen: Sequence[str]) -> tuple[object, ...]:
         return tuple(

@@ -327,7 +327,7 @@ def build(
         stats={
             "report": report,
             # Intermediates back to back (no reuse) vs the planned arena, in bytes.
-            "arena_bytes_unplanned": sum(-(-max(size, 1) // 64) * 64 for _, size in info.allocs),
+            "arena_bytes_unplanned": sum(-(-size // 64) * 64 for _, size in info.allocs),
             "arena_bytes": info.arena_size,
             "parallel_loops": parallel,
         },

@@ -16,10 +16,11 @@ reported as that case's "crash", a case that gives no result within `--timeout` 
 
     python bench/conformance.py [-v] [-k SUBSTRING] [--op OPTYPE ...] [--frontend-max-opset N]
     python bench/conformance.py --all [--runner minitvm|ort|both] [--op OPTYPE ...] [-k SUBSTRING]
-                                [--json PATH] [-j N] [--timeout SECONDS]
+                                [--zero-size] [--json PATH] [-j N] [--timeout SECONDS]
 
 `--op` takes the op a case tests as the manifest names it ("Softmax", "Softmax (expanded)") and
-may be repeated. `--json` writes every case's verdict, detail and seconds per runner, to diff two
+may be repeated. `--zero-size` keeps the cases with a tensor without elements (a dim of size
+0) among their inputs, expected outputs, initializers or Constant values. `--json` writes every case's verdict, detail and seconds per runner, to diff two
 runs. `--runner ort` or `both` without `--all` prints the side-by-side report for the selected
 cases. `--frontend-max-opset` is a what-if: it raises the frontend's MAX_OPSET for this run only
 (the opset rule then stops excluding those cases), to see what a newer opset would cost.
@@ -392,11 +393,36 @@ def _cases(args: argparse.Namespace, conformance: types.ModuleType) -> tuple[Pat
     else:
         data = conformance.node_cases.ensure_data()
         ops = {name: op for name, (op, _) in conformance.CASES.items()}
-    chosen = {n: op for n, op in ops.items() if args.k in n and (not args.op or op in args.op)}
+    chosen = {
+        n: op
+        for n, op in ops.items()
+        if args.k in n
+        and (not args.op or op in args.op)
+        and (not args.zero_size or _has_zero_size(data / n))
+    }
     unknown = sorted(set(args.op or ()) - set(ops.values()))
     if unknown:
         raise SystemExit(f"conformance.py: --op {', '.join(unknown)}: no such op among the cases")
     return data, chosen
+
+
+def _has_zero_size(case_dir: Path) -> bool:
+    """Whether a tensor of the case (a data set's input or output, an initializer, a Constant
+    value) has no elements. Files that hold no tensor (sequences, optionals) are passed over."""
+    import onnx
+    from google.protobuf.message import DecodeError
+
+    model = onnx.load(str(case_dir / "model.onnx"))
+    tensors = list(model.graph.initializer)
+    tensors += [a.t for n in model.graph.node for a in n.attribute if a.HasField("t")]
+    for path in sorted(case_dir.glob("test_data_set_*/*.pb")):
+        tensor = onnx.TensorProto()
+        try:
+            tensor.ParseFromString(path.read_bytes())
+        except DecodeError:
+            continue
+        tensors.append(tensor)
+    return any(0 in t.dims for t in tensors)
 
 
 def _scopes(data: Path, names: Sequence[str]) -> dict[str, str | None]:
@@ -434,6 +460,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="name every excluded case")
     parser.add_argument("-k", default="", help="only the cases whose name contains this")
     parser.add_argument("--op", action="append", help="only the cases testing this op (repeatable)")
+    parser.add_argument(
+        "--zero-size", action="store_true", help="only the cases with a tensor without elements"
+    )
     parser.add_argument("--all", action="store_true", help="ONNX's full node suite")
     parser.add_argument(
         "--runner",

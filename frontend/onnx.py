@@ -257,9 +257,9 @@ def _set_shape(value: onnx.ValueInfoProto, shape: Sequence[int]) -> None:
             f"input_shapes gives input '{value.name}' rank {len(shape)} ({tuple(shape)}), but "
             f"the model declares rank {len(old)}"
         )
-    if any(int(d) < 1 for d in shape):
+    if any(int(d) < 0 for d in shape):
         raise FrontendError(
-            f"input_shapes gives input '{value.name}' a non-positive dimension: {tuple(shape)}"
+            f"input_shapes gives input '{value.name}' a negative dimension: {tuple(shape)}"
         )
     tensor.ClearField("shape")
     tensor.shape.SetInParent()
@@ -279,7 +279,7 @@ def _check_static(value: onnx.ValueInfoProto) -> None:
             f"input_shapes={{'{value.name}': (...)}}"
         )
     for i, dim in enumerate(tensor.shape.dim):
-        if not dim.HasField("dim_value") or dim.dim_value < 1:
+        if not dim.HasField("dim_value") or dim.dim_value < 0:
             what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
             raise FrontendError(
                 f"input '{value.name}' has a dynamic dimension {i} ({what}); fix it with "

@@ -242,10 +242,12 @@ def convert_attention(ctx: NodeContext) -> list[Value | None]:
         raise ctx.error(f"unsupported qk_matmul_output_mode {mode}; supported: 0, 1, 2, 3")
     softmax_dtype = _softmax_dtype(ctx, dtype)
     q, key, value = _heads_first(ctx, b, s)
-    scale = ctx.attr_float("scale", 1 / math.sqrt(s.head))
+    # 1/sqrt(head) in IEEE arithmetic: +inf for a head size of 0
+    scale = ctx.attr_float("scale", 1 / math.sqrt(s.head) if s.head else math.inf)
     kt = b.transpose(key, [0, 1, 3, 2])
-    if dtype == np.float16:
-        # The reference scales both operands by sqrt(scale) in f16; the rounding shows.
+    if dtype == np.float16 or not s.head:
+        # The reference scales both operands by sqrt(scale) in f16; the rounding shows. With a
+        # head size of 0 the scores are empty sums, 0, not 0 * inf: that way too.
         root = np.array(np.sqrt(scale), dtype)
         qk = b.op(g.MatMulOp, b.op(g.MulOp, q, root), b.op(g.MulOp, kt, root))
     else:

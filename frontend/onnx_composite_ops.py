@@ -189,8 +189,12 @@ def convert_one_hot(ctx: NodeContext) -> list[Value]:
 @converter("Hardmax")
 def convert_hardmax(ctx: NodeContext) -> list[Value]:
     """1 at the first maximum along `axis`, 0 elsewhere: equal(arg_max, positions). Before
-    opset 13 the input is seen as 2-D, flattened at `axis` (default 1), as for Softmax."""
+    opset 13 the input is seen as 2-D, flattened at `axis` (default 1), as for Softmax. An
+    input without elements has no maximum to find (arg_max of an empty axis has none): its
+    result is as empty."""
     shape = ctx.shape(0)
+    if math.prod(shape) == 0:
+        return [np.zeros(shape, ctx.dtype(0))]
     x = ctx.tensor(0)
     if ctx.opset >= 13:
         axis, work_shape = ctx.axis(ctx.attr_int("axis", -1), len(shape)), list(shape)
@@ -251,16 +255,20 @@ def convert_top_k(ctx: NodeContext) -> list[Value]:
     masked out (to -inf, or the type's lowest value) for the next round. k comes from the
     attribute (opset < 10) or input 1, and must be known at import time: it sets the shape.
     A row holding the masking value itself (-inf, or an integer type's lowest) can repeat an
-    index once its other elements are used up."""
+    index once its other elements are used up. k = 0 (the spec asks for a positive k; ONNX's
+    reference and ONNX Runtime give empty results) gives empty results."""
     shape = ctx.shape(0)
     axis = ctx.axis(ctx.attr_int("axis", -1), len(shape))
     k = ctx.attr_int("k", 0) if ctx.opset < 10 else int(ctx.const(1, "K").reshape(-1)[0])
-    if not 0 < k <= shape[axis]:
-        raise ctx.error(f"k = {k} must be in [1, {shape[axis]}] (the axis length)")
+    if not 0 <= k <= shape[axis]:
+        raise ctx.error(f"k = {k} must be in [0, {shape[axis]}] (the axis length)")
     if k > MAX_TOP_K:
         raise ctx.error(f"k = {k} is more than the {MAX_TOP_K} rounds TopK is expanded into")
     largest = bool(ctx.attr_int("largest", 1))
     dtype = ctx.dtype(0)
+    if k == 0:
+        empty = [*shape[:axis], 0, *shape[axis + 1 :]]
+        return [np.zeros(empty, dtype), np.zeros(empty, np.int64)]
     floating = dtype.kind == "f" or dtype.name == "bfloat16"
     if floating:
         beaten = -np.inf if largest else np.inf

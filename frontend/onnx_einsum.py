@@ -109,7 +109,7 @@ def convert_einsum(ctx: NodeContext) -> list[Value]:
 
 def _label_sizes(ctx: NodeContext, terms: Sequence[Term]) -> dict[str, int]:
     """Each label's size; a label's dims must agree, but size 1 broadcasts (as numpy does
-    for the ellipsis dims)."""
+    for the ellipsis dims), to 0 as to any other size."""
     sizes: dict[str, int] = {}
     for term in terms:
         for label, size in zip(term.labels, term.shape):
@@ -118,7 +118,7 @@ def _label_sizes(ctx: NodeContext, terms: Sequence[Term]) -> dict[str, int]:
                 raise ctx.error(
                     f"label '{label}' has size {known} in one place and {size} in another"
                 )
-            sizes[label] = max(known, size)
+            sizes[label] = known if size == 1 else size
     return sizes
 
 

@@ -122,7 +122,9 @@ def convert_linear_attention(ctx: NodeContext) -> list[Value | None]:
             f"update_rule '{rule}' is a sequential recurrence, unrolled over the {steps} tokens; "
             f"at most {MAX_DELTA_STEPS} are supported (minitvm has no loop construct)"
         )
-    scale = ctx.attr_float("scale", 0.0) or 1 / math.sqrt(d_k)
+    # 1/sqrt(d_k) in IEEE arithmetic: +inf for d_k = 0, whose 0 * inf outputs are NaN, as in
+    # ONNX's reference and ONNX Runtime
+    scale = ctx.attr_float("scale", 0.0) or (1 / math.sqrt(d_k) if d_k else math.inf)
 
     ops = _Ops(ctx)
     group = q_heads // kv_heads

@@ -3,11 +3,13 @@ default schedule of a compute as convert-graph-to-te built it.
 
 The most specific templates come first (a blocked conv, a GEMM, a blocked pool, a pointwise
 NCHW conv), then the general ones (other reductions, transposes, injective computes): the
-first whose `space` applies to a compute schedules it.
+first whose `space` applies to a compute schedules it. None applies to a compute without
+elements (a dim of size 0): its nest runs no iteration, so there is nothing to schedule.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr
@@ -36,7 +38,13 @@ TEMPLATES: tuple[ScheduleTemplate, ...] = (
 
 
 def template_for(compute: te.ComputeOp) -> ScheduleTemplate | None:
+    if _is_empty(compute):
+        return None
     return next((t for t in TEMPLATES if t.space(compute) is not None), None)
+
+
+def _is_empty(compute: te.ComputeOp) -> bool:
+    return math.prod(compute.shape) == 0
 
 
 def template_named(name: str) -> ScheduleTemplate:
@@ -51,7 +59,7 @@ def apply_default_schedule(compute: te.ComputeOp, main: bool) -> None:
     the main compute of a templated op (`main`), else the reduction or transpose default if
     it is one of those, else the injective one (the plain loop order, but a loop with a
     period split by it, see `period`)."""
-    if main:
+    if main or _is_empty(compute):
         apply_template(compute)
         return
     for template in (REDUCTION, TRANSPOSE, INJECTIVE):

@@ -56,7 +56,7 @@ def model_inputs(model: onnx.ModelProto) -> dict[str, tuple[np.dtype | None, lis
         except KeyError:
             dtype = None
         dims: list[int | str] = [
-            d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (d.dim_param or "?")
+            d.dim_value if d.HasField("dim_value") else (d.dim_param or "?")
             for d in tensor.shape.dim
         ]
         inputs[value.name] = (dtype, dims)

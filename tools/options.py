@@ -26,9 +26,9 @@ def input_shape(text: str) -> tuple[str, tuple[int, ...]]:
         shape = tuple(int(d) for d in dims.split("x"))
     except ValueError:
         shape = ()
-    if not sep or not name or not shape or any(d <= 0 for d in shape):
+    if not sep or not name or not shape or any(d < 0 for d in shape):
         raise argparse.ArgumentTypeError(
-            f"expected NAME=D0xD1x... with positive dimensions, got '{text}'"
+            f"expected NAME=D0xD1x... with non-negative dimensions, got '{text}'"
         )
     return name, shape
 

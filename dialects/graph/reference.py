@@ -842,6 +842,14 @@ def _extreme(fn: Callable[..., np.ndarray], lowest: bool) -> Callable[..., np.nd
     return reduce
 
 
+def _mean(x: np.ndarray, axis: Sequence[int], keepdims: bool) -> np.ndarray:
+    """np.mean, but an integer mean over no elements is 0 (the empty sum; the spec leaves it
+    undefined), as convert-graph-to-te computes it, not numpy's NaN cast to an integer."""
+    if x.dtype.kind in "iu" and not math.prod(x.shape[a] for a in axis):
+        return np.sum(x, axis=tuple(axis), keepdims=keepdims)
+    return np.mean(x, axis=tuple(axis), keepdims=keepdims)
+
+
 def _log_sum_exp(x: np.ndarray, axis: Sequence[int], keepdims: bool) -> np.ndarray:
     """ONNX Runtime's stable form: m + log(sum(exp(x - m))), m the max (0 where infinite)."""
     m = _extreme(np.max, lowest=False)(x, axis, True)
@@ -1279,7 +1287,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.PadOp: _pad,
     tn.TileOp: lambda op, xs: [np.tile(xs[0], get_ints(op.properties, "repeats"))],
     tn.ReduceSumOp: _reduce(np.sum),
-    tn.ReduceMeanOp: _reduce(np.mean),
+    tn.ReduceMeanOp: _reduce(_mean),
     tn.ReduceMaxOp: _reduce(_extreme(np.max, lowest=False)),
     tn.ReduceMinOp: _reduce(_extreme(np.min, lowest=True)),
     tn.ReduceProdOp: _reduce(np.prod),

@@ -285,7 +285,7 @@ def _conv(
     element, wide = _widening(op)
     padded = _pad_spatial(kb, x, pads[:spatial], pads[spatial:])
     # With one input channel per group (depthwise) only the kernel taps are reduced over.
-    channel_axis = c_group > 1
+    channel_axis = c_group != 1  # (0 channels: an empty reduction, the bias alone)
 
     def body(n: Expr, m: Expr, *rest: Expr) -> Expr:
         o, r = rest[:spatial], rest[spatial:]
@@ -350,7 +350,7 @@ def _conv_transpose(
     group = op.groups
     c_group = c_in // group
     out = _result_shape(op)
-    channel_axis = c_group > 1
+    channel_axis = c_group != 1  # (0 channels: an empty reduction, the bias alone)
 
     def body(n: Expr, m: Expr, *rest: Expr) -> Expr:
         o, r = rest[:spatial], rest[spatial:]

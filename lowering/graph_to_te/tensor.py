@@ -570,6 +570,10 @@ def _reduce_plain(kb: KernelBuilder, op: graph.ReduceOp, x: Tensor) -> list[Tens
 def _reduce_mean(kb: KernelBuilder, op: graph.ReduceMeanOp, x: Tensor) -> list[Tensor]:
     total = _reduce(kb, op, x, "sum")
     count = math.prod(x.shape[a] for a in get_ints(op.properties, "axes"))
+    if count == 0 and not is_float_type(x.element_type):
+        # Over no elements the spec leaves the mean undefined: a float's is 0/0 = NaN (ONNX's
+        # reference), an integer's the empty sum, 0 (ONNX Runtime), not a division by zero.
+        return [total]
     # Integer means truncate toward zero (numpy's mean, then astype); divsi does exactly that.
     return [_post(kb, total, lambda s, i: s / count)]
 

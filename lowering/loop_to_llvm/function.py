@@ -393,7 +393,7 @@ class FunctionLowering(Emitter):
         if self.layout is not None:  # the entry function: a slice of the arena
             offset = self.layout.arena_size if planned_offset is None else planned_offset
             self.layout.allocs.append((offset, size))
-            end = offset + _round_up(max(size, 1))
+            end = offset + _round_up(size)
             self.layout.arena_size = max(self.layout.arena_size, end)
             arena = self.entry.args[2]
             return self.hoist(self._constant_gep(arena, i8, offset)) if offset else arena
@@ -461,5 +461,5 @@ def _planned_arena_end(body: Block) -> int:
             type_ = op.result.type
             assert isinstance(type_, MemRefType)
             size = num_elements(type_) * byte_size(type_.element_type)
-            end = max(end, offset + _round_up(max(size, 1)))
+            end = max(end, offset + _round_up(size))
     return end

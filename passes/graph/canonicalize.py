@@ -14,12 +14,20 @@ A pattern that replaces an op by its input fires only when the result type equal
 type: `x + zeros` that broadcasts `x` to a bigger shape stays. The greedy driver also erases
 graph ops left without uses, as MLIR's canonicalizer does.
 
+A result without elements (a dim of size 0) is an empty constant whatever computes it, so no
+kernel is built for it, and the empty operands of a concat are dropped:
+
+    %1 = graph.conv %0, %w : (tensor<0x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<0x16x6x6xf32>
+  becomes
+    %1 = graph.constant dense<> : tensor<0x16x6x6xf32>
+
 MLIR counterpart: `-canonicalize` with the ops' canonicalization patterns and folders
 (e.g. tensor.reshape / linalg.transpose folding, `arith.addf %x, 0`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +42,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from minitvm.dialects.graph import (
     AddOp,
@@ -51,7 +60,8 @@ from minitvm.dialects.graph import (
     TransposeOp,
     WeightsAttr,
 )
-from minitvm.dialects.graph.base import get_ints
+from minitvm.dialects.graph.base import GraphOp, get_int, get_ints
+from minitvm.dialects.graph.constant import numpy_dtype_of
 
 
 def _splat_value(value: SSAValue) -> float | None:
@@ -183,6 +193,37 @@ class UnitTilePattern(RewritePattern):
             _replace_by(rewriter, op, op.input)
 
 
+def _is_empty(value: SSAValue) -> bool:
+    """Whether `value` is a tensor without elements (a dim of size 0)."""
+    return isinstance(value.type, TensorType) and math.prod(value.type.get_shape()) == 0
+
+
+class EmptyResultPattern(RewritePattern):
+    """A graph op's result without elements -> an empty constant: there is nothing to compute,
+    and no schedule template need consider a nest that runs no iteration."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GraphOp) or op.regions:
+            return
+        for result in op.results:
+            if result.uses and _is_empty(result):
+                assert isinstance(result.type, TensorType)
+                dtype = numpy_dtype_of(result.type.element_type)
+                empty = ConstantOp.from_array(np.zeros(result.type.get_shape(), dtype))
+                rewriter.insert(empty, InsertPoint.before(op))
+                rewriter.replace_all_uses_with(result, empty.result)
+
+
+class EmptyConcatOperandPattern(RewritePattern):
+    """concat(x, empty, y) -> concat(x, y): an operand without elements adds nothing."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConcatOp, rewriter: PatternRewriter) -> None:
+        kept = [v for v in op.inputs if not _is_empty(v)]
+        if kept and len(kept) < len(op.inputs):
+            rewriter.replace(op, ConcatOp.make(kept, axis=get_int(op.properties, "axis")))
+
+
 @dataclass(frozen=True)
 class CanonicalizePass(ModulePass):
     """Apply the graph dialect's simplification patterns until none fires."""
@@ -202,5 +243,7 @@ class CanonicalizePass(ModulePass):
                 SingleConcatPattern(),
                 ZeroPadPattern(),
                 UnitTilePattern(),
+                EmptyResultPattern(),
+                EmptyConcatOperandPattern(),
             ])
         ).rewrite_module(op)

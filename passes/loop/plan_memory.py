@@ -18,7 +18,8 @@ Ranges are closed, so two buffers passed to one call always get disjoint memory:
 their `noalias` contract (no kernel ever works in place). An op nested in a loop or if of
 @main counts as a use at its top-level ancestor. The offsets go on the allocs as a
 discardable `offset` attribute (bytes, 64-aligned) that convert-loop-to-llvm's entry layout
-follows; without it, allocs are laid out one after another.
+follows; without it, allocs are laid out one after another. A buffer without elements (a dim
+of size 0) takes no bytes: it gets offset 0 and nothing reads or writes through it.
 
 Offsets come from the greedy-by-size heuristic of TensorFlow Lite's arena planner (TVM's
 "hybrid" workspace planner is a cousin): biggest buffer first, each put in the smallest gap
@@ -99,7 +100,7 @@ def live_ranges(block: Block) -> list[LiveRange]:
             if user is not None:
                 uses.append(position[user])
         assert isinstance(op.result.type, MemRefType)
-        size = _round_up(max(1, buffer_bytes(op.result.type)))
+        size = _round_up(buffer_bytes(op.result.type))
         ranges.append(LiveRange(op, size, min(uses, default=n), max(uses, default=n)))
     return ranges
 
@@ -112,6 +113,9 @@ def assign_offsets(ranges: Sequence[LiveRange]) -> tuple[list[int], int]:
     arena = 0
     for n in order:
         current = ranges[n]
+        if not current.size:  # no bytes to place
+            offsets[n] = 0
+            continue
         busy = sorted(
             (offsets[m], offsets[m] + ranges[m].size)  # type: ignore[operator]
             for m in placed

@@ -18,6 +18,9 @@ config.test_source_root = os.path.dirname(__file__)
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), config.environment.get("PATH", "")]
 )
+# ... and keep PYTHONPATH, so that a checkout put first on it is the minitvm the tools run.
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 
 # The default schedules follow the host's vector registers (schedules/base.py): pin the lit
 # tests, which print IR and run none of it, to AVX-512's (what they check), whatever the host.

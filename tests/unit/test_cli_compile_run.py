@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -420,6 +421,16 @@ def test_compare_counts_nan_and_shape_mismatches() -> None:
         np.array([1.0, 2.001]), np.array([1.0, 2.0]), 1e-3, 1e-4
     )
     assert abs_err == pytest.approx(1e-3) and rel_err == pytest.approx(5e-4) and passed
+
+
+def test_compare_takes_equal_infinities_as_equal() -> None:
+    """A max over an empty set is -inf in both runtimes: no error, no warning."""
+    inf = np.array([-np.inf, np.inf, 1.0], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert run_command.compare(inf, inf.copy(), 1e-3, 1e-4) == (0.0, 0.0, True)
+        assert run_command.compare(inf, -inf, 1e-3, 1e-4)[:1] == (float("inf"),)
+        assert run_command.compare(inf[::-1].copy(), inf, 1e-3, 1e-4)[2] is False
 
 
 def test_compare_ort_without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -321,3 +321,29 @@ def test_a_child_that_cannot_start_stops_the_run(tmp_path: Path) -> None:
     pool = conformance._Pool([sys.executable, str(script)], 1, timeout=5.0)
     with pytest.raises(RuntimeError, match="failed to start: process exited with 1; stderr: no"):
         pool.run(["a"], lambda done: None)
+
+
+def test_zero_size_cases_are_those_with_an_empty_tensor(tmp_path: Path) -> None:
+    """`--zero-size` keeps a case whose data set, initializer or Constant has a 0 dim."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    def case(name: str, data: np.ndarray, init: np.ndarray, const: np.ndarray) -> Path:
+        directory = tmp_path / name
+        (directory / "test_data_set_0").mkdir(parents=True)
+        value = helper.make_tensor("v", TensorProto.FLOAT, const.shape, const.ravel().tolist())
+        nodes = [helper.make_node("Constant", [], ["c"], value=value)]
+        graph = helper.make_graph(
+            nodes, name, [], [helper.make_empty_tensor_value_info("c")],
+            initializer=[numpy_helper.from_array(init, "w")],
+        )  # fmt: skip
+        onnx.save(helper.make_model(graph), directory / "model.onnx")
+        tensor = numpy_helper.from_array(data)
+        (directory / "test_data_set_0" / "input_0.pb").write_bytes(tensor.SerializeToString())
+        return directory
+
+    full, empty = np.ones((2, 3), np.float32), np.ones((2, 0), np.float32)
+    assert not conformance._has_zero_size(case("full", full, full, full))
+    assert conformance._has_zero_size(case("data", empty, full, full))
+    assert conformance._has_zero_size(case("init", full, empty, full))
+    assert conformance._has_zero_size(case("const", full, full, empty))

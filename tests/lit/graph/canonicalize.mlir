@@ -209,3 +209,36 @@ func.func @cascade(%x: tensor<6xf32>) -> tensor<6xf32> {
   %2 = graph.reshape %1 : tensor<2x3xf32> to tensor<6xf32>
   func.return %2 : tensor<6xf32>
 }
+
+// A result without elements is an empty constant, whatever computes it (here a conv of an
+// empty batch and the relu after it); a reduction over an empty set is not empty: it stays.
+// CHECK-LABEL: func.func @empty_results
+// CHECK-SAME:    (%[[X:.*]]: tensor<0x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[E:.*]]: tensor<2x0xf32>)
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense<> : tensor<0x4x6x6xf32>
+// CHECK-NEXT:    %[[S:.*]] = graph.reduce_sum %[[E]] {axes = array<i64: 1>} : tensor<2x0xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:    func.return %[[C]], %[[S]] : tensor<0x4x6x6xf32>, tensor<2x1xf32>
+func.func @empty_results(%x: tensor<0x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %e: tensor<2x0xf32>) -> (tensor<0x4x6x6xf32>, tensor<2x1xf32>) {
+  %0 = graph.conv %x, %w : (tensor<0x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<0x4x6x6xf32>
+  %1 = graph.relu %0 : tensor<0x4x6x6xf32>
+  %2 = graph.reduce_sum %e {axes = array<i64: 1>} : tensor<2x0xf32> -> tensor<2x1xf32>
+  func.return %1, %2 : tensor<0x4x6x6xf32>, tensor<2x1xf32>
+}
+
+// A concat drops its operands without elements.
+// CHECK-LABEL: func.func @concat_of_empty
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<2x0xf32>, %[[C:.*]]: tensor<2x1xf32>)
+// CHECK-NEXT:    %[[R:.*]] = graph.concat %[[A]], %[[C]] {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    func.return %[[R]]
+func.func @concat_of_empty(%a: tensor<2x3xf32>, %b: tensor<2x0xf32>, %c: tensor<2x1xf32>) -> tensor<2x4xf32> {
+  %0 = graph.concat %a, %b, %c {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x0xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// With one operand left, the concat is that operand.
+// CHECK-LABEL: func.func @concat_of_one_non_empty
+// CHECK-SAME:    (%[[A:.*]]: tensor<0x3xf32>, %[[B:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT:    func.return %[[B]] : tensor<2x3xf32>
+func.func @concat_of_one_non_empty(%a: tensor<0x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = graph.concat %a, %b {axis = 0 : i64} : (tensor<0x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}

@@ -492,6 +492,23 @@ func.func @reductions(%x: tensor<2x4x3xf32>, %i: tensor<2x4x3xi64>) {
   func.return
 }
 
+// Zero-size tensors (a dim of size 0): empty constants, ops on them and results without
+// elements, a reduction over an empty set, a matmul with K = 0.
+// CHECK-LABEL: func.func @zero_size(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x0x3xf32>, %[[A:.*]]: tensor<4x0xf32>, %[[B:.*]]: tensor<0x5xf32>) {
+func.func @zero_size(%x: tensor<2x0x3xf32>, %a: tensor<4x0xf32>, %b: tensor<0x5xf32>) {
+  // CHECK-NEXT: %[[E:.*]] = graph.constant dense<> : tensor<2x0x3xf32>
+  %e = graph.constant dense<> : tensor<2x0x3xf32>
+  // CHECK-NEXT: %[[ADD:.*]] = graph.add %[[X]], %[[E]] : (tensor<2x0x3xf32>, tensor<2x0x3xf32>) -> tensor<2x0x3xf32>
+  %add = graph.add %x, %e : (tensor<2x0x3xf32>, tensor<2x0x3xf32>) -> tensor<2x0x3xf32>
+  // CHECK-NEXT: %[[MAX:.*]] = graph.reduce_max %[[ADD]] {axes = array<i64: 1>} : tensor<2x0x3xf32> -> tensor<2x1x3xf32>
+  %max = graph.reduce_max %add {axes = array<i64: 1>} : tensor<2x0x3xf32> -> tensor<2x1x3xf32>
+  // CHECK-NEXT: %[[MM:.*]] = graph.matmul %[[A]], %[[B]] : (tensor<4x0xf32>, tensor<0x5xf32>) -> tensor<4x5xf32>
+  %mm = graph.matmul %a, %b : (tensor<4x0xf32>, tensor<0x5xf32>) -> tensor<4x5xf32>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
 // graph.constant: inline dense (the type comes from the value), splats, every element type,
 // and blobs (#graph.weights<key> : type) filled from the file's dialect_resources section.
 // CHECK-LABEL: func.func @constants() {

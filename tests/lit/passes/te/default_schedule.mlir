@@ -145,3 +145,21 @@ func.func @fused_conv_1(%0: tensor<1x2x5x6xf32>, %1: tensor<3x2x3x3xf32>, %2: te
   }
   func.return %13 : tensor<1x3x3x4xf32>
 }
+
+// -----
+
+// A compute without elements (a conv without output channels) runs no iteration: no
+// template takes it, and it keeps no schedule.
+// CHECK-LABEL: func.func @conv_0(
+// CHECK-NEXT:    %{{.*}} = te.compute (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) in [1, 0, 6, 6] sum (%{{.*}}, %{{.*}}, %{{.*}}) in [3, 3, 3] {te.templated} : tensor<1x0x6x6xf32> {
+func.func @conv_0(%0: tensor<1x3x8x8xf32>, %1: tensor<0x3x3x3xf32>) -> tensor<1x0x6x6xf32> attributes {te.kernel} {
+  %2 = te.compute (%i0, %i1, %i2, %i3) in [1, 0, 6, 6] sum (%r0, %r1, %r2) in [3, 3, 3] {te.templated} : tensor<1x0x6x6xf32> {
+    %3 = arith.addi %i2, %r1 : index
+    %4 = arith.addi %i3, %r2 : index
+    %5 = te.read %0[%i0, %r0, %3, %4] : tensor<1x3x8x8xf32>
+    %6 = te.read %1[%i1, %r0, %r1, %r2] : tensor<0x3x3x3xf32>
+    %7 = arith.mulf %5, %6 : f32
+    te.yield %7 : f32
+  }
+  func.return %2 : tensor<1x0x6x6xf32>
+}

@@ -65,15 +65,30 @@ def supported_ops() -> list[str]:
 def tensor_array(tensor: onnx.TensorProto, what: str) -> np.ndarray:
     """A TensorProto's value; a FrontendError naming `what` (e.g. "initializer 'w'") when its
     data does not fit its dims or element type, as in a damaged or hand-made file."""
+    kinds = onnx.TensorProto.DataType
+    if tensor.data_type not in kinds.values() or tensor.data_type == onnx.TensorProto.UNDEFINED:
+        raise FrontendError(f"{what}: unknown ONNX element type {tensor.data_type}")
     try:
         return onnx.numpy_helper.to_array(tensor)
-    except (ValueError, TypeError, KeyError, OverflowError) as e:
+    # (OSError, ValidationError: external data that is missing or outside the model's folder)
+    except (ValueError, TypeError, KeyError, OverflowError, OSError, onnx.checker.ValidationError) as e:
         dims = "x".join(map(str, tensor.dims)) or "a scalar"
-        kinds = onnx.TensorProto.DataType
-        kind = kinds.Name(tensor.data_type) if tensor.data_type in kinds.values() else tensor.data_type
         raise FrontendError(
-            f"{what}: its data does not match its shape {dims} and element type {kind} ({e})"
+            f"{what}: its data ({_data_fields(tensor)}) does not match its shape {dims} and "
+            f"element type {kinds.Name(tensor.data_type)} ({e})"
         ) from None
+
+
+def _data_fields(tensor: onnx.TensorProto) -> str:
+    """Where a TensorProto's data is, e.g. "47 bytes of raw_data" or "2 values in float_data"."""
+    fields = [
+        f"{len(tensor.raw_data)} bytes of raw_data" if field == "raw_data"
+        else f"{len(getattr(tensor, field))} values in {field}"
+        for field in ("raw_data", "float_data", "double_data", "int32_data", "int64_data",
+                      "uint64_data", "string_data")
+        if len(getattr(tensor, field))
+    ]  # fmt: skip
+    return ", ".join(fields) or "none"
 
 
 def node_label(node: onnx.NodeProto, index: int) -> str:

@@ -116,9 +116,11 @@ def save_outputs(directory: str, names: Sequence[str], arrays: Sequence[np.ndarr
                 np.save(stream, array, allow_pickle=False)
             os.chmod(tmp, 0o666 & ~_umask())
             os.replace(tmp, target)
-        except BaseException:
+        except BaseException as e:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+            if isinstance(e, OSError):  # a full disk, a file-size limit
+                raise CommandError(f"--output-dir {directory}: {file}: {e.strerror}") from None
             raise
         files.append(file)
     return files

@@ -69,6 +69,7 @@ def from_onnx(
     override static ones). Raises `FrontendError` for anything the frontend cannot import.
     """
     proto = load_model(model)
+    _check_text(proto)
     opset = default_opset(proto)
     proto = _with_input_shapes(proto, dict(input_shapes or {}))
     proto = _infer_shapes(proto)
@@ -169,6 +170,21 @@ def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelPro
     if not proto.HasField("graph"):
         raise FrontendError(f"{path} is not an ONNX model (it has no graph)")
     return proto
+
+
+def _check_text(message: Message, path: str = "") -> None:
+    """A FrontendError for a name or other text field that is not UTF-8 (protobuf hands such
+    a field to Python as bytes, which no code downstream expects: a damaged file)."""
+    for field, value in message.ListFields():
+        if field.type not in (field.TYPE_STRING, field.TYPE_MESSAGE):
+            continue
+        for n, item in enumerate(value if field.is_repeated else [value]):
+            where = f"{path}.{field.name}" if path else field.name
+            where += f"[{n}]" if field.is_repeated else ""
+            if isinstance(item, bytes):
+                raise FrontendError(f"the model's {where} is not UTF-8 text ({item[:40]!r})")
+            if field.type == field.TYPE_MESSAGE:
+                _check_text(item, where)
 
 
 def default_opset(model: onnx.ModelProto) -> int:

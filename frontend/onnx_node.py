@@ -138,7 +138,17 @@ class NodeContext:
     _attrs: dict[str, object] = field(init=False)
 
     def __post_init__(self) -> None:
-        self._attrs = {a.name: onnx.helper.get_attribute_value(a) for a in self.node.attribute}
+        self._attrs = {}
+        for attribute in self.node.attribute:
+            try:
+                value = onnx.helper.get_attribute_value(attribute)
+            except ValueError:  # an attribute type ONNX does not know: a damaged file
+                raise self.error(
+                    f"attribute '{attribute.name}' has no valid type ({attribute.type})"
+                ) from None
+            if value is None:  # UNDEFINED: a type that holds no value
+                raise self.error(f"attribute '{attribute.name}' has no value")
+            self._attrs[attribute.name] = value
 
     # -- identity and errors -------------------------------------------------------------------
 
@@ -169,14 +179,30 @@ class NodeContext:
         return value.decode() if isinstance(value, bytes) else value
 
     def attr_int(self, name: str, default: int) -> int:
-        return int(self.attr(name, default))  # type: ignore[arg-type]
+        value = self.attr(name, default)
+        if not isinstance(value, (int, np.integer)):
+            raise self._attr_type_error(name, "an integer", value)
+        return int(value)
 
     def attr_float(self, name: str, default: float) -> float:
-        return float(self.attr(name, default))  # type: ignore[arg-type]
+        value = self.attr(name, default)
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            raise self._attr_type_error(name, "a number", value)
+        return float(value)
 
     def attr_ints(self, name: str, default: Sequence[int] | None = None) -> list[int] | None:
         value = self.attr(name, default)
-        return None if value is None else [int(v) for v in value]  # type: ignore[union-attr]
+        if value is None:
+            return None
+        if not isinstance(value, (list, tuple)) or not all(
+            isinstance(v, (int, np.integer)) for v in value
+        ):
+            raise self._attr_type_error(name, "a list of integers", value)
+        return [int(v) for v in value]
+
+    def _attr_type_error(self, name: str, expected: str, value: object) -> FrontendError:
+        shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:40]}..."
+        return self.error(f"attribute '{name}' must be {expected}, got {shown}")
 
     def attr_choice(self, name: str, default: str, supported: Sequence[str]) -> str:
         """A string attribute that must take one of the `supported` values."""

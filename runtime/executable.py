@@ -140,7 +140,7 @@ def checked_inputs(
     what. Layout is not the caller's problem: a strided, Fortran-ordered, misaligned or
     byte-swapped array is copied into the layout the code reads (a read-only one is only
     read); the generated code sees nothing else."""
-    if not isinstance(inputs, Mapping):
+    if type(inputs) is not dict and not isinstance(inputs, Mapping):  # (isinstance: 0.24 us)
         raise MinitvmError(
             f"run() takes a dict of input name -> array, got {type(inputs).__name__}; the "
             f"model expects {'; '.join(s.describe() for s in specs)}"
@@ -161,11 +161,14 @@ def checked_inputs(
             array = np.asarray(inputs[spec.name])
         except (ValueError, TypeError) as e:  # a ragged nested list, an object numpy rejects
             raise MinitvmError(f"input '{spec.name}' is not an array: {e}") from None
-        if array.dtype != spec.dtype and array.dtype.newbyteorder("=") == spec.dtype:
-            array = array.astype(spec.dtype)  # the same numbers in the other byte order
         if array.shape != spec.shape or array.dtype != spec.dtype:
-            got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
-            raise MinitvmError(f"input '{spec.name}' is {got} but the model expects {spec.describe()}")
+            if array.shape == spec.shape and array.dtype.newbyteorder("=") == spec.dtype:
+                array = array.astype(spec.dtype)  # the same numbers in the other byte order
+            else:
+                got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
+                raise MinitvmError(
+                    f"input '{spec.name}' is {got} but the model expects {spec.describe()}"
+                )
         flags = array.flags
         if not (flags.c_contiguous and flags.aligned):  # (np.require costs 0.9 us: not always)
             array = np.require(array, requirements=("C", "A"))

@@ -13,9 +13,8 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from test_tuner_cli import TUNE, minitvm
-from tuner_models import conv_relu_chain
-from tuner_processes import assert_budget_shared, start_together
+from test_tuner_cli import minitvm
+from tuner_processes import assert_budget_shared, tune_together
 
 import minitvm as mt
 from minitvm.records import load_schedules
@@ -97,23 +96,11 @@ def test_two_executables_run_side_by_side() -> None:
     hammer(mt.compile(two_output_model(), num_threads=2).run, mt.compile(two_output_model()).run)
 
 
+@pytest.mark.slow
 def test_two_tuners_share_one_sqlite_file(tmp_path: Path) -> None:
-    model = tmp_path / "convs.onnx"
-    onnx.save(conv_relu_chain(layers=2), str(model))
     url = f"sqlite:///{tmp_path}/records.db"
     budget = 8
-    tuners = start_together(
-        tmp_path,
-        *(
-            ("tune", model, "--trials", str(budget), "--records", url, "--seed", str(s), *TUNE)
-            for s in (1, 2)
-        ),
-    )
-    for tuner in tuners:
-        _, stderr = tuner.communicate(timeout=600)
-        assert tuner.returncode == 0, stderr
-        assert "Traceback" not in stderr and "locked" not in stderr, stderr
-
+    model = tune_together(tmp_path, url, budget)
     assert_budget_shared(url, budget)
     assert load_schedules(url)  # the best config of each task is readable
     compiled = minitvm("compile", model, "--records", url, "--num-threads", "1")

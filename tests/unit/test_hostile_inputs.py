@@ -231,6 +231,28 @@ def test_impossible_graphs_name_the_node(
     assert compile_error(model_of(nodes, domains=domains)).startswith(expected)
 
 
+def _concat_with_axis(attribute: onnx.AttributeProto) -> onnx.ModelProto:
+    node = helper.make_node("Concat", ["x", "x"], ["y"], name="cat")
+    node.attribute.append(attribute)
+    return model_of([node])
+
+
+@pytest.mark.parametrize(
+    ("attribute", "expected"),
+    [
+        (helper.make_attribute("axis", [1.0, 2.0]), "must be an integer, got [1.0, 2.0]"),
+        (helper.make_attribute("axis", 1.0), "must be an integer, got 1.0"),
+        (helper.make_attribute("axis", "one"), "must be an integer, got 'one'"),
+        # found by fuzzing: a damaged attribute of no type was int(None), a TypeError
+        (onnx.AttributeProto(name="axis", type=onnx.AttributeProto.UNDEFINED), "has no value"),
+    ],
+    ids=["floats", "float", "string", "undefined"],
+)
+def test_attribute_of_the_wrong_type_is_named(attribute: onnx.AttributeProto, expected: str) -> None:
+    message = compile_error(_concat_with_axis(attribute))
+    assert message == f"node 'cat' (Concat, opset 17): attribute 'axis' {expected}"
+
+
 def test_impossible_graph_through_the_cli(tmp_path: Path) -> None:
     path = tmp_path / "cycle.onnx"
     nodes = [helper.make_node("Relu", ["b"], ["a"], name="r1"), helper.make_node("Relu", ["a"], ["b"], name="r2")]

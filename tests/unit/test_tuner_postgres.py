@@ -16,11 +16,9 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import onnx
 import pytest
-from test_tuner_cli import TUNE, minitvm
-from tuner_models import conv_relu_chain
-from tuner_processes import assert_budget_shared, start_together
+from test_tuner_cli import minitvm
+from tuner_processes import assert_budget_shared, tune_together
 
 SERVER = os.environ.get("MINITVM_TEST_POSTGRES_URL")
 
@@ -48,20 +46,8 @@ def database() -> Iterator[str]:
 
 
 def test_two_tuners_share_the_studies_through_postgresql(tmp_path: Path, database: str) -> None:
-    model = tmp_path / "convs.onnx"
-    onnx.save(conv_relu_chain(layers=2), str(model))
     budget = 10
-    tuners = start_together(
-        tmp_path,
-        *(
-            ("tune", model, "--trials", str(budget), "--records", database, "--seed", str(s), *TUNE)
-            for s in (1, 2)
-        ),
-    )
-    for tuner in tuners:
-        _, stderr = tuner.communicate(timeout=600)
-        assert tuner.returncode == 0, stderr
-
+    model = tune_together(tmp_path, database, budget)
     assert_budget_shared(database, budget)
 
     compiled = minitvm("compile", model, "--records", database, "--num-threads", "1")

@@ -9,7 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+import onnx
 import optuna
+from test_tuner_cli import TUNE
+from tuner_models import conv_relu_chain
 
 from minitvm.records import open_storage
 from minitvm.tuner.search import DEFAULT, WORKER
@@ -46,6 +49,25 @@ def start_together(workdir: Path, *commands: tuple[str | Path, ...]) -> list[sub
         time.sleep(0.01)
     go.touch()
     return processes
+
+
+def tune_together(workdir: Path, records: str, budget: int) -> Path:
+    """Two tuners (seeds 1 and 2) released at once on a small conv model into `records`,
+    both finished cleanly; the model's path."""
+    model = workdir / "convs.onnx"
+    onnx.save(conv_relu_chain(layers=2), str(model))
+    tuners = start_together(
+        workdir,
+        *(
+            ("tune", model, "--trials", str(budget), "--records", records, "--seed", str(s), *TUNE)
+            for s in (1, 2)
+        ),
+    )
+    for tuner in tuners:
+        _, stderr = tuner.communicate(timeout=600)
+        assert tuner.returncode == 0, stderr
+        assert "Traceback" not in stderr, stderr
+    return model
 
 
 def assert_budget_shared(url: str, budget: int, tuners: int = 2) -> None:

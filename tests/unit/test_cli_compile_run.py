@@ -422,6 +422,17 @@ def test_compare_counts_nan_and_shape_mismatches() -> None:
     assert abs_err == pytest.approx(1e-3) and rel_err == pytest.approx(5e-4) and passed
 
 
+def test_compare_takes_equal_infinities_as_exact() -> None:
+    """NaN/Inf weights give infinite outputs; inf - inf is NaN, which once made them FAIL."""
+    inf = np.float32(np.inf)
+    a = np.array([inf, -inf, np.nan, 1.0], np.float32)
+    assert run_command.compare(a, a.copy(), 1e-3, 1e-4) == (0.0, 0.0, True)
+    flipped = np.array([-inf, -inf, np.nan, 1.0], np.float32)
+    assert run_command.compare(a, flipped, 1e-3, 1e-4) == (float("inf"), float("inf"), False)
+    finite = np.array([1.0, -inf, np.nan, 1.0], np.float32)
+    assert run_command.compare(finite, a, 1e-3, 1e-4) == (float("inf"), float("inf"), False)
+
+
 def test_compare_ort_without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(

@@ -349,6 +349,16 @@ def test_nan_and_inf_weights_run_and_match_onnx_runtime() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, equal_nan=True)
 
 
+def test_nan_and_inf_weights_pass_compare_ort(tmp_path: Path) -> None:
+    weight = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    weight[0, 0], weight[1, 1], weight[2, 2] = np.nan, np.inf, -np.inf
+    path = tmp_path / "naninf.onnx"
+    onnx.save(matmul_relu(weight), str(path))
+    done = minitvm_cli("run", path, "--compare-ort", "--repeat", "2", "--num-threads", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS" in done.stdout and "RuntimeWarning" not in done.stderr
+
+
 # --------------------------------------------------------------------------------------------
 # Malformed IR for minitvm-opt: file:line:col, no traceback, no output file
 # --------------------------------------------------------------------------------------------

@@ -77,12 +77,15 @@ def compare(
     if got.size == 0:
         return 0.0, 0.0, True
     got64, want64 = got.astype(np.float64), want.astype(np.float64)
-    error = np.abs(got64 - want64)
-    both_nan = np.isnan(got64) & np.isnan(want64)
-    error[both_nan] = 0.0
-    error[np.isnan(error)] = np.inf
-    significant = np.abs(want64) > atol
-    relative = float(np.max(error[significant] / np.abs(want64[significant]), initial=0.0))
+    with np.errstate(invalid="ignore"):  # inf - inf, inf / inf: decided below
+        error = np.abs(got64 - want64)
+        # NaN where the reference has NaN, and the same infinity, are exact (NaN/Inf weights)
+        error[(got64 == want64) | (np.isnan(got64) & np.isnan(want64))] = 0.0
+        error[np.isnan(error)] = np.inf
+        significant = np.abs(want64) > atol
+        ratios = error[significant] / np.abs(want64[significant])
+    ratios[np.isnan(ratios)] = np.inf  # a finite value where the reference is infinite
+    relative = float(np.max(ratios, initial=0.0))
     passed = bool(np.all(error <= atol + rtol * np.abs(np.nan_to_num(want64))))
     return float(np.max(error)), relative, passed
 

@@ -11,6 +11,7 @@ for the ONNX loader and the IR parser on inputs nobody wrote by hand.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import sqlite3
 import subprocess
@@ -476,6 +477,25 @@ def test_wrong_inputs_are_clear_errors(
     with pytest.raises(MinitvmError) as info:
         runners[runner].run(inputs)  # type: ignore[attr-defined]
     assert str(info.value).startswith(expected)
+
+
+@pytest.mark.parametrize("cut", [100, 0.5, -1])
+def test_truncated_library_is_refused_before_it_is_mapped(
+    runners: dict[str, object], tmp_path: Path, cut: float
+) -> None:
+    """The dynamic loader maps a library cut short without complaint, and the process died of
+    SIGBUS at its first touch of a missing page."""
+    whole = Path(runners["minitvm.load"].path).read_bytes()  # type: ignore[attr-defined]
+    size = int(cut * len(whole)) if isinstance(cut, float) else cut % len(whole)
+    path = tmp_path / "cut.so"
+    path.write_bytes(whole[:size])
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, minitvm; minitvm.load(sys.argv[1])", str(path)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    expected = rf"{path} is truncated: its ELF headers need \d+ bytes, the file has {size}$"
+    assert done.returncode == 1 and re.search(expected, done.stderr.strip()), done.stderr
+    assert re.fullmatch(expected, one_line_error(minitvm_cli("run", path)))
 
 
 def test_wrong_input_through_the_cli(tmp_path: Path) -> None:

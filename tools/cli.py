@@ -65,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _format_warning(message, category, filename, lineno, line=None) -> str:  # noqa: ANN001
+def _format_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+) -> str:
     """minitvm's own warnings as one line for the user; others as Python shows them."""
     if issubclass(category, MinitvmWarning):
         return f"{PROG}: warning: {message}\n"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitvm.errors import MinitvmError
-from minitvm.records import open_storage, of_this_format, storage_errors
+from minitvm.records import of_this_format, open_storage, storage_errors
 from minitvm.tuner.search import STATUS, format_seconds, measured_trials
 
 

@@ -66,10 +66,10 @@ def matmul_relu(weight: np.ndarray | onnx.TensorProto | None = None) -> onnx.Mod
     return model_of(nodes, [init])
 
 
-def minitvm_cli(*args: object, cwd: Path | None = None, preexec=None) -> subprocess.CompletedProcess[str]:  # noqa: ANN001
+def minitvm_cli(*args: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "minitvm.tools.cli", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, timeout=300, preexec_fn=preexec, check=False,
+        capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
 
 
@@ -157,18 +157,24 @@ def _tensor(data_type: int, dims: Sequence[int], **data: object) -> onnx.TensorP
         ),
         (
             _tensor(TensorProto.FLOAT, (4, 3), raw_data=b"\0" * 47),
-            "initializer 'w': its data (47 bytes of raw_data) does not match its shape 4x3 and "
-            "element type FLOAT",
+            (
+                "initializer 'w': its data (47 bytes of raw_data) does not match its shape 4x3 and "
+                "element type FLOAT"
+            ),
         ),
         (
             _tensor(TensorProto.FLOAT, (4, 3), float_data=[1.0] * 5),
-            "initializer 'w': its data (5 values in float_data) does not match its shape 4x3 and "
-            "element type FLOAT",
+            (
+                "initializer 'w': its data (5 values in float_data) does not match its shape 4x3 and "
+                "element type FLOAT"
+            ),
         ),
         (
             _tensor(TensorProto.INT64, (4, 3), float_data=[1.0] * 12),
-            "initializer 'w': its data (12 values in float_data) does not match its shape 4x3 "
-            "and element type INT64",
+            (
+                "initializer 'w': its data (12 values in float_data) does not match its shape 4x3 "
+                "and element type INT64"
+            ),
         ),
     ],
     ids=["unknown data_type", "raw_data length", "size vs shape", "float_data for int64"],
@@ -205,11 +211,16 @@ def test_initializer_that_does_not_fit_is_named(tensor: onnx.TensorProto, expect
                 helper.make_node("Neg", ["x"], ["y"], name="r2"),
             ],
             (),
-            "node 'r2' (Neg, opset 17): output 'y' is already defined (by an earlier node, an "
-            "input or an initializer); an ONNX graph defines each name once",
+            (
+                "node 'r2' (Neg, opset 17): output 'y' is already defined (by an earlier node, an "
+                "input or an initializer); an ONNX graph defines each name once"
+            ),
         ),
         (
-            [helper.make_node("Neg", ["x"], ["x"], name="shadow"), helper.make_node("Relu", ["x"], ["y"])],
+            [
+                helper.make_node("Neg", ["x"], ["x"], name="shadow"),
+                helper.make_node("Relu", ["x"], ["y"]),
+            ],
             (),
             "node 'shadow' (Neg, opset 17): output 'x' is already defined",
         ),
@@ -224,7 +235,14 @@ def test_initializer_that_does_not_fit_is_named(tensor: onnx.TensorProto, expect
             "node 'frob' (Frobnicate, opset 17): unsupported op Frobnicate; supported ops: Abs,",
         ),
     ],
-    ids=["cycle", "dangling name", "duplicate output", "output redefines input", "unknown domain", "unknown op"],
+    ids=[
+        "cycle",
+        "dangling name",
+        "duplicate output",
+        "output redefines input",
+        "unknown domain",
+        "unknown op",
+    ],
 )
 def test_impossible_graphs_name_the_node(
     nodes: list[onnx.NodeProto], domains: tuple[str, ...], expected: str
@@ -249,14 +267,19 @@ def _concat_with_axis(attribute: onnx.AttributeProto) -> onnx.ModelProto:
     ],
     ids=["floats", "float", "string", "undefined"],
 )
-def test_attribute_of_the_wrong_type_is_named(attribute: onnx.AttributeProto, expected: str) -> None:
+def test_attribute_of_the_wrong_type_is_named(
+    attribute: onnx.AttributeProto, expected: str
+) -> None:
     message = compile_error(_concat_with_axis(attribute))
     assert message == f"node 'cat' (Concat, opset 17): attribute 'axis' {expected}"
 
 
 def test_impossible_graph_through_the_cli(tmp_path: Path) -> None:
     path = tmp_path / "cycle.onnx"
-    nodes = [helper.make_node("Relu", ["b"], ["a"], name="r1"), helper.make_node("Relu", ["a"], ["b"], name="r2")]
+    nodes = [
+        helper.make_node("Relu", ["b"], ["a"], name="r1"),
+        helper.make_node("Relu", ["a"], ["b"], name="r2"),
+    ]
     onnx.save(model_of(nodes, outputs=("b",)), str(path))
     assert one_line_error(minitvm_cli("compile", path)) == (
         "node 'r1' (Relu, opset 17): input 'b' is not defined before use"
@@ -274,11 +297,17 @@ _SHAPE = numpy_helper.from_array(np.array([HUGE, HUGE], np.int64), "s")
     ("model", "expected"),
     [
         (
-            model_of([helper.make_node("Relu", ["x"], ["y"], name="r")], inputs=[("x", (HUGE, HUGE))]),
+            model_of(
+                [helper.make_node("Relu", ["x"], ["y"], name="r")], inputs=[("x", (HUGE, HUGE))]
+            ),
             f"input 'x' of shape ({HUGE}, {HUGE}) would take 4.00 TiB",
         ),
         (
-            model_of([helper.make_node("Expand", ["x", "s"], ["y"], name="grow")], [_SHAPE], [("x", (1, 1))]),
+            model_of(
+                [helper.make_node("Expand", ["x", "s"], ["y"], name="grow")],
+                [_SHAPE],
+                [("x", (1, 1))],
+            ),
             f"node 'grow' (Expand, opset 17): output 'y' of shape ({HUGE}, {HUGE}) would take 4.00 TiB",
         ),
         (
@@ -290,8 +319,10 @@ _SHAPE = numpy_helper.from_array(np.array([HUGE, HUGE], np.int64), "s")
                 [_SHAPE],
                 [("x", (1, 1))],
             ),
-            f"node 'fill' (ConstantOfShape, opset 17): output 'c' of shape ({HUGE}, {HUGE}) would "
-            "take 4.00 TiB",
+            (
+                f"node 'fill' (ConstantOfShape, opset 17): output 'c' of shape ({HUGE}, {HUGE}) would "
+                "take 4.00 TiB"
+            ),
         ),
         (
             model_of(
@@ -312,13 +343,17 @@ _SHAPE = numpy_helper.from_array(np.array([HUGE, HUGE], np.int64), "s")
                 ],
                 inputs=[("x", (HUGE, 1)), ("xt", (1, HUGE))],
             ),
-            f"node 'outer' (MatMul, opset 17): output 'outer' of shape ({HUGE}, {HUGE}) would take "
-            "4.00 TiB",
+            (
+                f"node 'outer' (MatMul, opset 17): output 'outer' of shape ({HUGE}, {HUGE}) would take "
+                "4.00 TiB"
+            ),
         ),
     ],
     ids=["input", "Expand", "ConstantOfShape", "Reshape that fits", "intermediate"],
 )
-def test_absurd_sizes_are_refused_where_they_appear(model: onnx.ModelProto, expected: str | None) -> None:
+def test_absurd_sizes_are_refused_where_they_appear(
+    model: onnx.ModelProto, expected: str | None
+) -> None:
     if expected is None:
         x = np.arange(HUGE, dtype=np.float32).reshape(HUGE, 1) - HUGE / 2
         np.testing.assert_array_equal(minitvm.compile(model).run({"x": x})[0], np.maximum(x, 0))
@@ -379,13 +414,25 @@ GOOD_IR = """builtin.module {
     [
         ("graph.relu", "graph.frobnicate", "4:10", "Operation graph.frobnicate is not registered"),
         ("%y = graph.relu %h", "%y = graph.relu %z", "4:21", "value %z is used but never defined"),
-        (": tensor<2x3xf32>\n    func", ": tensor<2x3xi32>\n    func", "4:21", "operand is used with type"),
-        ("tensor<4x3xf32>) -> tensor<2x3xf32>", "tensor<5x3xf32>) -> tensor<2x3xf32>", "3:5", "graph.matmul"),
+        (
+            ": tensor<2x3xf32>\n    func",
+            ": tensor<2x3xi32>\n    func",
+            "4:21",
+            "operand is used with type",
+        ),
+        (
+            "tensor<4x3xf32>) -> tensor<2x3xf32>",
+            "tensor<5x3xf32>) -> tensor<2x3xf32>",
+            "3:5",
+            "graph.matmul",
+        ),
         ("  }\n}\n", "", "", "error"),
     ],
     ids=["unknown op", "undefined value", "type mismatch", "verifier", "unterminated"],
 )
-def test_malformed_ir_is_located(tmp_path: Path, old: str, new: str, location: str, message: str) -> None:
+def test_malformed_ir_is_located(
+    tmp_path: Path, old: str, new: str, location: str, message: str
+) -> None:
     source, out = tmp_path / "bad.mlir", tmp_path / "out.mlir"
     assert old in GOOD_IR
     source.write_text(GOOD_IR.replace(old, new))
@@ -404,7 +451,9 @@ def test_unclosed_string_literal_fails_fast(tmp_path: Path) -> None:
     source.write_text(GOOD_IR.replace("%y = graph.relu", '%y = "graph.relu' + "x" * 60))
     done = minitvm_opt(source, timeout=60)  # a hang fails the test
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.startswith(f"{source}:4:10: error: End of file reached before closing string")
+    assert done.stderr.startswith(
+        f"{source}:4:10: error: End of file reached before closing string"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,11 +506,26 @@ def test_any_memory_layout_gives_the_right_answer(runners: dict[str, object], ru
 @pytest.mark.parametrize(
     ("inputs", "expected"),
     [
-        ({"x": np.zeros((2, 4), np.float64)}, "input 'x' is float64[2, 4] but the model expects x: float32[2, 4]"),
-        ({"x": np.zeros((2, 4), np.int64)}, "input 'x' is int64[2, 4] but the model expects x: float32[2, 4]"),
-        ({"x": np.zeros((1, 4), np.float32)}, "input 'x' is float32[1, 4] but the model expects x: float32[2, 4]"),
-        ({"x": np.zeros(8, np.float32)}, "input 'x' is float32[8] but the model expects x: float32[2, 4]"),
-        ({"x": [[1.0], [1.0, 2.0]]}, "input 'x' is not an array: setting an array element with a sequence"),
+        (
+            {"x": np.zeros((2, 4), np.float64)},
+            "input 'x' is float64[2, 4] but the model expects x: float32[2, 4]",
+        ),
+        (
+            {"x": np.zeros((2, 4), np.int64)},
+            "input 'x' is int64[2, 4] but the model expects x: float32[2, 4]",
+        ),
+        (
+            {"x": np.zeros((1, 4), np.float32)},
+            "input 'x' is float32[1, 4] but the model expects x: float32[2, 4]",
+        ),
+        (
+            {"x": np.zeros(8, np.float32)},
+            "input 'x' is float32[8] but the model expects x: float32[2, 4]",
+        ),
+        (
+            {"x": [[1.0], [1.0, 2.0]]},
+            "input 'x' is not an array: setting an array element with a sequence",
+        ),
         ({}, "missing input(s) x; the model expects x: float32[2, 4]"),
         (
             {"x": np.zeros((2, 4), np.float32), "z": np.zeros(1)},
@@ -530,12 +594,18 @@ def test_corrupt_records(tmp_path: Path) -> None:
     url = _records(tmp_path)
     path = tmp_path / "records.db"
     path.write_bytes(os.urandom(8192))
-    with pytest.raises(RecordsError, match=r"cannot open the database \(.*file is not a database\)"):
+    with pytest.raises(
+        RecordsError, match=r"cannot open the database \(.*file is not a database\)"
+    ):
         load_schedules(url)
     model = tmp_path / "m.onnx"
     onnx.save(matmul_relu(), str(model))
-    assert "file is not a database" in one_line_error(minitvm_cli("compile", model, "--records", url))
-    assert "file is not a database" in one_line_error(minitvm_cli("tune", "--report", "--records", url))
+    assert "file is not a database" in one_line_error(
+        minitvm_cli("compile", model, "--records", url)
+    )
+    assert "file is not a database" in one_line_error(
+        minitvm_cli("tune", "--report", "--records", url)
+    )
 
 
 def test_records_of_another_optuna_schema(tmp_path: Path) -> None:
@@ -551,7 +621,9 @@ def test_records_of_another_minitvm_format_are_ignored_with_a_warning(tmp_path: 
     url = _records(tmp_path, format_version=1)
     assert load_schedules(url) == {"k": {}}  # this format: read
     optuna.load_study(study_name="task:tpe", storage=url).set_user_attr(FORMAT_ATTR, 99)
-    with pytest.warns(RecordsWarning, match="ignoring study 'task:tpe', written in minitvm's records format 99"):
+    with pytest.warns(
+        RecordsWarning, match="ignoring study 'task:tpe', written in minitvm's records format 99"
+    ):
         assert load_schedules(url) == {}
     model = tmp_path / "m.onnx"
     onnx.save(matmul_relu(), str(model))
@@ -567,7 +639,9 @@ def test_locked_records_wait_a_bounded_time_then_fail(tmp_path: Path) -> None:
     holder.execute("BEGIN EXCLUSIVE")
     try:
         os.environ["MINITVM_RECORDS_BUSY_TIMEOUT"] = "0.5"
-        with pytest.raises(RecordsError, match="another process has held its lock for more than 0.5 s"):
+        with pytest.raises(
+            RecordsError, match="another process has held its lock for more than 0.5 s"
+        ):
             load_schedules(url)
     finally:
         del os.environ["MINITVM_RECORDS_BUSY_TIMEOUT"]

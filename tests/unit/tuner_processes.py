@@ -83,7 +83,9 @@ def assert_budget_shared(url: str, budget: int, tuners: int = 2) -> None:
             study = optuna.load_study(study_name=summary.study_name, storage=storage)
             trials = study.get_trials(deepcopy=False)
             numbers = [t.number for t in trials]
-            assert sorted(numbers) == list(range(len(trials))), f"{summary.study_name}: numbers {numbers}"
+            assert sorted(numbers) == list(range(len(trials))), (
+                f"{summary.study_name}: numbers {numbers}"
+            )
             assert all(t.state != optuna.trial.TrialState.RUNNING for t in trials)  # none lost
             complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
             assert all(t.value is not None for t in complete)

@@ -271,7 +271,9 @@ class Executable(ModelSpecs):
         return self._exporter(self.inputs, self.outputs, self._constants, path, weights=weights)
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        """Run the model; outputs come back in the graph's output order."""
+        """Run the model; outputs come back in the graph's output order. Safe from many
+        threads at once: runs of this Executable take turns (one arena, one set of small
+        output buffers), runs of different ones go side by side."""
         arrays = self._checked_inputs(inputs)
         if self.num_threads < 1:
             raise MinitvmError(f"num_threads must be >= 1, got {self.num_threads}")

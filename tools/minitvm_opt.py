@@ -71,6 +71,12 @@ class LocatingParser(Parser):
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         try:
             return super().parse_module(allow_implicit_module)
+        except (NotImplementedError, ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+            # xDSL's attribute constructors reject some values the parser lets through
+            # (`array<i74: 1>`: NotImplementedError): where the parser stands is the place.
+            raise ParseError(
+                self._current_token.span, f"cannot parse this ({type(e).__name__}: {e})"
+            ) from None
         except ParseError as e:
             undefined = [n for n in self.forward_ssa_references if n in self.first_uses]
             if not e.msg.startswith("values used but not defined") or not undefined:

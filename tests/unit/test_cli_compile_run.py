@@ -306,7 +306,7 @@ def test_output_dir_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(np, "save", dies)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(CommandError, match=f"--output-dir {out}: y.npy: No space left on device"):
         run_command.save_outputs(str(out), ["y"], [np.zeros(3, np.float32)])
     assert (out / "y.npy").read_bytes() == b"old"
     assert leftovers(out) == []

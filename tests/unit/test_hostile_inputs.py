@@ -427,8 +427,10 @@ GOOD_IR = """builtin.module {
             "graph.matmul",
         ),
         ("  }\n}\n", "", "", "error"),
+        # found by fuzzing: xDSL raised NotImplementedError for an integer type it cannot pack
+        ("%y = graph.relu %h", "%y = graph.transpose %h {perm = array<i74: 1, 0>}", "4:", "i74"),
     ],
-    ids=["unknown op", "undefined value", "type mismatch", "verifier", "unterminated"],
+    ids=["unknown op", "undefined value", "type mismatch", "verifier", "unterminated", "array<i74>"],
 )
 def test_malformed_ir_is_located(
     tmp_path: Path, old: str, new: str, location: str, message: str

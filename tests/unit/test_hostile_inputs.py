@@ -126,9 +126,10 @@ def test_damaged_model_files_are_one_line_errors(tmp_path: Path) -> None:
             expected = f"{path} is not an ONNX model ("
         else:
             expected = f"{path} is not an ONNX model (it does not parse as one)"
-        out = tmp_path / "out.mlir"
-        assert one_line_error(minitvm_cli("import", path, "-o", out)).startswith(expected), what
-        assert not out.exists()
+        if what in ("cut at 10", "flipped", "empty", "directory"):  # (each CLI run costs 1.5 s)
+            out = tmp_path / "out.mlir"
+            assert one_line_error(minitvm_cli("import", path, "-o", out)).startswith(expected), what
+            assert not out.exists()
         api = compile_error(path)
         assert str(path) in api and ("not an ONNX model" in api or "Is a directory" in api), api
 

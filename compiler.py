@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import onnx
@@ -27,7 +26,7 @@ from minitvm.deploy import NativeModel, export_library
 from minitvm.dialects import te
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
-from minitvm.frontend import from_onnx
+from minitvm.frontend import from_onnx, load_model
 from minitvm.frontend.onnx import io_names
 from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
@@ -66,18 +65,6 @@ class CompileReport:
     @property
     def total_seconds(self) -> float:
         return sum(self.seconds.values())
-
-
-def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelProto:
-    if isinstance(model, onnx.ModelProto):
-        return model
-    path = Path(model)
-    if not path.is_file():
-        raise MinitvmError(f"{path}: no such file")
-    try:
-        return onnx.load(str(path))
-    except Exception as error:  # onnx raises DecodeError, ValueError, ... for a bad file
-        raise MinitvmError(f"{path}: not a readable ONNX model ({error})") from None
 
 
 def _io_specs(

@@ -22,3 +22,8 @@ class NonConstantOperandError(FrontendError):
     def __init__(self, message: str, value_name: str):
         super().__init__(message)
         self.value_name = value_name
+
+
+class MinitvmWarning(UserWarning):
+    """Something a user should know that does not stop the work (e.g. records ignored); the
+    CLIs print it as one line, `minitvm: warning: ...`."""

@@ -7,6 +7,7 @@ dialect's resource section, which only a printer that is told the loaded dialect
 from __future__ import annotations
 
 import io
+import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
@@ -15,6 +16,22 @@ from xdsl.dialects.math import Math
 from xdsl.ir import Dialect
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+
+def _lex_string_literals_in_linear_time() -> None:
+    r"""xDSL 0.75 lexes a string literal with `"(?:[^"\
+]+|\(?:...))*"`: a `+` inside
+    a `*`, so a literal with no closing quote backtracks over every way of splitting its
+    characters, twice as long per character (24 took 1.1 s). A line of IR missing one quote
+    hung minitvm-opt (found by fuzzing the parser, tests/unit/test_hostile_inputs.py). One
+    character per repetition matches the same literals, and fails in linear time."""
+    MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )
+
+
+_lex_string_literals_in_linear_time()
 
 
 def minitvm_dialects() -> list[Dialect]:

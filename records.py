@@ -15,13 +15,15 @@ when records are read (it is slow to import).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
-from minitvm.errors import MinitvmError
+from minitvm.errors import MinitvmError, MinitvmWarning
 
 DEFAULT_RECORDS = "sqlite:///minitvm_records.db"
 #: Study user attribute that marks a study as one of ours (others may share the database).
@@ -33,6 +35,55 @@ FORMAT_VERSION = 1
 
 class RecordsError(MinitvmError):
     """The records URL is malformed, names a missing database, or cannot be reached."""
+
+
+class RecordsWarning(MinitvmWarning):
+    """Records a compile ignores: studies written by another version of minitvm's format."""
+
+
+def busy_timeout() -> float:
+    """Seconds a sqlite connection waits for another process's lock on the records before it
+    gives up (MINITVM_RECORDS_BUSY_TIMEOUT, default 60): tuners sharing a file take turns,
+    and a lock held longer than that (a stuck process) is an error, not a hang."""
+    value = os.environ.get("MINITVM_RECORDS_BUSY_TIMEOUT", "60")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise RecordsError(f"MINITVM_RECORDS_BUSY_TIMEOUT={value!r} is not a number of seconds")
+    return seconds
+
+
+@contextlib.contextmanager
+def storage_errors(url: str, doing: str = "cannot use the database") -> Iterator[None]:
+    """Database errors raised inside as one RecordsError naming `url`: a corrupt file, a lock
+    held past `busy_timeout()`, tables of another Optuna version (Optuna raises RuntimeError
+    for those), an unreachable server. Anything else passes through."""
+    import optuna
+    import sqlalchemy.exc
+
+    try:
+        yield
+    except sqlalchemy.exc.ArgumentError:  # a malformed URL: open_storage says so
+        raise
+    except (sqlalchemy.exc.SQLAlchemyError, optuna.exceptions.StorageInternalError) as error:
+        cause = error.__cause__ if isinstance(error, optuna.exceptions.StorageInternalError) else error
+        text = str(cause or error).strip()
+        first = text.splitlines()[0] if text else type(error).__name__
+        if "database is locked" in text:
+            first = (
+                f"another process has held its lock for more than {busy_timeout():g} s "
+                "(MINITVM_RECORDS_BUSY_TIMEOUT)"
+            )
+        raise RecordsError(f"records {url}: {doing} ({first})") from None
+    except RuntimeError as error:
+        if "optuna" not in str(error).lower() or "compatible" not in str(error):
+            raise
+        raise RecordsError(
+            f"records {url}: written by another version of Optuna, whose tables this one "
+            f"(optuna {optuna.__version__}) cannot read ({str(error).splitlines()[0]})"
+        ) from None
 
 
 def sqlite_path(url: str) -> str | None:
@@ -80,39 +131,57 @@ def open_storage(
 
     # sqlite: many tuner processes write one file; wait for its lock rather than fail.
     engine_kwargs: dict[str, Any] = (
-        {"connect_args": {"timeout": 60}} if path is not None else {"pool_pre_ping": True}
+        {"connect_args": {"timeout": busy_timeout()}} if path is not None else {"pool_pre_ping": True}
     )
     options: dict[str, Any] = {}
     if heartbeat:
         options = {"heartbeat_interval": 10, "grace_period": 60}
     try:
-        for attempt in range(5):
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                    return (storage_class or optuna.storages.RDBStorage)(
-                        _normalized(url), engine_kwargs=engine_kwargs, **options
-                    )
-            except sqlalchemy.exc.SQLAlchemyError as error:
-                # Tuners started together on a new database all create its tables: the
-                # losers of that race see "already exists" or a duplicate key, and the
-                # tables are there when they look again.
-                text = str(error).lower()
-                racing = "already exists" in text or "duplicate" in text
-                if attempt == 4 or not (racing or isinstance(error, sqlalchemy.exc.IntegrityError)):
-                    raise
-                time.sleep(0.1 * (attempt + 1))
-        raise AssertionError("unreachable")
+        with storage_errors(url, "cannot open the database"):
+            for attempt in range(5):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                        return (storage_class or optuna.storages.RDBStorage)(
+                            _normalized(url), engine_kwargs=engine_kwargs, **options
+                        )
+                except sqlalchemy.exc.SQLAlchemyError as error:
+                    # Tuners started together on a new database all create its tables: the
+                    # losers of that race see "already exists" or a duplicate key, and the
+                    # tables are there when they look again.
+                    text = str(error).lower()
+                    racing = "already exists" in text or "duplicate" in text
+                    if attempt == 4 or not (
+                        racing or isinstance(error, sqlalchemy.exc.IntegrityError)
+                    ):
+                        raise
+                    time.sleep(0.1 * (attempt + 1))
+            raise AssertionError("unreachable")
     except ImportError as error:
         raise RecordsError(f"records {url}: no database driver for it ({error})") from None
     except sqlalchemy.exc.ArgumentError as error:  # malformed URL, unknown dialect
         raise RecordsError(f"records {url}: not a usable database URL ({error})") from None
-    except sqlalchemy.exc.SQLAlchemyError as error:  # unreachable, refused, not a database
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise RecordsError(f"records {url}: cannot open the database ({first})") from None
 
 
-def _best_configs(storage: Any, target: str | None) -> dict[str, dict[str, int | str]]:
+def of_this_format(summary: Any, url: str) -> bool:
+    """Whether a study is minitvm's, in the records format this minitvm reads. A study of
+    another format version (another minitvm wrote it) is skipped with a RecordsWarning:
+    its configs may not mean what they say to this version's templates."""
+    version = summary.user_attrs.get(FORMAT_ATTR)
+    if version is None:
+        return False  # not minitvm's: others may share the database
+    if version != FORMAT_VERSION:
+        warnings.warn(
+            f"records {url}: ignoring study '{summary.study_name}', written in minitvm's "
+            f"records format {version} (this minitvm reads format {FORMAT_VERSION})",
+            RecordsWarning,
+            stacklevel=2,
+        )
+        return False
+    return True
+
+
+def _best_configs(storage: Any, target: str | None, url: str) -> dict[str, dict[str, int | str]]:
     """task key -> the config to apply, over that key's minitvm studies: a study's verified
     best (its best few re-measured side by side with the default at the end of tuning) where
     it has one, else its best COMPLETE trial; the fastest over the key's studies."""
@@ -121,7 +190,7 @@ def _best_configs(storage: Any, target: str | None) -> dict[str, dict[str, int |
     best: dict[str, tuple[float, dict[str, int | str]]] = {}
     for summary in optuna.get_all_study_summaries(storage, include_best_trial=True):
         attrs = summary.user_attrs
-        if FORMAT_ATTR not in attrs or (target is not None and attrs.get("target") != target):
+        if not of_this_format(summary, url) or (target is not None and attrs.get("target") != target):
             continue
         verified = attrs.get(VERIFIED_ATTR)
         if verified is not None:
@@ -148,14 +217,9 @@ def _best_configs(storage: Any, target: str | None) -> dict[str, dict[str, int |
 def load_schedules(url: str, target: str | None = None) -> dict[str, dict[str, int | str]]:
     """Best config per task key in the records at `url` (only tasks tuned for `target`, a
     `minitvm.host.target_key`, when given). Raises RecordsError for a bad URL."""
-    import sqlalchemy.exc
-
     storage = open_storage(url)
     try:
-        best = _best_configs(storage, target)
-    except sqlalchemy.exc.SQLAlchemyError as error:
-        first = str(error).strip().splitlines()[0]
-        raise RecordsError(f"records {url}: cannot read tuning records ({first})") from None
+        with storage_errors(url, "cannot read tuning records"):
+            return _best_configs(storage, target, url)
     finally:
         storage.engine.dispose()
-    return best

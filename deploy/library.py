@@ -113,11 +113,28 @@ def export_library(
     if weights not in WEIGHTS_MODES:
         raise MinitvmError(f"weights must be one of {', '.join(WEIGHTS_MODES)}, got '{weights}'")
     library = Path(path)
-    header = library.with_suffix(".h")
-    weights_file = library.with_suffix(".weights") if weights == "file" else None
     if not library.parent.is_dir():
         raise MinitvmError(f"cannot write {library}: no directory {library.parent}")
     cc = find_c_compiler()
+    try:
+        return _write_library(native, inputs, outputs, constants, library, cc, weights == "file")
+    except OSError as e:  # a full disk, a file-size limit: nothing was put in place
+        raise MinitvmError(f"cannot write {library}: {e.strerror or e}") from None
+
+
+def _write_library(
+    native: NativeModel,
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    constants: Sequence[np.ndarray],
+    library: Path,
+    cc: str,
+    weights_in_file: bool,
+) -> ExportResult:
+    """Build the library, header and weights file in a scratch folder beside `library`, and
+    move them into place once all of them were written."""
+    header = library.with_suffix(".h")
+    weights_file = library.with_suffix(".weights") if weights_in_file else None
     seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix=".minitvm-export-", dir=library.parent) as scratch:
         work = Path(scratch)

@@ -12,6 +12,7 @@ Weights become `graph.constant`s only where a graph op uses them.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import ChainMap
@@ -55,6 +56,7 @@ from minitvm.frontend.onnx_node import (
     supported_ops,
     tensor_array,
 )
+from minitvm.runtime.executable import beyond_memory
 
 MIN_OPSET, MAX_OPSET = 7, 28  # 22-28 changed only element types of the ops we support
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -71,7 +73,8 @@ def from_onnx(
     becomes one argument per tensor (`io_names`). Raises `FrontendError` for anything the
     frontend cannot import.
     """
-    proto = _load(model)
+    proto = load_model(model)
+    _check_text(proto)
     opset = default_opset(proto)
     shapes = dict(input_shapes or {})
     sequences = _sequence_shapes(proto, shapes)
@@ -200,13 +203,38 @@ def _copy_fields(source: Message, target: Message, skip: str | tuple[str, ...]) 
             setattr(target, descriptor.name, value)
 
 
-def _load(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelProto:
+def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> onnx.ModelProto:
+    """`model` itself, or the model in the file it names; a FrontendError for a file that is
+    missing, unreadable, or not an ONNX model (truncated, corrupted, empty, another format)."""
     if isinstance(model, onnx.ModelProto):
         return model
+    path = os.fspath(model)
     try:
-        return onnx.load(os.fspath(model))
-    except (OSError, DecodeError) as e:
-        raise FrontendError(f"cannot read ONNX model '{os.fspath(model)}': {e}") from e
+        proto = onnx.load(path)
+    except DecodeError:
+        raise FrontendError(f"{path} is not an ONNX model (it does not parse as one)") from None
+    except onnx.checker.ValidationError as e:  # e.g. external data outside the model's folder
+        raise FrontendError(f"cannot read ONNX model '{path}': {e}") from None
+    except OSError as e:  # a missing file, a directory, missing external data
+        raise FrontendError(f"cannot read ONNX model '{path}': {e.strerror or e}") from None
+    if not proto.HasField("graph"):
+        raise FrontendError(f"{path} is not an ONNX model (it has no graph)")
+    return proto
+
+
+def _check_text(message: Message, path: str = "") -> None:
+    """A FrontendError for a name or other text field that is not UTF-8 (protobuf hands such
+    a field to Python as bytes, which no code downstream expects: a damaged file)."""
+    for field, value in message.ListFields():
+        if field.type not in (field.TYPE_STRING, field.TYPE_MESSAGE):
+            continue
+        for n, item in enumerate(value if field.is_repeated else [value]):
+            where = f"{path}.{field.name}" if path else field.name
+            where += f"[{n}]" if field.is_repeated else ""
+            if isinstance(item, bytes):
+                raise FrontendError(f"the model's {where} is not UTF-8 text ({item[:40]!r})")
+            if field.type == field.TYPE_MESSAGE:
+                _check_text(item, where)
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -285,6 +313,15 @@ def _check_static(value: onnx.ValueInfoProto) -> None:
                 f"input '{value.name}' has a dynamic dimension {i} ({what}); fix it with "
                 f"input_shapes={{'{value.name}': (...)}}"
             )
+
+
+def _nbytes(shape: Sequence[int], elem_type: int) -> int:
+    """Bytes of a tensor of `shape` and ONNX element type (1 per element if unknown)."""
+    try:
+        itemsize = onnx.helper.tensor_dtype_to_np_dtype(elem_type).itemsize
+    except KeyError:
+        itemsize = 1
+    return math.prod(shape) * itemsize
 
 
 # --------------------------------------------------------------------------------------------
@@ -374,6 +411,9 @@ class _Importer:
             tensor = value.type.tensor_type
             elem = onnx_element_type(tensor.elem_type, f"input '{value.name}'")
             shape = [d.dim_value for d in tensor.shape.dim]
+            problem = beyond_memory(_nbytes(shape, tensor.elem_type))
+            if problem:
+                raise FrontendError(f"input '{value.name}' of shape {tuple(shape)} {problem}")
             self.values[value.name] = self._add_arg(value.name, elem, shape)
 
     def _sequence_input(self, value: onnx.ValueInfoProto) -> SequenceValue:
@@ -417,6 +457,7 @@ class _Importer:
                 f"unsupported op {op_type}; supported ops: {', '.join(supported_ops())}",
             )
         inputs = [self._lookup(node, index, name) for name in node.input]
+        self._check_sizes(node, index)
         ctx = NodeContext(
             node, index, self.opset, inputs, self.block, self._materialize,
             self.used.__contains__, self._subgraph,
@@ -434,6 +475,11 @@ class _Importer:
                 if name in self.used:
                     raise ctx.error(f"output {i} ('{name}') is not supported")
                 continue
+            if name in self.values.maps[0]:
+                raise ctx.error(
+                    f"output '{name}' is already defined (by an earlier node, an input or an "
+                    "initializer); an ONNX graph defines each name once"
+                )
             self._check_inferred(ctx, name, value)
             if isinstance(value, SSAValue) and value.name_hint is None:
                 value.name_hint = name_hint(name)
@@ -498,6 +544,26 @@ class _Importer:
             raise ctx.error(f"evaluating the node at import time failed: {e}") from e
         produced = iter(np.asarray(r) for r in results)
         return [next(produced) if n else None for n in node.output]  # type: ignore[misc]
+
+    def _check_sizes(self, node: onnx.NodeProto, index: int) -> None:
+        """A FrontendError, before the node is converted or folded, if ONNX shape inference
+        says one of its outputs would not fit in the machine's memory (an Expand,
+        ConstantOfShape or Reshape to 2^40 elements): numpy would fail to allocate it here, or
+        a later pass or the run would."""
+        for name in node.output:
+            inferred = self.inferred.get(name)
+            if inferred is None or not inferred.HasField("tensor_type"):
+                continue
+            tensor = inferred.tensor_type
+            dims = tensor.shape.dim
+            if not tensor.HasField("shape") or not all(d.HasField("dim_value") for d in dims):
+                continue
+            shape = [d.dim_value for d in dims]
+            problem = beyond_memory(_nbytes(shape, tensor.elem_type))
+            if problem:
+                raise node_error(
+                    node, index, self.opset, f"output '{name}' of shape {tuple(shape)} {problem}"
+                )
 
     def _check_inferred(self, ctx: NodeContext, name: str, value: AnyValue) -> None:
         """Compare with ONNX shape inference. A disagreement means a wrong shape annotation in

@@ -87,15 +87,30 @@ def supported_ops() -> list[str]:
 def tensor_array(tensor: onnx.TensorProto, what: str) -> np.ndarray:
     """A TensorProto's value; a FrontendError naming `what` (e.g. "initializer 'w'") when its
     data does not fit its dims or element type, as in a damaged or hand-made file."""
+    kinds = onnx.TensorProto.DataType
+    if tensor.data_type not in kinds.values() or tensor.data_type == onnx.TensorProto.UNDEFINED:
+        raise FrontendError(f"{what}: unknown ONNX element type {tensor.data_type}")
     try:
         return onnx.numpy_helper.to_array(tensor)
-    except (ValueError, TypeError, KeyError, OverflowError) as e:
+    # (OSError, ValidationError: external data that is missing or outside the model's folder)
+    except (ValueError, TypeError, KeyError, OverflowError, OSError, onnx.checker.ValidationError) as e:
         dims = "x".join(map(str, tensor.dims)) or "a scalar"
-        kinds = onnx.TensorProto.DataType
-        kind = kinds.Name(tensor.data_type) if tensor.data_type in kinds.values() else tensor.data_type
         raise FrontendError(
-            f"{what}: its data does not match its shape {dims} and element type {kind} ({e})"
+            f"{what}: its data ({_data_fields(tensor)}) does not match its shape {dims} and "
+            f"element type {kinds.Name(tensor.data_type)} ({e})"
         ) from None
+
+
+def _data_fields(tensor: onnx.TensorProto) -> str:
+    """Where a TensorProto's data is, e.g. "47 bytes of raw_data" or "2 values in float_data"."""
+    fields = [
+        f"{len(tensor.raw_data)} bytes of raw_data" if field == "raw_data"
+        else f"{len(getattr(tensor, field))} values in {field}"
+        for field in ("raw_data", "float_data", "double_data", "int32_data", "int64_data",
+                      "uint64_data", "string_data")
+        if len(getattr(tensor, field))
+    ]  # fmt: skip
+    return ", ".join(fields) or "none"
 
 
 def node_label(node: onnx.NodeProto, index: int) -> str:
@@ -145,7 +160,17 @@ class NodeContext:
     _attrs: dict[str, object] = field(init=False)
 
     def __post_init__(self) -> None:
-        self._attrs = {a.name: onnx.helper.get_attribute_value(a) for a in self.node.attribute}
+        self._attrs = {}
+        for attribute in self.node.attribute:
+            try:
+                value = onnx.helper.get_attribute_value(attribute)
+            except ValueError:  # an attribute type ONNX does not know: a damaged file
+                raise self.error(
+                    f"attribute '{attribute.name}' has no valid type ({attribute.type})"
+                ) from None
+            if value is None:  # UNDEFINED: a type that holds no value
+                raise self.error(f"attribute '{attribute.name}' has no value")
+            self._attrs[attribute.name] = value
 
     # -- identity and errors -------------------------------------------------------------------
 
@@ -176,14 +201,30 @@ class NodeContext:
         return value.decode() if isinstance(value, bytes) else value
 
     def attr_int(self, name: str, default: int) -> int:
-        return int(self.attr(name, default))  # type: ignore[arg-type]
+        value = self.attr(name, default)
+        if not isinstance(value, (int, np.integer)):
+            raise self._attr_type_error(name, "an integer", value)
+        return int(value)
 
     def attr_float(self, name: str, default: float) -> float:
-        return float(self.attr(name, default))  # type: ignore[arg-type]
+        value = self.attr(name, default)
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            raise self._attr_type_error(name, "a number", value)
+        return float(value)
 
     def attr_ints(self, name: str, default: Sequence[int] | None = None) -> list[int] | None:
         value = self.attr(name, default)
-        return None if value is None else [int(v) for v in value]  # type: ignore[union-attr]
+        if value is None:
+            return None
+        if not isinstance(value, (list, tuple)) or not all(
+            isinstance(v, (int, np.integer)) for v in value
+        ):
+            raise self._attr_type_error(name, "a list of integers", value)
+        return [int(v) for v in value]
+
+    def _attr_type_error(self, name: str, expected: str, value: object) -> FrontendError:
+        shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:40]}..."
+        return self.error(f"attribute '{name}' must be {expected}, got {shown}")
 
     def attr_choice(self, name: str, default: str, supported: Sequence[str]) -> str:
         """A string attribute that must take one of the `supported` values."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import threading
 from collections.abc import Mapping
 
@@ -62,6 +63,31 @@ def _numpy_dtype(code: int, name: str) -> np.dtype:
 
         return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(_DTYPES[code])
+
+
+def check_elf_complete(path: str, shown: str) -> None:
+    """A MinitvmError if `path` is a 64-bit ELF file shorter than its own headers say: the
+    dynamic loader maps a truncated library without complaint and the process dies of
+    SIGBUS at its first touch of a missing page (a copy cut short, a full disk)."""
+    with open(path, "rb") as file:
+        header = file.read(64)
+        size = os.fstat(file.fileno()).st_size
+        if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2:
+            return  # not a 64-bit ELF file: the loader's own error says what it is
+        order = "<" if header[5] == 1 else ">"
+        phoff, shoff = struct.unpack_from(order + "QQ", header, 0x20)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", header, 0x36)
+        needed = max(phoff + phentsize * phnum, shoff + shentsize * shnum)
+        if needed <= size:
+            file.seek(phoff)
+            table = file.read(phentsize * phnum)
+            for n in range(phnum):
+                offset, filesz = struct.unpack_from(order + "Q16xQ", table, n * phentsize + 8)
+                needed = max(needed, offset + filesz)
+    if needed > size:
+        raise MinitvmError(
+            f"{shown} is truncated: its ELF headers need {needed} bytes, the file has {size}"
+        )
 
 
 def _declare(lib: ctypes.CDLL) -> None:
@@ -113,11 +139,15 @@ class Library(ModelSpecs):
                 "new library under another name, or in a new process"
             )
         try:
+            check_elf_complete(real, self.path)
             self._lib = ctypes.CDLL(real)
+            _declare(self._lib)
         except OSError as e:
             del _LOADED[real]
             raise MinitvmError(f"cannot load {self.path}: {e}") from None
-        _declare(self._lib)
+        except MinitvmError:
+            del _LOADED[real]
+            raise
         version = self._lib.minitvm_abi_version()
         if version != ABI_VERSION:
             raise MinitvmError(f"{self.path} has C API version {version}; this minitvm speaks {ABI_VERSION}")

@@ -30,6 +30,13 @@ def atomic_output(path: str) -> Iterator[IO[str]]:
             yield stream
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give what open() would
         os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        if e.filename is not None:  # about another file (one the block read)
+            raise
+        # A failed write (a full disk, a file-size limit) names no file: name the user's.
+        raise OSError(e.errno, e.strerror, path) from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

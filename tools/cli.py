@@ -18,7 +18,8 @@
 Each subcommand is a module of tools/commands/ whose `add_<name>_command(subparsers)`, listed
 in `COMMANDS`, declares its arguments and sets `run` to the function that does the work; the
 options several share are in tools/options.py. Errors that are the user's (`MinitvmError`: a
-missing file, a model the frontend cannot import) print as one line, `minitvm: error:
+missing file, a model the frontend cannot import), and a file that cannot be read or written
+(an `OSError` naming it: `-o` on a full disk), print as one line, `minitvm: error:
 <message>`, and exit with code 1; anything else is a bug and keeps its traceback.
 """
 
@@ -27,9 +28,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
-from minitvm.errors import MinitvmError
+from minitvm.errors import MinitvmError, MinitvmWarning
 from minitvm.tools.commands.bench import add_bench_command
 from minitvm.tools.commands.compile import add_compile_command
 from minitvm.tools.commands.debug import add_debug_command
@@ -66,8 +68,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _format_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+) -> str:
+    """minitvm's own warnings as one line for the user; others as Python shows them."""
+    if issubclass(category, MinitvmWarning):
+        return f"{PROG}: warning: {message}\n"
+    return _python_format_warning(message, category, filename, lineno, line)
+
+
+_python_format_warning = warnings.formatwarning
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    warnings.formatwarning = _format_warning
     try:
         if hasattr(args, "prepare"):  # what must happen before the compiler is imported
             args.prepare(args)
@@ -81,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:  # e.g. `minitvm import m.onnx | head`: the reader left
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as e:  # a file we could not read or write (-o on a full disk, ...)
+        if e.filename is None:
+            raise
+        print(f"{PROG}: error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
     return 0
 

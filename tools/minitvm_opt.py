@@ -25,8 +25,8 @@ from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.ir import AttributeInvT, Operation, SSAValue
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.arg_spec import parse_spec
@@ -59,6 +59,31 @@ class LocatingParser(Parser):
     def __init__(self, ctx: Context, input: str | bytes, name: str) -> None:
         super().__init__(ctx, input, name)
         self.op_spans: dict[Operation, Span[str] | Span[bytes]] = {}
+        #: Where each value used before its definition is first used: xDSL reports a value
+        #: that is never defined at the end of the file, we at that use.
+        self.first_uses: dict[str, Span[str] | Span[bytes]] = {}
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
+        if operand.operand_name not in self.ssa_values:
+            self.first_uses.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except (NotImplementedError, ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+            # xDSL's attribute constructors reject some values the parser lets through
+            # (`array<i74: 1>`: NotImplementedError): where the parser stands is the place.
+            raise ParseError(
+                self._current_token.span, f"cannot parse this ({type(e).__name__}: {e})"
+            ) from None
+        except ParseError as e:
+            undefined = [n for n in self.forward_ssa_references if n in self.first_uses]
+            if not e.msg.startswith("values used but not defined") or not undefined:
+                raise
+            raise ParseError(
+                self.first_uses[undefined[0]], f"value %{undefined[0]} is used but never defined"
+            ) from None
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitvm.errors import MinitvmError
-from minitvm.records import FORMAT_ATTR, open_storage
+from minitvm.records import of_this_format, open_storage, storage_errors
 from minitvm.tuner.search import STATUS, format_seconds, measured_trials
 
 
@@ -61,41 +61,44 @@ def read_rows(
     storage = open_storage(records)
     rows = []
     try:
-        for summary in optuna.get_all_study_summaries(storage, include_best_trial=False):
-            attrs = summary.user_attrs
-            if FORMAT_ATTR not in attrs or keys is not None and attrs["task_key"] not in keys:
-                continue
-            if sampler is not None and attrs["sampler"] != sampler:
-                continue
-            study = optuna.load_study(study_name=summary.study_name, storage=storage)
-            trials = sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
-            measured = measured_trials(trials)
-            curve, best, best_trial = [], math.nan, None
-            for trial in measured:
-                if (
-                    trial.state is TrialState.COMPLETE
-                    and trial.value is not None
-                    and not trial.value >= best
-                ):
-                    best, best_trial = trial.value, trial
-                curve.append(best)
-            rows.append(
-                StudyRow(
-                    key=attrs["task_key"],
-                    sampler=attrs["sampler"],
-                    name=attrs["name"],
-                    template=attrs["template"],
-                    count=int(attrs["count"]),
-                    target=attrs["target"],
-                    default_seconds=float(attrs["default_seconds"]),
-                    best_seconds=None if best_trial is None else best,
-                    best_config=None if best_trial is None else dict(best_trial.params),
-                    trials=len(measured),
-                    failed=sum(1 for t in measured if t.state is TrialState.FAIL),
-                    pruned=sum(1 for t in trials if t.user_attrs.get(STATUS) == "invalid"),
-                    curve=tuple(curve),
+        with storage_errors(records, "cannot read tuning records"):
+            for summary in optuna.get_all_study_summaries(storage, include_best_trial=False):
+                attrs = summary.user_attrs
+                if not of_this_format(summary, records):
+                    continue
+                if keys is not None and attrs["task_key"] not in keys:
+                    continue
+                if sampler is not None and attrs["sampler"] != sampler:
+                    continue
+                study = optuna.load_study(study_name=summary.study_name, storage=storage)
+                trials = sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
+                measured = measured_trials(trials)
+                curve, best, best_trial = [], math.nan, None
+                for trial in measured:
+                    if (
+                        trial.state is TrialState.COMPLETE
+                        and trial.value is not None
+                        and not trial.value >= best
+                    ):
+                        best, best_trial = trial.value, trial
+                    curve.append(best)
+                rows.append(
+                    StudyRow(
+                        key=attrs["task_key"],
+                        sampler=attrs["sampler"],
+                        name=attrs["name"],
+                        template=attrs["template"],
+                        count=int(attrs["count"]),
+                        target=attrs["target"],
+                        default_seconds=float(attrs["default_seconds"]),
+                        best_seconds=None if best_trial is None else best,
+                        best_config=None if best_trial is None else dict(best_trial.params),
+                        trials=len(measured),
+                        failed=sum(1 for t in measured if t.state is TrialState.FAIL),
+                        pruned=sum(1 for t in trials if t.user_attrs.get(STATUS) == "invalid"),
+                        curve=tuple(curve),
+                    )
                 )
-            )
     finally:
         storage.engine.dispose()
     by_key: dict[str, float] = {}

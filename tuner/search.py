@@ -63,6 +63,7 @@ from minitvm.records import (
     FORMAT_VERSION,
     VERIFIED_ATTR,
     open_storage,
+    storage_errors,
 )
 from minitvm.schedules.base import InvalidConfig
 from minitvm.tuner.measure import MeasureJob, Measurer, MeasureResult, Runner, build_module
@@ -592,6 +593,12 @@ def prepare_study(storage: Any, task: Task, sampler: str, baseline: Baseline) ->
         load_if_exists=True,
     )
     knobs = {knob.name: list(knob.choices) for knob in task.knobs}
+    version = study.user_attrs.get(FORMAT_ATTR, FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise MinitvmError(
+            f"the records' study of {task.name} is in minitvm's records format {version}, "
+            f"another minitvm's (this one writes format {FORMAT_VERSION}): tune into new records"
+        )
     if FORMAT_ATTR in study.user_attrs and study.user_attrs.get("knobs") != knobs:
         raise MinitvmError(
             f"the records' study of {task.name} was made with another search space "
@@ -694,7 +701,7 @@ def tune(
     make_sampler(sampler, seed)  # an unknown sampler fails here, before any work
     threads = default_num_threads() if num_threads is None else num_threads
     emit = on_event or (lambda event: None)
-    with Quiet():
+    with Quiet(), storage_errors(records, "cannot tune into the database"):
         storage = tuner_storage(records, create=True)
         try:
             if tasks is None:

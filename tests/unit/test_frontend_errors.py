@@ -256,7 +256,7 @@ def test_an_initializer_whose_data_does_not_fit_its_shape() -> None:
     w.raw_data = np.arange(5, dtype=np.float32).tobytes()  # 5 elements for a 4x4
     model.graph.initializer.append(w)
     message = import_error(model)
-    assert "initializer 'w': its data does not match its shape 4x4 and element type FLOAT" in message
+    assert "initializer 'w': its data (20 bytes of raw_data) does not match its shape 4x4 and element type FLOAT" in message
 
 
 def test_a_constant_whose_data_does_not_fit_its_shape() -> None:
@@ -265,4 +265,4 @@ def test_a_constant_whose_data_does_not_fit_its_shape() -> None:
     node = helper.make_node("Constant", [], ["c"], name="the_constant", value=value)
     model = model_of([node, helper.make_node("Add", ["x", "c"], ["y"])], {"x": [3]}, ["y"], 17)
     message = import_error(model)
-    assert "the_constant" in message and "attribute 'value': its data does not match its shape 3" in message
+    assert "the_constant" in message and "attribute 'value': its data (8 bytes of raw_data) does not match its shape 3" in message

@@ -211,7 +211,7 @@ def test_the_abi_and_the_runtime_import_no_compiler():
 
 def test_a_tensor_larger_than_the_memory_is_a_clear_error() -> None:
     """2^40 floats: refused when the Executable is made, not by numpy's MemoryError mid-run."""
-    from minitvm.runtime.executable import physical_memory
+    from minitvm.runtime.executable import TensorSpec, check_fits_in_memory, physical_memory
 
     side = 1 << 20
     graph = helper.make_graph(
@@ -222,5 +222,9 @@ def test_a_tensor_larger_than_the_memory_is_a_clear_error() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     if physical_memory() is None or physical_memory() >= 4 << 40:
         pytest.skip("this machine could hold it")
-    with pytest.raises(MinitvmError, match=r"x: float32\[1048576, 1048576\] would take 4.00 TiB, more than"):
+    # the frontend refuses it first (tests/unit/test_hostile_inputs.py has the other places)
+    with pytest.raises(MinitvmError, match=r"input 'x' of shape \(1048576, 1048576\) would take 4.00 TiB, more than"):
         minitvm.compile(model, num_threads=1)
+    # and so does the runtime, for an Executable or a library made some other way
+    with pytest.raises(MinitvmError, match=r"x: float32\[1048576, 1048576\] would take 4.00 TiB, more than"):
+        check_fits_in_memory([TensorSpec("x", (side, side), np.dtype(np.float32))], 0)

@@ -77,14 +77,14 @@ def compare(
     if got.size == 0:
         return 0.0, 0.0, True
     got64, want64 = got.astype(np.float64), want.astype(np.float64)
-    with np.errstate(invalid="ignore"):  # inf - inf, inf / inf: infinities are compared below
+    with np.errstate(invalid="ignore"):  # inf - inf, inf / inf: decided below
         error = np.abs(got64 - want64)
-        same = (got64 == want64) | (np.isnan(got64) & np.isnan(want64))
-        error[same] = 0.0  # equal infinities too
+        # NaN where the reference has NaN, and the same infinity, are exact (NaN/Inf weights)
+        error[(got64 == want64) | (np.isnan(got64) & np.isnan(want64))] = 0.0
         error[np.isnan(error)] = np.inf
         significant = np.abs(want64) > atol
         ratios = error[significant] / np.abs(want64[significant])
-    ratios[np.isnan(ratios)] = np.inf
+    ratios[np.isnan(ratios)] = np.inf  # a finite value where the reference is infinite
     relative = float(np.max(ratios, initial=0.0))
     passed = bool(np.all(error <= atol + rtol * np.abs(np.nan_to_num(want64))))
     return float(np.max(error)), relative, passed
@@ -119,9 +119,11 @@ def save_outputs(directory: str, names: Sequence[str], arrays: Sequence[np.ndarr
                 np.save(stream, array, allow_pickle=False)
             os.chmod(tmp, 0o666 & ~_umask())
             os.replace(tmp, target)
-        except BaseException:
+        except BaseException as e:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+            if isinstance(e, OSError):  # a full disk, a file-size limit
+                raise CommandError(f"--output-dir {directory}: {file}: {e.strerror}") from None
             raise
         files.append(file)
     return files

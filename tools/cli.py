@@ -11,6 +11,7 @@
     minitvm tune model.onnx --trials N [--timeout S] [--records URL] [--sampler tpe|random]
                  [--workers K] [--seed S] [--num-threads T] [--input-shape ...]
     minitvm tune --report [--records URL] [--plot PNG]
+    minitvm fuzz --count N --seed S [--ops Op1,Op2 ...] [-o DIR] [--timeout S] [--max-nodes K]
 
 `compile`, `run` and `profile` take `--records URL` to apply tuned schedules.
 
@@ -32,6 +33,7 @@ from minitvm.errors import MinitvmError
 from minitvm.tools.commands.bench import add_bench_command
 from minitvm.tools.commands.compile import add_compile_command
 from minitvm.tools.commands.export import add_export_command
+from minitvm.tools.commands.fuzz import add_fuzz_command
 from minitvm.tools.commands.import_model import add_import_command
 from minitvm.tools.commands.info import add_info_command
 from minitvm.tools.commands.profile import add_profile_command
@@ -50,6 +52,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [  # pyright: ign
     add_profile_command,
     add_tune_command,
     add_info_command,
+    add_fuzz_command,
 ]
 
 

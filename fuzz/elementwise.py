@@ -117,6 +117,16 @@ def _thresholded(attrs: dict[str, object]) -> Fn:
     return lambda x: np.where(x > a, x, 0)
 
 
+def _celu(attrs: dict[str, object]) -> Fn:
+    a = float(attrs["alpha"])  # type: ignore[arg-type]
+    return lambda x: np.maximum(x, 0) + np.minimum(0, a * (np.exp(np.minimum(x, 0) / a) - 1))
+
+
+def _shrink(attrs: dict[str, object]) -> Fn:
+    lambd, bias = float(attrs["lambd"]), float(attrs["bias"])  # type: ignore[arg-type]
+    return lambda x: np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0))
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x))
 
@@ -150,6 +160,17 @@ for _spec in [
     Unary("HardSigmoid", fn_of=_hard_sigmoid,
           attrs=lambda b: {"alpha": float(b.choice([0.2, 0.5])), "beta": float(b.choice([0.5, 0.25]))}),
     Unary("ThresholdedRelu", attrs=_alpha(1.0, 0.5, 0.0), fn_of=_thresholded, needs_exact=True),
+    Unary("Tan", np.tan, lo=-1.2, hi=1.2),
+    Unary("Asin", np.arcsin, lo=-0.9, hi=0.9),
+    Unary("Acos", np.arccos, lo=-0.9, hi=0.9),
+    Unary("Sinh", np.sinh, lo=-5.0, hi=5.0),
+    Unary("Cosh", np.cosh, lo=-5.0, hi=5.0),
+    Unary("Asinh", np.arcsinh),
+    Unary("Acosh", np.arccosh, lo=1.1),
+    Unary("Atanh", np.arctanh, lo=-0.9, hi=0.9),
+    Unary("Celu", attrs=_alpha(1.0, 0.5, 2.0), fn_of=_celu),
+    Unary("Shrink", fn_of=_shrink, needs_exact=True, keeps_exact=True,
+          attrs=lambda b: {"lambd": float(b.choice([0.5, 1.0])), "bias": float(b.choice([0.0, 0.5]))}),
 ]:  # fmt: skip
     register(_spec)
 
@@ -189,6 +210,27 @@ register(Binary("Sub", lambda a, c: a - c, keeps_exact=True))
 register(Binary("Mul", lambda a, c: a * c, keeps_exact=True))
 register(Binary("Div", lambda a, c: a / c, away=0.5))
 register(Binary("Pow", lambda a, c: a**c, hi=2.0, x_lo=0.25))
+
+
+@dataclass
+class Mod(Spec):
+    """fmod of exact floats (exact itself: IEEE fmod does not round), divisors away from
+    zero; or the integer Mod (sign of the divisor) of int64 inputs."""
+
+    def build(self, b: GraphBuilder) -> None:
+        if b.coin(0.5):
+            x = b.floats(exact=True, scalars=True)
+            y = partner(b, x, lambda v: v.lo >= 0.5 or v.hi <= -0.5, 0.5, 2.0, exact=True)
+            b.emit("Mod", [x.name, y.name], [(-y.mag, y.mag, join_bits(x.bits, y.bits))], fmod=1)
+            return
+        x = b.input(b.shape(), -20, 20, dtype="int64")
+        sign = int(b.choice([1, -1]))  # divisors of either sign, never 0
+        y = b.input(broadcast_variant(b, x.shape), min(sign, 7 * sign), max(sign, 7 * sign),
+                    dtype="int64")  # fmt: skip
+        b.emit("Mod", [x.name, y.name], [(-7.0, 7.0, 0)])
+
+
+register(Mod("Mod"))
 
 
 @dataclass

@@ -43,7 +43,9 @@ def generate(seed: int, index: int, ops: Sequence[str] | None = None, max_nodes:
     b = GraphBuilder(rng)
     target = int(rng.integers(1, max_nodes + 1))
     first = kinds[index % len(kinds)]
-    while not b.nodes:  # a graph has at least one node, whatever the draws
+    for _ in range(_TRIES):  # a graph has at least one node, whatever the draws
+        if b.nodes:
+            return b.case()
         for i in range(target):
             op = first if i == 0 else kinds[int(rng.integers(len(kinds)))]
             for _ in range(_TRIES):
@@ -53,4 +55,6 @@ def generate(seed: int, index: int, ops: Sequence[str] | None = None, max_nodes:
                     break
                 except Reject:
                     b.rollback(mark)
+    if not b.nodes:
+        raise RuntimeError(f"the {first} spec drew nothing in {_TRIES**2} tries")
     return b.case()

@@ -30,7 +30,7 @@ from onnx import TensorProto, helper, numpy_helper
 #: and Gelu (20) are in it.
 OPSET = 21
 #: No value has more elements than this, so a graph compiles in a second or two.
-MAX_ELEMS = 2048
+MAX_ELEMS = 4096
 #: No value's bound exceeds this in magnitude.
 MAX_MAG = 1e4
 #: Graph inputs and weights are multiples of 2^-INPUT_BITS.
@@ -157,10 +157,13 @@ class GraphBuilder:
         return options[int(self.rng.integers(len(options)))]
 
     def shape(self, rank: int | None = None, min_rank: int = 1, max_rank: int = 4,
-              max_dim: int = 6) -> tuple[int, ...]:  # fmt: skip
+              max_dim: int | None = None) -> tuple[int, ...]:  # fmt: skip
         """A random shape of `rank` (or min_rank..max_rank) dims with at most MAX_ELEMS / 4
-        elements, so that ops that grow it still fit."""
+        elements, so that ops that grow it still fit. Dims are small (up to 6) mostly and
+        now and then up to 24, so that vectorized schedules see full vectors too."""
         rank = int(self.rng.integers(min_rank, max_rank + 1)) if rank is None else rank
+        if max_dim is None:
+            max_dim = 24 if self.coin(0.2) else 6
         while True:
             shape = tuple(int(d) for d in self.rng.integers(1, max_dim + 1, size=rank))
             if math.prod(shape) <= MAX_ELEMS // 4:
@@ -232,14 +235,15 @@ class GraphBuilder:
     # -- emitting -----------------------------------------------------------------------------
 
     def emit(self, op_type: str, inputs: Sequence[str], ranges: Sequence[tuple[float, float, int | None]],
-             **attrs: object) -> list[Value]:  # fmt: skip
+             like: Value | None = None, **attrs: object) -> list[Value]:  # fmt: skip
         """Add a node whose outputs have the given (lo, hi, bits); their shapes and dtypes
-        are ONNX's shape inference of the node. Raises Reject if ONNX rejects it, a shape is
-        not static and positive or too large, or a bound is beyond MAX_MAG."""
+        are ONNX's shape inference of the node (or, for an op it infers nothing for, those
+        of `like`). Raises Reject if ONNX rejects it, a shape is not static and positive or
+        too large, or a bound is beyond MAX_MAG."""
         outputs = [self.fresh("v") for _ in ranges]
         node = helper.make_node(op_type, list(inputs), outputs, name=self.fresh(f"{op_type}_"),
                                 **{k: v for k, v in attrs.items() if v is not None})  # fmt: skip
-        inferred = self._infer(node)
+        inferred = self._infer(node, like)
         made = []
         for name, (lo, hi, bits) in zip(outputs, ranges, strict=True):
             shape, dtype = inferred[name]
@@ -254,7 +258,8 @@ class GraphBuilder:
         self.values.extend(made)
         return made
 
-    def _infer(self, node: onnx.NodeProto) -> dict[str, tuple[tuple[int, ...], str]]:
+    def _infer(self, node: onnx.NodeProto,
+               like: Value | None) -> dict[str, tuple[tuple[int, ...], str]]:  # fmt: skip
         known = {v.name: v for v in self.values}
         value_infos, initializers = [], []
         for name in node.input:
@@ -272,6 +277,9 @@ class GraphBuilder:
         result = {}
         for name in node.output:
             info = found.get(name)
+            if info is None and like is not None:
+                result[name] = (like.shape, like.dtype)
+                continue
             tensor = info.type.tensor_type if info is not None else None
             if tensor is None or not tensor.HasField("shape") or tensor.elem_type not in _NAMES:
                 raise Reject(f"{node.op_type}: no static type for {name}")

@@ -34,7 +34,7 @@ class MatMul(Spec):
     def build(self, b: GraphBuilder) -> None:
         x = b.floats(lambda v: v.rank >= 1)
         k = x.shape[-1]
-        n = int(b.rng.integers(1, 9))
+        n = int(b.rng.integers(1, 41 if b.coin(0.3) else 9))
         if x.rank == 1 or b.coin(0.1):
             shape: tuple[int, ...] = (k,) if b.coin(0.5) and x.rank > 1 else (k, n)
         else:
@@ -52,7 +52,7 @@ class Gemm(Spec):
         a = b.floats(lambda v: v.rank == 2, shape=lambda: b.shape(rank=2, max_dim=12))
         trans_a, trans_b = int(b.coin(0.3)), int(b.coin(0.5))
         m, k = a.shape[::-1] if trans_a else a.shape
-        n = int(b.rng.integers(1, 13))
+        n = int(b.rng.integers(1, 41 if b.coin(0.3) else 13))
         w = operand(b, (n, k) if trans_b else (k, n))
         alpha, beta = float(b.choice([1.0, 0.5, 2.0])), float(b.choice([1.0, 0.5, -1.0]))
         lo, hi, bits = dot_bound(a, w, k)
@@ -73,7 +73,7 @@ def spatial_input(b: GraphBuilder, min_rank: int = 3) -> Value:
     """An (N, C, spatial...) float value with one or two spatial dims."""
     return b.floats(lambda v: min_rank <= v.rank <= 4 and v.shape[0] <= 2,
                     shape=lambda: (int(b.rng.integers(1, 3)), *b.shape(min_rank=min_rank - 1,
-                                                                        max_rank=3, max_dim=9)))  # fmt: skip
+                                                                        max_rank=3)))  # fmt: skip
 
 
 def window_attrs(b: GraphBuilder, spatial: tuple[int, ...], dilate: bool,
@@ -108,7 +108,7 @@ class Conv(Spec):
         x = spatial_input(b)
         c = x.shape[1]
         groups = int(b.choice([g for g in range(1, c + 1) if c % g == 0]))
-        out = groups * int(b.rng.integers(1, 5))
+        out = groups * int(b.rng.integers(1, 17 if groups == 1 and b.coin(0.3) else 5))
         attrs = window_attrs(b, x.shape[2:], dilate=True)
         kernel = attrs["kernel_shape"]
         w = operand(b, (out, c // groups, *kernel), p_weight=0.85)  # type: ignore[misc]
@@ -308,13 +308,110 @@ class ArgReduce(Spec):
                keepdims=int(b.coin(0.5)), select_last_index=int(b.coin(0.3)))  # fmt: skip
 
 
+@dataclass
+class GroupNormalization(Spec):
+    """GroupNormalization (opset 21: scale and bias per channel)."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = spatial_input(b)
+        c = x.shape[1]
+        groups = int(b.choice([g for g in range(1, c + 1) if c % g == 0]))
+        scale, bias = b.weight((c,)), b.weight((c,))
+        bound = normalized_bound(c // groups * math.prod(x.shape[2:]), scale, bias)
+        b.emit("GroupNormalization", [x.name, scale.name, bias.name], [(-bound, bound, None)],
+               like=x, num_groups=groups, epsilon=float(b.choice([1e-5, 1e-3])))  # fmt: skip
+
+
+@dataclass
+class LRN(Spec):
+    def build(self, b: GraphBuilder) -> None:
+        x = b.floats(lambda v: v.rank == 4, shape=lambda: (1, *b.shape(rank=3)))
+        b.emit("LRN", [x.name], [(min(x.lo, 0.0), max(x.hi, 0.0), None)],
+               size=int(b.choice([1, 3, 5])), alpha=float(b.choice([1e-4, 1e-2])),
+               beta=float(b.choice([0.75, 0.5])), bias=float(b.choice([1.0, 2.0])))  # fmt: skip
+
+
+@dataclass
+class LpNormalization(Spec):
+    """x / ||x||_p along an axis, of positive values (no slice is all zeros)."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = b.floats(lambda v: v.lo >= 0.1, lo=0.1)
+        axis = int(b.rng.integers(-x.rank, x.rank))
+        b.emit("LpNormalization", [x.name], [(0.0, 1.0 + 1e-3, None)], axis=axis,
+               p=int(b.choice([1, 2])))  # fmt: skip
+
+
+@dataclass
+class LpPool(Spec):
+    """LpPool (p 1 or 2, pads, strides) and GlobalLpPool."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = spatial_input(b)
+        p = int(b.choice([1, 2]))
+        if self.op_type == "GlobalLpPool":
+            attrs: dict[str, object] = {}
+            n = math.prod(x.shape[2:])
+        else:
+            attrs = window_attrs(b, x.shape[2:], dilate=False, pad_below_kernel=True)
+            n = math.prod(attrs["kernel_shape"])  # type: ignore[arg-type]
+        bound = x.mag * (n if p == 1 else math.sqrt(n)) + 1e-3
+        b.emit(self.op_type, [x.name], [(0.0, bound, None)], p=p, **attrs)
+
+
+@dataclass
+class TopK(Spec):
+    """The k largest or smallest of an exact input along an axis, sorted: values and their
+    indices (ties, which quantized inputs make, go to the lower index)."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = b.floats(exact=True)
+        axis = int(b.rng.integers(-x.rank, x.rank))
+        k = int(b.rng.integers(1, x.shape[axis] + 1))
+        b.emit("TopK", [x.name, b.param([k])], [(x.lo, x.hi, x.bits), (0.0, x.shape[axis], 0)],
+               axis=axis, largest=int(b.coin(0.7)))  # fmt: skip
+
+
+#: Einsum equations: (equation, operand ranks); letters that leave are summed over.
+_EINSUM = [("ij,jk->ik", (2, 2)), ("bij,bjk->bik", (3, 3)), ("ij->ji", (2,)), ("ij->i", (2,)),
+           ("i,j->ij", (1, 1)), ("ij,ij->ij", (2, 2)), ("ii->i", (2,)), ("bij->bji", (3,)),
+           ("ij,kj->ik", (2, 2)), ("ijk->", (3,))]  # fmt: skip
+
+
+@dataclass
+class Einsum(Spec):
+    def build(self, b: GraphBuilder) -> None:
+        equation, ranks = b.choice(_EINSUM)
+        inputs, outputs = equation.split("->")
+        letters = sorted(set(inputs.replace(",", "")))
+        sizes = {c: int(b.rng.integers(1, 7)) for c in letters}
+        terms = inputs.split(",")
+        shapes = [tuple(sizes[c] for c in term) for term in terms]
+        first = b.pick(lambda v: v.is_float and v.shape == shapes[0],
+                       lambda: b.input(shapes[0]))  # fmt: skip
+        operands = [first] + [operand(b, shape) for shape in shapes[1:]]
+        summed = math.prod(sizes[c] for c in letters if c not in outputs)
+        if len(operands) == 2 and "," in inputs and terms[0] != terms[1]:
+            lo, hi, bits = dot_bound(operands[0], operands[1], summed)
+        elif len(operands) == 2:
+            lo, hi, bits = dot_bound(operands[0], operands[1], 1)
+        else:
+            x = operands[0]
+            lo, hi, bits = summed * min(x.lo, 0.0), summed * max(x.hi, 0.0), x.bits
+            if summed == 1:
+                lo, hi = x.lo, x.hi
+        b.emit("Einsum", [v.name for v in operands], [(lo, hi, bits)], equation=equation)
+
+
 for _spec in [
     MatMul("MatMul"), Gemm("Gemm"), Conv("Conv"), ConvTranspose("ConvTranspose"),
     Pool("MaxPool"), Pool("AveragePool"), GlobalPool("GlobalAveragePool"),
     GlobalPool("GlobalMaxPool"), BatchNormalization("BatchNormalization"),
     LayerNormalization("LayerNormalization"), InstanceNormalization("InstanceNormalization"),
     Softmax("Softmax"), Softmax("LogSoftmax"), Softmax("Hardmax"),
-    ArgReduce("ArgMax"), ArgReduce("ArgMin"),
+    ArgReduce("ArgMax"), ArgReduce("ArgMin"), GroupNormalization("GroupNormalization"),
+    LRN("LRN"), LpNormalization("LpNormalization"), LpPool("LpPool"),
+    LpPool("GlobalLpPool"), TopK("TopK"), Einsum("Einsum"),
     *(Reduce(op) for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
                             "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp",
                             "ReduceLogSum")),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitvm.fuzz.graph import MAX_ELEMS, GraphBuilder, Reject, Value
+from minitvm.fuzz.graph import MAX_ELEMS, GraphBuilder, Reject, Value, join_bits
 from minitvm.fuzz.spec import Spec, register
 
 
@@ -252,8 +252,8 @@ class Resize(Spec):
 
     def build(self, b: GraphBuilder) -> None:
         x = b.floats(lambda v: 3 <= v.rank <= 4)
-        # ORT's cubic mode is for 2-D images only
-        mode = str(b.choice(["nearest", "linear", "cubic"] if x.rank == 4 else ["nearest", "linear"]))
+        # ONNX Runtime interpolates 2-D images only (with N and C unscaled)
+        mode = str(b.choice(["nearest", "linear", "cubic"] if x.rank == 4 else ["nearest"]))
         spatial = x.shape[2:]
         if b.coin(0.5):
             scales = [1.0, 1.0] + [float(b.choice([0.5, 1.0, 1.5, 2.0, 3.0])) for _ in spatial]
@@ -348,11 +348,109 @@ class Trilu(Spec):
         b.emit("Trilu", operands, [(lo, hi, x.bits)], upper=int(b.coin(0.5)))
 
 
+@dataclass
+class GatherND(Spec):
+    """Index tuples of length q <= rank into the leading dims (batch_dims 0 or 1)."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = any_value(b)
+        batch = int(b.coin(0.3)) if x.rank >= 2 else 0
+        q = int(b.rng.integers(1, x.rank - batch + 1))
+        lead = (x.shape[0],) if batch else b.shape(rank=int(b.rng.integers(0, 3)), max_dim=4)
+        dims = x.shape[batch:batch + q]
+        index = np.stack([b.rng.integers(-d, d, size=lead) for d in dims], axis=-1)
+        b.emit("GatherND", [x.name, b.param(index)], [same(x)], batch_dims=batch)
+
+
+def distinct_indices(b: GraphBuilder, shape: tuple[int, ...], axis: int, dim: int) -> np.ndarray:
+    """Indices along `axis` (size `shape[axis]` <= dim) that differ from each other in every
+    line along it, so that a scatter writes no element twice (which ONNX leaves undefined)."""
+    full = list(shape)
+    full[axis] = dim
+    order = np.argsort(b.rng.random(full), axis=axis)
+    return np.take(order, np.arange(shape[axis]), axis=axis) - (dim if b.coin(0.3) else 0)
+
+
+@dataclass
+class ScatterElements(Spec):
+    """Updates written at distinct indices along an axis (reduction none, or max/min/add)."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = b.floats()
+        axis = int(b.rng.integers(x.rank))
+        shape = tuple(int(b.rng.integers(1, d + 1)) for d in x.shape)
+        updates = b.floats(lambda v: v.shape == shape, shape=lambda: shape)
+        reduction = str(b.choice(["none", "none", "add", "max", "min"]))
+        lo, hi = min(x.lo, updates.lo), max(x.hi, updates.hi)
+        if reduction == "add":
+            lo, hi = x.lo + min(updates.lo, 0.0), x.hi + max(updates.hi, 0.0)
+        bits = join_bits(x.bits, updates.bits)
+        written = axis - x.rank if b.coin(0.3) else axis
+        index = distinct_indices(b, shape, axis, x.shape[axis])
+        b.emit("ScatterElements", [x.name, b.param(index), updates.name], [(lo, hi, bits)],
+               axis=written, reduction=reduction)  # fmt: skip
+
+
+@dataclass
+class ScatterND(Spec):
+    """Slices of the leading q dims replaced at distinct index tuples."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = b.floats()
+        q = int(b.rng.integers(1, x.rank + 1))
+        cells = math.prod(x.shape[:q])
+        count = int(b.rng.integers(1, min(cells, 6) + 1))
+        flat = b.rng.choice(cells, size=count, replace=False)
+        index = np.stack(np.unravel_index(flat, x.shape[:q]), axis=-1).astype(np.int64)
+        shape = (count, *x.shape[q:])
+        updates = b.floats(lambda v: v.shape == shape, shape=lambda: shape)
+        b.emit("ScatterND", [x.name, b.param(index), updates.name],
+               [(min(x.lo, updates.lo), max(x.hi, updates.hi), join_bits(x.bits, updates.bits))])
+
+
+@dataclass
+class ReverseSequence(Spec):
+    def build(self, b: GraphBuilder) -> None:
+        x = b.pick(lambda v: v.rank >= 2, lambda: b.input(b.shape(min_rank=2)))
+        time_axis = int(b.coin(0.5))
+        batch_axis = 1 - time_axis
+        lengths = b.rng.integers(1, x.shape[time_axis] + 1, size=x.shape[batch_axis])
+        b.emit("ReverseSequence", [x.name, b.param(lengths)], [same(x)], time_axis=time_axis,
+               batch_axis=batch_axis)  # fmt: skip
+
+
+@dataclass
+class OneHot(Spec):
+    """One-hot rows of constant indices (negative ones too), off/on values a weight."""
+
+    def build(self, b: GraphBuilder) -> None:
+        depth = int(b.rng.integers(1, 9))
+        index = b.rng.integers(-depth, depth, size=b.shape(max_rank=3, max_dim=5))
+        values = b.weight((2,), -2.0, 2.0)
+        rank = index.ndim + 1
+        b.emit("OneHot", [b.param(index), b.param(depth), values.name],
+               [(values.lo, values.hi, values.bits)], axis=int(b.rng.integers(-rank, rank)))
+
+
+@dataclass
+class Shape(Spec):
+    """The shape (or a slice of it) as an int64 value: folded at import time."""
+
+    def build(self, b: GraphBuilder) -> None:
+        x = any_value(b)
+        attrs = {}
+        if b.coin(0.4):
+            attrs = {"start": int(b.rng.integers(-x.rank, x.rank)), "end": x.rank}
+        b.emit("Shape", [x.name], [(0.0, float(max(x.shape)), 0)], **attrs)
+
+
 for _spec in [
     Reshape("Reshape"), Flatten("Flatten"), Transpose("Transpose"), Squeeze("Squeeze"),
     Unsqueeze("Unsqueeze"), Concat("Concat"), Split("Split"), Slice("Slice"), Gather("Gather"),
     GatherElements("GatherElements"), Pad("Pad"), Resize("Resize"), Expand("Expand"),
     Tile("Tile"), Identity("Identity"), Identity("Dropout"), CumSum("CumSum"),
     DepthToSpace("DepthToSpace"), DepthToSpace("SpaceToDepth"), Trilu("Trilu"),
+    GatherND("GatherND"), ScatterElements("ScatterElements"), ScatterND("ScatterND"),
+    ReverseSequence("ReverseSequence"), OneHot("OneHot"), Shape("Shape"),
 ]:  # fmt: skip
     register(_spec)

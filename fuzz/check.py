@@ -1,5 +1,5 @@
 """The differential check of one case: ONNX Runtime's outputs against minitvm's, compiled at
-opt levels 1 and 3 on 1 and 2 threads. It runs inside sandbox.py's child process: a crash
+opt levels 1 and 3 on 1 and 2 threads (and with Winograd forced). It runs inside sandbox.py's child process: a crash
 in generated code kills that child, not the campaign.
 
 Verdicts: "pass"; "discard" (ONNX Runtime itself rejects the graph: not minitvm's failure);
@@ -21,6 +21,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,8 +29,26 @@ from minitvm.fuzz.graph import Case
 
 RTOL = 1e-3
 ATOL_SCALE = 1e-4
-#: (opt level, threads) of each compile, in the order they are tried.
-CONFIGS: tuple[tuple[int, int], ...] = ((3, 1), (1, 1), (3, 2), (1, 2))
+
+
+class Config(NamedTuple):
+    """One compile of the case: `minitvm.compile`'s opt level, threads and Winograd mode."""
+
+    opt_level: int
+    threads: int
+    winograd: str = "auto"
+
+    @property
+    def label(self) -> str:
+        text = f"O{self.opt_level}/{self.threads}t"
+        return text if self.winograd == "auto" else f"{text}/winograd={self.winograd}"
+
+
+#: Each compile, in the order tried: -O3 and -O1 on 1 and 2 threads, and -O3 with Winograd
+#: forced on every 3x3 conv it can take (the cost model picks it only for large convs, which
+#: fuzzed graphs are not).
+CONFIGS: tuple[Config, ...] = (Config(3, 1), Config(1, 1), Config(3, 2), Config(1, 2),
+                               Config(3, 1, "always"))  # fmt: skip
 FAILURES = ("crash", "hang", "compile-error", "run-error", "mismatch")
 
 
@@ -38,7 +57,7 @@ class Verdict:
     """What one check found; for a failure, the compile it happened in and what failed."""
 
     kind: str
-    config: tuple[int, int] | None = None
+    config: Config | None = None
     detail: str = ""
     error_type: str = ""  # the exception's type, for compile and run errors
     output: str = ""  # the output that differs, for a mismatch
@@ -50,7 +69,7 @@ class Verdict:
 
     @property
     def where(self) -> str:
-        return f"O{self.config[0]}/{self.config[1]}t" if self.config else "-"
+        return self.config.label if self.config else "-"
 
     def same_failure(self, other: Verdict) -> bool:
         """The same class of failure (for errors, the same exception type): what reduction
@@ -93,7 +112,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, exact: bool) -> tuple[
     return ok, float(np.nanmax(error)) if not np.all(np.isnan(error)) else float("inf")
 
 
-def check(case: Case, configs: Sequence[tuple[int, int]] = CONFIGS) -> Verdict:
+def check(case: Case, configs: Sequence[Config] = CONFIGS) -> Verdict:
     """Compile and run `case` in each config, stopping at the first failure."""
     import minitvm
 
@@ -102,9 +121,9 @@ def check(case: Case, configs: Sequence[tuple[int, int]] = CONFIGS) -> Verdict:
         return Verdict("discard", detail=want)
     names = [o.name for o in case.model.graph.output]
     for config in configs:
-        opt_level, threads = config
         try:
-            exe = minitvm.compile(case.model, opt_level=opt_level, num_threads=threads)
+            exe = minitvm.compile(case.model, opt_level=config.opt_level,
+                                  num_threads=config.threads, winograd=config.winograd)  # fmt: skip
         except Exception as e:  # noqa: BLE001  (any exception is this case's verdict)
             return Verdict("compile-error", config, _describe(e), type(e).__name__)
         try:

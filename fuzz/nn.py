@@ -105,11 +105,23 @@ class Conv(Spec):
     """Conv1d/2d with groups (depthwise too), strides, pads or auto_pad, dilations, bias."""
 
     def build(self, b: GraphBuilder) -> None:
-        x = spatial_input(b)
+        if b.coin(0.3):  # channels the blocked NCHW8c/16c layout takes (graph-conv-layout)
+            x = b.floats(lambda v: v.rank == 4 and v.shape[1] % 8 == 0 and v.shape[0] <= 2,
+                         shape=lambda: (1, int(b.choice([8, 16])), *b.shape(rank=2, max_dim=10)))  # fmt: skip
+        else:
+            x = spatial_input(b)
         c = x.shape[1]
-        groups = int(b.choice([g for g in range(1, c + 1) if c % g == 0]))
-        out = groups * int(b.rng.integers(1, 17 if groups == 1 and b.coin(0.3) else 5))
+        if c % 8 == 0 and b.coin(0.6):  # one group of 8 or 16 outputs, or depthwise
+            groups = int(b.choice([1, c]))
+            out = int(b.choice([8, 16])) if groups == 1 else c
+        else:
+            groups = int(b.choice([g for g in range(1, c + 1) if c % g == 0]))
+            out = groups * int(b.rng.integers(1, 17 if groups == 1 and b.coin(0.3) else 5))
         attrs = window_attrs(b, x.shape[2:], dilate=True)
+        if b.coin(0.3) and x.rank == 4:  # 3x3, stride 1: what graph-winograd takes
+            attrs.update(kernel_shape=[3, 3], strides=[1, 1], dilations=[1, 1])
+            if "pads" in attrs:
+                attrs["pads"] = [int(b.rng.integers(0, 2))] * 4
         kernel = attrs["kernel_shape"]
         w = operand(b, (out, c // groups, *kernel), p_weight=0.85)  # type: ignore[misc]
         operands = [x.name, w.name]

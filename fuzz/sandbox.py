@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from types import TracebackType
 
-from minitvm.fuzz.check import CONFIGS, Verdict
+from minitvm.fuzz.check import CONFIGS, Config, Verdict
 from minitvm.fuzz.graph import Case
 
 #: A child's imports take seconds; a start longer than this is a failure of its own.
@@ -49,7 +49,7 @@ class Sandbox:
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
 
-    def check(self, case: Case, configs: Sequence[tuple[int, int]] = CONFIGS) -> Verdict:
+    def check(self, case: Case, configs: Sequence[Config] = CONFIGS) -> Verdict:
         conn = self._start()
         conn.send((case.model.SerializeToString(), case.feeds, case.exact_outputs, list(configs)))
         try:

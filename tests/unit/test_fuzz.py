@@ -9,7 +9,7 @@ import onnx
 import pytest
 
 from minitvm.fuzz.campaign import run_campaign
-from minitvm.fuzz.check import Verdict, compare
+from minitvm.fuzz.check import Config, Verdict, compare
 from minitvm.fuzz.generate import generate
 from minitvm.fuzz.graph import exact_outputs
 from minitvm.fuzz.reduce import Reducer
@@ -87,7 +87,7 @@ def test_compare_is_exact_for_exact_outputs_and_scaled_otherwise():
 def test_failure_directory_round_trips(tmp_path):
     case = generate(5, 2)
     reduced = generate(5, 3)
-    verdict = Verdict("mismatch", (3, 2), "float32[2] vs ORT's float32[2]", output="v3",
+    verdict = Verdict("mismatch", Config(3, 2), "float32[2] vs ORT's float32[2]", output="v3",
                       max_error=0.5)  # fmt: skip
     line = save_failure(tmp_path, "s5-2", case, reduced, verdict)
     save_failure(tmp_path, "s5-9", case, case, verdict)

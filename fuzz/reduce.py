@@ -8,7 +8,8 @@ Three moves, each kept only if the smaller case still fails with the same verdic
   (shrinking from the end);
 - cut a node: its outputs become fresh graph inputs holding the values they had (ONNX
   Runtime's, computed once: a cut changes no value), so it and what only it needed die
-  (shrinking from the start).
+  (shrinking from the start); or they become initializers with those values (a failure of
+  constant folding needs its operands constant).
 
 Passes repeat until none of the moves helps, or the budget of checks is spent; the result is
 1-minimal for these moves when the budget suffices.
@@ -32,6 +33,7 @@ class _Graph:
     nodes: tuple[onnx.NodeProto, ...]
     feeds: dict[str, np.ndarray]
     outputs: tuple[str, ...]
+    constants: dict[str, np.ndarray]  # values cut into initializers
 
     def live(self) -> _Graph:
         """Without the nodes no output needs, nor the inputs no live node reads."""
@@ -41,7 +43,8 @@ class _Graph:
                 kept.append(node)
                 needed.update(node.input)
         feeds = {n: a for n, a in self.feeds.items() if n in needed}
-        return _Graph(tuple(reversed(kept)), feeds, self.outputs)
+        constants = {n: a for n, a in self.constants.items() if n in needed}
+        return _Graph(tuple(reversed(kept)), feeds, self.outputs, constants)
 
 
 class Reducer:
@@ -57,7 +60,7 @@ class Reducer:
 
     def reduce(self) -> Case:
         graph = _Graph(tuple(self.case.model.graph.node), dict(self.case.feeds),
-                       tuple(o.name for o in self.case.model.graph.output)).live()  # fmt: skip
+                       tuple(o.name for o in self.case.model.graph.output), {}).live()  # fmt: skip
         progress = True
         while progress and self.checks < self.budget:
             progress = False
@@ -83,17 +86,19 @@ class Reducer:
                 outputs = tuple(dict.fromkeys(rest + new))
                 if outputs:
                     yield replace(g, nodes=g.nodes[:i] + g.nodes[i + 1:], outputs=outputs).live()
-        for i in range(len(g.nodes)):  # cut a node
+        for i in range(len(g.nodes)):  # cut a node: its values become inputs, or constants
             node = g.nodes[i]
             if len(g.nodes) > 1 and not set(node.output) & set(g.outputs):
                 values = self._intermediates()
-                feeds = dict(g.feeds) | {n: values[n] for n in node.output if n}
-                yield replace(g, nodes=g.nodes[:i] + g.nodes[i + 1:], feeds=feeds).live()
+                cut = {n: values[n] for n in node.output if n}
+                rest = g.nodes[:i] + g.nodes[i + 1:]
+                yield replace(g, nodes=rest, feeds=dict(g.feeds) | cut).live()
+                yield replace(g, nodes=rest, constants=dict(g.constants) | cut).live()
 
     def _case(self, g: _Graph) -> Case:
         inputs = [self.values[name] for name in g.feeds]
         outputs = [self._output(name) for name in g.outputs]
-        return make_case(g.nodes, inputs, outputs, self.initializers, g.feeds)
+        return make_case(g.nodes, inputs, outputs, self.initializers | g.constants, g.feeds)
 
     def _output(self, name: str) -> Value:
         value = self.values[name]

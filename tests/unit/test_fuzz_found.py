@@ -44,3 +44,22 @@ def test_constant_gather_elements_with_fewer_indices_than_data_compiles():
     index = np.array([[-1], [-1]], np.int64)
     _check(_constant_node_model("GatherElements", {"data": data, "index": index}, [2, 1],
                                 axis=-1))  # fmt: skip
+
+
+def test_ceil_mode_pool_whose_last_window_starts_in_the_padding_compiles():
+    """s2-53: MaxPool(kernel 1, stride 3, ceil_mode) of 3 values has one output: the window
+    that would start at 3 lies in the padding, and the ONNX spec and ONNX Runtime drop it.
+    ONNX 1.23's shape inference counts it, and the frontend refused the model because its
+    (correct) shape disagreed; downstream of the pool, too."""
+    pool = helper.make_node("MaxPool", ["x"], ["p"], kernel_shape=[1], strides=[3], ceil_mode=1)
+    relu = helper.make_node("Relu", ["p"], ["y"])
+    graph = helper.make_graph(
+        [pool, relu], "found", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, 3])],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.random.default_rng(0).standard_normal((2, 6, 3)).astype(np.float32)
+    want = ort_session(model, 1)({"x": x})[0]
+    got = minitvm.compile(model, opt_level=3, num_threads=1).run({"x": x})[0]
+    assert want.shape == (2, 6, 1)
+    np.testing.assert_array_equal(got, want)

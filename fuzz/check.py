@@ -95,7 +95,7 @@ def reference(case: Case) -> list[np.ndarray] | str:
         return str(e).splitlines()[0]
 
 
-def compare(name: str, got: np.ndarray, want: np.ndarray, exact: bool) -> tuple[bool, float]:
+def compare(got: np.ndarray, want: np.ndarray, exact: bool) -> tuple[bool, float]:
     """(within tolerance, max abs error) of one output."""
     if got.shape != want.shape or got.dtype != want.dtype:
         return False, float("inf")
@@ -131,7 +131,7 @@ def check(case: Case, configs: Sequence[Config] = CONFIGS) -> Verdict:
         except Exception as e:  # noqa: BLE001
             return Verdict("run-error", config, _describe(e), type(e).__name__)
         for name, g, w in zip(names, got, want, strict=True):
-            ok, error = compare(name, np.asarray(g), np.asarray(w), name in case.exact_outputs)
+            ok, error = compare(np.asarray(g), np.asarray(w), name in case.exact_outputs)
             if not ok:
                 detail = f"{g.dtype}{list(g.shape)} vs ORT's {w.dtype}{list(w.shape)}"
                 return Verdict("mismatch", config, detail, output=name, max_error=error)

@@ -5,7 +5,9 @@ One child serves case after case (its imports of xDSL, ONNX, ONNX Runtime and LL
 seconds; a case takes about as long). It is a spawned process (nothing of the parent's
 threads or locks), leading a process group of its own so that a hang is stopped with
 everything it started (the kernel builds fork children). After a crash or a hang the next
-check starts a fresh child. The clock of a check starts when the child is ready.
+check starts a fresh child. The clock of a check starts when the child is ready. (A spawned
+child re-imports the parent's main module: run the fuzzer from a file, the CLI or pytest,
+not from a script piped to `python -`.)
 """
 
 from __future__ import annotations

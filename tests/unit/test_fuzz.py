@@ -78,10 +78,10 @@ def test_reducer_shrinks_a_synthetic_failure_to_one_node():
 def test_compare_is_exact_for_exact_outputs_and_scaled_otherwise():
     want = np.array([1000.0, 1.0], np.float32)
     near = want + np.float32(0.05)  # within atol 1e-4 * 1000 + rtol
-    assert compare("y", near, want, exact=False)[0]
-    assert not compare("y", near, want, exact=True)[0]
-    assert not compare("y", want + 1, want, exact=False)[0]
-    assert not compare("y", want.astype(np.float64), want, exact=False)[0]  # dtype differs
+    assert compare(near, want, exact=False)[0]
+    assert not compare(near, want, exact=True)[0]
+    assert not compare(want + 1, want, exact=False)[0]
+    assert not compare(want.astype(np.float64), want, exact=False)[0]  # dtype differs
 
 
 def test_failure_directory_round_trips(tmp_path):

@@ -72,8 +72,8 @@ def add_fuzz_command(subparsers: argparse._SubParsersAction) -> None:  # pyright
     )
     p.add_argument("--count", type=int, default=100, help="graphs to generate (default 100)")
     p.add_argument("--seed", type=int, default=0, help="the campaign's seed (default 0)")
-    p.add_argument("--ops", action="append", metavar="OP,OP...",
-                   help="only these op types (comma-separated, repeatable)")  # fmt: skip
+    p.add_argument("--ops", action="extend", nargs="+", metavar="OP[,OP...]",
+                   help="only these op types (comma- or space-separated)")  # fmt: skip
     p.add_argument("-o", "--output", type=Path, metavar="DIR",
                    help="save each failure in DIR/<id>/, one line each in DIR/index")  # fmt: skip
     p.add_argument("--timeout", type=float, default=180.0,

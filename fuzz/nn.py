@@ -85,6 +85,12 @@ def window_attrs(b: GraphBuilder, spatial: tuple[int, ...], dilate: bool,
     strides = [int(b.rng.integers(1, 4)) if b.coin(0.4) else 1 for _ in spatial]
     limit = [k if pad_below_kernel else k * d for k, d in zip(kernel, dilations, strict=True)]
     pads = [int(b.rng.integers(0, lim)) if b.coin(0.5) else 0 for lim in limit * 2]
+    rank = len(spatial)
+    for i, (size, k, d) in enumerate(zip(spatial, kernel, dilations, strict=True)):
+        # A dilated window wider than the padded input has floor(...) = 0 outputs by the
+        # spec's formula, 1 by ONNX's shape inference and ONNX Runtime (C's truncation)
+        if (k - 1) * d + 1 > size + pads[i] + pads[i + rank]:
+            raise Reject("the dilated window is wider than the padded input")
     attrs: dict[str, object] = {"kernel_shape": kernel, "strides": strides}
     if b.coin(0.15):
         attrs["auto_pad"] = b.choice(["SAME_UPPER", "SAME_LOWER", "VALID"])

@@ -130,3 +130,24 @@ def test_fixed_seed_campaign_finds_nothing():
     assert stats.generated == 30 and stats.discarded <= 2
     assert not stats.failures, [f.summary for f in stats.failures]
     assert len(stats.ops) >= 40
+
+
+def test_a_departure_of_onnx_runtime_from_the_spec_is_not_a_failure():
+    """s8-194: Resize (linear, align_corners) downsampling 5 -> 2 columns: ONNX Runtime
+    departs from ONNX's reference implementation, minitvm matches it."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    from minitvm.fuzz.check import check
+    from minitvm.fuzz.graph import Case
+
+    scales = numpy_helper.from_array(np.array([1, 1, 3, 0.5], np.float32), "scales")
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear",
+                            coordinate_transformation_mode="align_corners")  # fmt: skip
+    graph = helper.make_graph(
+        [node], "resize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 12, 2])], [scales],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.arange(20, dtype=np.float32).reshape(1, 1, 4, 5) % 7
+    verdict = check(Case(model, {"x": x}), [Config(3, 1)])
+    assert verdict.kind == "ort-departs" and not verdict.failed, verdict

@@ -53,6 +53,8 @@ def report(stats: Stats) -> str:
     lines = [
         f"graphs: {stats.generated} generated, {stats.checked} compiled, {stats.passed} passed, "
         f"{stats.discarded} discarded (ONNX Runtime rejects them)",
+        f"ONNX Runtime departs from ONNX's reference implementation (minitvm matches it): "
+        f"{stats.ort_departs}",
         f"failures: {len(stats.failures)}"
         + "".join(f", {kind} {n}" for kind, n in sorted(stats.by_class().items())),
         *(f"  {f.case_id}: {f.summary}" for f in stats.failures),

@@ -2,10 +2,10 @@
 
     minitvm fuzz --count N --seed S [--ops Op1,Op2 ...] [-o DIR] [--timeout S] [--max-nodes K]
 
-Random graphs of the op specs' types, each compiled at -O1 and -O3 on 1 and 2 threads and run
-against ONNX Runtime in a child process; failures (crash, hang, compile-error, run-error,
-mismatch) are reduced to minimal graphs and, with -o, saved in DIR/<id>/ and DIR/index.
-Exit 1 when a graph failed.
+Random graphs of the op specs' types, each compiled at -O1 and -O3 on 1 and 2 threads (and
+-O3 with Winograd forced) and run against ONNX Runtime in a child process; failures (crash,
+hang, compile-error, run-error, mismatch) are reduced to minimal graphs and, with -o, saved
+in DIR/<id>/ and DIR/index. Exit 1 when a graph failed.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def add_fuzz_command(subparsers: argparse._SubParsersAction) -> None:  # pyright
         "fuzz",
         help="differential fuzzing against ONNX Runtime",
         description="Generate random well-typed ONNX graphs, compile each at -O1 and -O3 on 1 "
-        "and 2 threads, compare with ONNX Runtime, reduce each failure to a minimal graph "
+        "and 2 threads (and -O3 with Winograd forced), compare with ONNX Runtime, reduce each "
+        "failure to a minimal graph "
         "(saved with -o). Exit 1 when a graph failed.",
     )
     p.add_argument("--count", type=int, default=100, help="graphs to generate (default 100)")

@@ -463,10 +463,10 @@ class _Importer:
             self.used.__contains__, self._subgraph,
         )  # fmt: skip
         present = [v for v in inputs if v is not None]
+        folded = None
         if not info.folds and present and all(isinstance(v, np.ndarray) for v in present):
-            outputs: list[AnyValue | None] = list(self._fold(ctx))
-        else:
-            outputs = list(info.fn(ctx))
+            folded = self._fold(ctx)
+        outputs: list[AnyValue | None] = list(folded if folded is not None else info.fn(ctx))
         for i, name in enumerate(node.output):
             if not name:
                 continue
@@ -525,8 +525,11 @@ class _Importer:
                 node, index, self.opset, f"input '{name}' is not defined before use"
             ) from None
 
-    def _fold(self, ctx: NodeContext) -> list[np.ndarray]:
-        """Evaluate a node whose inputs are all constants with ONNX's reference implementation."""
+    def _fold(self, ctx: NodeContext) -> list[np.ndarray] | None:
+        """Evaluate a node whose inputs are all constants with ONNX's reference implementation;
+        None where the reference cannot (it has no GlobalLpPool, and refuses GatherElements
+        indices smaller than the data, which the spec allows): the node is converted and
+        compiled as any other then, and a node that is truly wrong is refused there."""
         helper, node = onnx.helper, ctx.node
         names = [n for n in node.input if n]
         # (np.ascontiguousarray would turn scalars into 1-element vectors.)
@@ -540,8 +543,8 @@ class _Importer:
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", ctx.opset)])
         try:
             results = ReferenceEvaluator(model).run(None, dict(zip(names, arrays, strict=True)))
-        except Exception as e:  # the reference raises whatever numpy raises on a bad node
-            raise ctx.error(f"evaluating the node at import time failed: {e}") from e
+        except Exception:  # noqa: BLE001  (it raises whatever numpy raises, or that it has no kernel)
+            return None
         produced = iter(np.asarray(r) for r in results)
         return [next(produced) if n else None for n in node.output]  # type: ignore[misc]
 
@@ -581,6 +584,12 @@ class _Importer:
         type_ = value.type if isinstance(value, SSAValue) else None
         got = tuple(type_.get_shape()) if isinstance(type_, TensorType) else tuple(np.shape(value))
         if want != got:
+            if _ceil_mode_pool(ctx.node):
+                # ONNX's shape inference (1.23) keeps a ceil_mode window that would start in
+                # the end padding; the spec and ONNX Runtime drop it, as we do. The shapes it
+                # inferred downstream are off by as much: check no more against them.
+                self.inferred = {}
+                return
             raise ctx.error(
                 f"output '{name}' has shape {got}, but the model's shapes (after ONNX shape "
                 f"inference) say {want}"
@@ -600,6 +609,12 @@ class _Importer:
         result.name_hint = name_hint(onnx_name)
         self.constants[id(array)] = (array, result)
         return result
+
+
+def _ceil_mode_pool(node: onnx.NodeProto) -> bool:
+    return node.op_type in ("MaxPool", "AveragePool", "LpPool") and any(
+        a.name == "ceil_mode" and a.i for a in node.attribute
+    )
 
 
 def names_used(graph: onnx.GraphProto) -> set[str]:

@@ -12,6 +12,7 @@
                  [--workers K] [--seed S] [--num-threads T] [--input-shape ...]
     minitvm tune --report [--records URL] [--plot PNG]
     minitvm debug model.onnx [--input x=x.npy ...] [--rtol R --atol A] [-o DIR]
+    minitvm fuzz --count N --seed S [--ops Op1,Op2 ...] [-o DIR] [--timeout S] [--max-nodes K]
 
 `compile`, `run` and `profile` take `--records URL` to apply tuned schedules.
 
@@ -36,6 +37,7 @@ from minitvm.tools.commands.bench import add_bench_command
 from minitvm.tools.commands.compile import add_compile_command
 from minitvm.tools.commands.debug import add_debug_command
 from minitvm.tools.commands.export import add_export_command
+from minitvm.tools.commands.fuzz import add_fuzz_command
 from minitvm.tools.commands.import_model import add_import_command
 from minitvm.tools.commands.info import add_info_command
 from minitvm.tools.commands.profile import add_profile_command
@@ -55,6 +57,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [  # pyright: ign
     add_tune_command,
     add_info_command,
     add_debug_command,
+    add_fuzz_command,
 ]
 
 

@@ -1,0 +1,65 @@
+"""Failures `minitvm fuzz` found, each as the graph its reducer left, compiled and compared
+with ONNX Runtime."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import minitvm
+from minitvm.runtime.ort import ort_session
+
+
+def _constant_node_model(op_type: str, constants: dict[str, np.ndarray], out_shape: list[int],
+                         **attrs: object) -> onnx.ModelProto:  # fmt: skip
+    """A graph of one node whose inputs are all initializers (so the frontend folds it)."""
+    node = helper.make_node(op_type, list(constants), ["y"], **attrs)
+    graph = helper.make_graph(
+        [node], "found", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+        [numpy_helper.from_array(a, n) for n, a in constants.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def _check(model: onnx.ModelProto) -> None:
+    want = ort_session(model, 1)({})
+    got = minitvm.compile(model, opt_level=3, num_threads=1).run({})
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=0)
+
+
+def test_constant_global_lp_pool_compiles():
+    """s5-157: ONNX's reference evaluator has no GlobalLpPool, and folding the node at import
+    time failed ("No registered implementation"); it is compiled instead."""
+    x = np.array([[[[0.0], [0.0], [1.0], [0.0]]]], np.float32)
+    _check(_constant_node_model("GlobalLpPool", {"x": x}, [1, 1, 1, 1], p=1))
+
+
+def test_constant_gather_elements_with_fewer_indices_than_data_compiles():
+    """s5-201: GatherElements' indices may be smaller than the data along the other axes
+    (ONNX Runtime and the spec allow it); ONNX's reference evaluator refuses them, so folding
+    failed ("all dimensions of index and self should be the same size")."""
+    data = np.array([[0.0416666679], [0.0104166670], [-0.3333333433]], np.float32)
+    index = np.array([[-1], [-1]], np.int64)
+    _check(_constant_node_model("GatherElements", {"data": data, "index": index}, [2, 1],
+                                axis=-1))  # fmt: skip
+
+
+def test_ceil_mode_pool_whose_last_window_starts_in_the_padding_compiles():
+    """s2-53: MaxPool(kernel 1, stride 3, ceil_mode) of 3 values has one output: the window
+    that would start at 3 lies in the padding, and the ONNX spec and ONNX Runtime drop it.
+    ONNX 1.23's shape inference counts it, and the frontend refused the model because its
+    (correct) shape disagreed; downstream of the pool, too."""
+    pool = helper.make_node("MaxPool", ["x"], ["p"], kernel_shape=[1], strides=[3], ceil_mode=1)
+    relu = helper.make_node("Relu", ["p"], ["y"])
+    graph = helper.make_graph(
+        [pool, relu], "found", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, 3])],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.random.default_rng(0).standard_normal((2, 6, 3)).astype(np.float32)
+    want = ort_session(model, 1)({"x": x})[0]
+    got = minitvm.compile(model, opt_level=3, num_threads=1).run({"x": x})[0]
+    assert want.shape == (2, 6, 1)
+    np.testing.assert_array_equal(got, want)

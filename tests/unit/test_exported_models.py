@@ -19,7 +19,6 @@ import onnx
 import pytest
 
 import minitvm
-from minitvm.errors import NonConstantOperandError
 from minitvm.runtime.ort import ort_session
 
 ONNX_DIR = os.path.join(os.path.dirname(__file__), "..", "models", "onnx")
@@ -39,17 +38,9 @@ OPSETS = {
     "scripted_loop": 15,
 }
 
-#: The models minitvm does not compile yet: the exception and why.
-XFAIL: dict[str, tuple[type[Exception], str]] = {
-    "scripted_control_flow": (
-        NonConstantOperandError,
-        (
-            "If on a run-time condition (`if h.sum() > 0`): minitvm inlines the branch an "
-            "import-time condition picks; 'a condition known only at run time is not "
-            "supported yet'"
-        ),
-    ),
-}
+#: The models minitvm does not compile yet: the exception and why (none since If on a
+#: run-time condition compiles: scripted_control_flow's `if h.sum() > 0`).
+XFAIL: dict[str, tuple[type[Exception], str]] = {}
 
 
 def params() -> list[object]:

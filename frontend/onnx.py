@@ -528,8 +528,10 @@ class _Importer:
     def _fold(self, ctx: NodeContext) -> list[np.ndarray] | None:
         """Evaluate a node whose inputs are all constants with ONNX's reference implementation;
         None where the reference cannot (it has no GlobalLpPool, and refuses GatherElements
-        indices smaller than the data, which the spec allows): the node is converted and
-        compiled as any other then, and a node that is truly wrong is refused there."""
+        indices smaller than the data, which the spec allows) or gives a shape ONNX's shape
+        inference does not (its GlobalMaxPool of a 3-D input drops the channel axis): the node
+        is converted and compiled as any other then, and a node that is truly wrong is refused
+        there."""
         helper, node = onnx.helper, ctx.node
         names = [n for n in node.input if n]
         # (np.ascontiguousarray would turn scalars into 1-element vectors.)
@@ -546,7 +548,22 @@ class _Importer:
         except Exception:  # noqa: BLE001  (it raises whatever numpy raises, or that it has no kernel)
             return None
         produced = iter(np.asarray(r) for r in results)
-        return [next(produced) if n else None for n in node.output]  # type: ignore[misc]
+        folded = [next(produced) if n else None for n in node.output]
+        for name, value in zip(node.output, folded):
+            shape = self._inferred_shape(name)
+            if value is not None and shape is not None and shape != value.shape:
+                return None
+        return folded  # type: ignore[return-value]
+
+    def _inferred_shape(self, name: str) -> tuple[int, ...] | None:
+        """The static shape ONNX's shape inference gives value `name` (None: it gives none)."""
+        inferred = self.inferred.get(name)
+        if inferred is None or not inferred.HasField("tensor_type"):
+            return None
+        tensor = inferred.tensor_type
+        if not tensor.HasField("shape") or not all(d.HasField("dim_value") for d in tensor.shape.dim):
+            return None
+        return tuple(d.dim_value for d in tensor.shape.dim)
 
     def _check_sizes(self, node: onnx.NodeProto, index: int) -> None:
         """A FrontendError, before the node is converted or folded, if ONNX shape inference
@@ -572,15 +589,9 @@ class _Importer:
         """Compare with ONNX shape inference. A disagreement means a wrong shape annotation in
         the model or a frontend bug; either way it is caught here, not as a wrong answer at run
         time."""
-        inferred = self.inferred.get(name)
-        if inferred is None or not inferred.HasField("tensor_type"):
+        want = self._inferred_shape(name)
+        if want is None:
             return
-        dims = inferred.tensor_type.shape.dim
-        if not inferred.tensor_type.HasField("shape"):
-            return
-        if not all(d.HasField("dim_value") for d in dims):
-            return
-        want = tuple(d.dim_value for d in dims)
         type_ = value.type if isinstance(value, SSAValue) else None
         got = tuple(type_.get_shape()) if isinstance(type_, TensorType) else tuple(np.shape(value))
         if want != got:

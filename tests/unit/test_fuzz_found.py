@@ -63,3 +63,13 @@ def test_ceil_mode_pool_whose_last_window_starts_in_the_padding_compiles():
     got = minitvm.compile(model, opt_level=3, num_threads=1).run({"x": x})[0]
     assert want.shape == (2, 6, 1)
     np.testing.assert_array_equal(got, want)
+
+
+def test_constant_global_max_pool_of_a_3d_input_compiles():
+    """s10-401: ONNX's reference evaluator gives GlobalMaxPool of a [1, 22, 2] constant the
+    shape (1, 1), dropping the channel axis (the spec, shape inference and ONNX Runtime:
+    (1, 22, 1)); a folded result whose shape shape inference contradicts is not trusted, the
+    node is compiled."""
+    x = np.linspace(-2, 3, 44, dtype=np.float32).reshape(1, 22, 2)
+    for op_type in ("GlobalMaxPool", "GlobalAveragePool"):
+        _check(_constant_node_model(op_type, {"x": x}, [1, 22, 1]))

@@ -27,6 +27,11 @@ def operand(b: GraphBuilder, shape: tuple[int, ...], p_weight: float = 0.7) -> V
     return b.weight(shape) if b.coin(p_weight) else b.input(shape, -1.0, 1.0)
 
 
+
+def _group_count(b: GraphBuilder, channels: int) -> int:
+    """A group count the channels divide into (Conv, ConvTranspose, GroupNormalization)."""
+    return int(b.choice([g for g in range(1, channels + 1) if channels % g == 0]))
+
 @dataclass
 class MatMul(Spec):
     """x (..., M, K) @ y (..., K, N), batch dims broadcasting; 1-D operands now and then."""
@@ -121,7 +126,7 @@ class Conv(Spec):
             groups = int(b.choice([1, c]))
             out = int(b.choice([8, 16])) if groups == 1 else c
         else:
-            groups = int(b.choice([g for g in range(1, c + 1) if c % g == 0]))
+            groups = _group_count(b, c)
             out = groups * int(b.rng.integers(1, 17 if groups == 1 and b.coin(0.3) else 5))
         attrs = window_attrs(b, x.shape[2:], dilate=True)
         if b.coin(0.3) and x.rank == 4:  # 3x3, stride 1: what graph-winograd takes
@@ -148,7 +153,7 @@ class ConvTranspose(Spec):
     def build(self, b: GraphBuilder) -> None:
         x = spatial_input(b)
         c = x.shape[1]
-        groups = int(b.choice([g for g in range(1, c + 1) if c % g == 0]))
+        groups = _group_count(b, c)
         out_per_group = int(b.rng.integers(1, 4))
         spatial = x.shape[2:]
         kernel = [int(b.rng.integers(1, 4)) for _ in spatial]
@@ -333,7 +338,7 @@ class GroupNormalization(Spec):
     def build(self, b: GraphBuilder) -> None:
         x = spatial_input(b)
         c = x.shape[1]
-        groups = int(b.choice([g for g in range(1, c + 1) if c % g == 0]))
+        groups = _group_count(b, c)
         scale, bias = b.weight((c,)), b.weight((c,))
         bound = normalized_bound(c // groups * math.prod(x.shape[2:]), scale, bias)
         b.emit("GroupNormalization", [x.name, scale.name, bias.name], [(-bound, bound, None)],

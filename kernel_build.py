@@ -122,15 +122,16 @@ def build_kernels(module: ModuleOp, opt_level: int = 3) -> KernelBuild:
         functools.partial(_compile_item, opt_level=opt_level), items, compile_jobs()
     )
     kernel_seconds: dict[str, float] = {}
+    written = 0
     for kernel, built in zip(missing, compiled, strict=True):
         name = kernel.sym_name.data
         objects[name] = built
         for stage, value in built.seconds.items():
             kernel_seconds[stage] = kernel_seconds.get(stage, 0.0) + value
         if cache is not None:
-            cache.put(keys[name], built)
+            written += cache.put(keys[name], built)
     if cache is not None and compiled:
-        cache.prune()
+        cache.prune(written)
     seconds["compile kernels"] = time.perf_counter() - start
     return KernelBuild(mains[0], objects, hits, seconds, kernel_seconds)
 

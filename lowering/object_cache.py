@@ -23,7 +23,8 @@ place, so processes compiling at once never read half an entry (two writing one 
 the same bytes; the last rename wins). An entry that does not check out (a bad header, a
 wrong size or digest: a disk or a person that damaged it) is a miss, and is written anew.
 Hits refresh the file's time; when the cache grows past `MINITVM_CACHE_MAX_MB` (default
-1024) the least recently used entries go until it is under three quarters of that. A tuning
+1024) the least recently used entries go until it is under three quarters of that (its size
+is kept in `kernels/.usage` between full counts, which are dear: `ObjectCache.prune`). A tuning
 run writes one entry per trial, a few tens of KB each. `MINITVM_CACHE=off` turns the cache
 off (kernels are still compiled one by one, and on every core).
 """
@@ -35,6 +36,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -50,6 +52,10 @@ CACHE_ENV = "MINITVM_CACHE"
 #: The cache's size limit in MiB.
 CACHE_MAX_ENV = "MINITVM_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 1024
+#: The cache's size as last counted plus what was written since (see `ObjectCache.prune`).
+USAGE_FILE = ".usage"
+#: How long a count is trusted before the entries are counted again.
+USAGE_MAX_AGE_S = 3600.0
 #: Bumped when the entry format changes (old entries then never match).
 FORMAT = 1
 
@@ -179,52 +185,98 @@ class ObjectCache:
             pass
         return kernel
 
-    def put(self, key: str, kernel: KernelObject) -> None:
-        """Store an entry (atomically); a cache that cannot be written is no error: the
-        kernel is then compiled again next time."""
+    def put(self, key: str, kernel: KernelObject) -> int:
+        """Store an entry (atomically); the bytes written. A cache that cannot be written is
+        no error (0 bytes): the kernel is then compiled again next time."""
         path = self.path(key)
         data = json.dumps(kernel.header(), sort_keys=True).encode() + b"\n" + kernel.code
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(data)
-                os.replace(temp, path)
-            except BaseException:
-                os.unlink(temp)
-                raise
+            _write_atomically(path, data)
         except OSError:
-            return
+            return 0
+        return len(data)
 
-    def prune(self) -> int:
+    def prune(self, written: int | None = None) -> int:
         """Remove least recently used entries while the cache is over its limit (down to
-        three quarters of it); the number removed."""
+        three quarters of it); the number removed.
+
+        Counting the cache means a stat of every entry: 0.6 s per compile once it holds
+        70,000 (a fuzzing campaign's worth), more than the compile itself. So the total a
+        scan counts is kept in `.usage` with the bytes written since (`written`: what the
+        caller just stored), and the entries are counted again only when that estimate
+        passes the limit, or when the last count is over an hour old (processes writing at
+        once may each miss the other's bytes: the estimate drifts low, never for long).
+        Without `written`, the entries are counted now."""
+        usage = self._usage()
+        if written is not None and usage is not None:
+            counted, at = usage
+            if counted + written <= self.max_bytes and time.time() - at < USAGE_MAX_AGE_S:
+                self._set_usage(counted + written, at)
+                return 0
+        total, removed = self._prune_now()
+        self._set_usage(total, time.time())
+        return removed
+
+    def _prune_now(self) -> tuple[int, int]:
+        """(bytes left, entries removed) after a full count."""
         entries = []
         try:
-            for sub in self.root.iterdir():
-                for path in sub.iterdir() if sub.is_dir() else ():
-                    try:
-                        stat = path.stat()
-                    except OSError:
+            with os.scandir(self.root) as subs:
+                for sub in subs:
+                    if not sub.is_dir(follow_symlinks=False):
                         continue
-                    entries.append((stat.st_mtime, stat.st_size, path))
+                    with os.scandir(sub.path) as files:
+                        for entry in files:
+                            try:
+                                stat = entry.stat(follow_symlinks=False)
+                            except OSError:
+                                continue
+                            entries.append((stat.st_mtime, stat.st_size, entry.path))
         except OSError:
-            return 0
+            return 0, 0
         total = sum(size for _, size, _ in entries)
         if total <= self.max_bytes:
-            return 0
+            return total, 0
         removed = 0
         for _, size, path in sorted(entries):
             if total <= self.max_bytes * 3 // 4:
                 break
             try:
-                path.unlink()
+                os.unlink(path)
             except OSError:
                 continue
             total -= size
             removed += 1
-        return removed
+        return total, removed
+
+    def _usage(self) -> tuple[int, float] | None:
+        """(bytes, when counted) from `.usage`; None when it is missing or damaged."""
+        try:
+            record = json.loads((self.root / USAGE_FILE).read_text())
+            return int(record["bytes"]), float(record["counted_at"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _set_usage(self, total: int, counted_at: float) -> None:
+        record = json.dumps({"bytes": total, "counted_at": counted_at}).encode()
+        try:
+            _write_atomically(self.root / USAGE_FILE, record)
+        except OSError:
+            pass
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write to a temporary name beside `path`, then rename it into place: a reader sees the
+    old file or the new one, never half of one."""
+    fd, temp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
 
 
 def _max_mb() -> int:

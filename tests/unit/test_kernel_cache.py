@@ -22,6 +22,7 @@ from minitvm.compiler import random_inputs
 from minitvm.errors import MinitvmError
 from minitvm.lowering.fork_map import fork_map
 from minitvm.lowering.object_cache import (
+    USAGE_FILE,
     KernelObject,
     ObjectCache,
     _compiler_sources,
@@ -72,6 +73,11 @@ def counts(exe: minitvm.Executable) -> tuple[int, int]:
     return report.op_counts["kernels"], report.op_counts["kernels from cache"]
 
 
+def entry_files(cache: Path) -> list[Path]:
+    """The cache's files but its usage record (temporary files included)."""
+    return [p for p in cache.rglob("*") if p.is_file() and p.name != USAGE_FILE]
+
+
 def check_against_ort(model: onnx.ModelProto, exe: minitvm.Executable) -> list[np.ndarray]:
     inputs = random_inputs(exe, seed=3)
     got = exe.run(inputs)
@@ -86,7 +92,7 @@ def test_a_second_compile_takes_every_kernel_from_the_cache(cache: Path) -> None
     cold = minitvm.compile(model)
     total, hits = counts(cold)
     assert total >= 2 and hits == 0
-    entries = sorted(p for p in cache.rglob("*") if p.is_file())
+    entries = sorted(entry_files(cache))
     assert len(entries) == total and not [p for p in entries if p.name.startswith(".tmp")]
     warm = minitvm.compile(model)
     assert counts(warm) == (total, total)
@@ -150,7 +156,7 @@ def test_another_target_misses(cache: Path) -> None:
 def test_a_damaged_entry_is_a_miss_and_is_written_anew(cache: Path, damage: str) -> None:
     model = mlp()
     minitvm.compile(model)
-    victim = max((p for p in cache.rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
+    victim = max(entry_files(cache), key=lambda p: p.stat().st_size)
     data = bytearray(victim.read_bytes())
     if damage == "truncate":
         del data[len(data) // 2 :]
@@ -194,6 +200,30 @@ def test_pruning_removes_the_least_recently_used(tmp_path: Path) -> None:
     left = [k for k in keys if store.path(k).exists()]
     assert keys[0] in left and keys[1] not in left
     assert sum(store.path(k).stat().st_size for k in left) <= 7_500
+
+
+def test_pruning_counts_the_entries_only_when_the_estimate_passes_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ObjectCache(tmp_path, max_bytes=10_000)
+    keys = [kernel_key(f"k{n}", "cpu", "", 3) for n in range(8)]
+    counts: list[int] = []
+    full_count = store._prune_now
+    monkeypatch.setattr(store, "_prune_now", lambda: counts.append(1) or full_count())
+    for n, key in enumerate(keys):
+        written = store.put(key, KernelObject(kernel_symbol(key), bytes(2_000), 1, 1, (), False))
+        os.utime(store.path(key), (n, n))
+        store.prune(written)
+    # The first prune counts (no usage yet); the next ones add to the estimate until it
+    # passes 10,000 bytes at the fifth entry, which counts and prunes to 7,500.
+    assert len(counts) >= 2 and len(counts) < len(keys)
+    left = [k for k in keys if store.path(k).exists()]
+    assert keys[0] not in left and keys[-1] in left
+    total = sum(store.path(k).stat().st_size for k in left)
+    assert total <= 10_000 and store._usage() is not None and store._usage()[0] == total
+    (tmp_path / ".usage").write_text("damaged")  # a bad record is counted afresh
+    store.prune(0)
+    assert len(counts) >= 3 and store._usage()[0] == total
 
 
 def test_a_cache_that_cannot_be_written_is_no_error(
@@ -240,7 +270,7 @@ def test_processes_compiling_at_once_share_one_cache(cache: Path) -> None:
     for run in runs:
         _, err = run.communicate(timeout=300)
         assert run.returncode == 0, err
-    files = [p for p in cache.rglob("*") if p.is_file()]
+    files = entry_files(cache)
     assert files and not [p for p in files if p.name.startswith(".tmp")]
     assert all(KernelObject.from_entry(p.read_bytes()) is not None for p in files)
     last = subprocess.run(

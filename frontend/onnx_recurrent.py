@@ -6,7 +6,7 @@ Per direction:
     xw_0 .. xw_{T-1} = split(XW)        one kernel, T results
     for t (unrolled over the static sequence length):
         gates = H @ R^T + xw_t          the hidden-state GEMM, the projection in its epilogue
-        H, C = cell(gates, H, C)        the gate math: one fused elementwise kernel
+        H, C = cell(gates, H, C)        the gate math: two fused kernels (C, then H)
     Y = concat(H_0 .. H_{T-1})
 
 Every step's kernels are the same code with different buffers, so te-merge-kernels makes
@@ -176,7 +176,12 @@ def _clip(layer: _Layer, x: SSAValue) -> SSAValue:
 
 
 def _split_gates(layer: _Layer, x: SSAValue, count: int) -> list[SSAValue]:
-    return list(layer.ctx.make(g.SplitOp, x, axis=1, sizes=[layer.hidden] * count).results)
+    """[B, count*H] -> count gates [B, H], each a slice: single-result ops that graph-fuse
+    joins to the gate math reading them (a split's several results would end the kernel:
+    an LSTM step would be 7 kernels, not 3)."""
+    b, h = layer.batch, layer.hidden
+    return [layer.op(g.SliceOp, x, starts=[0, k * h], ends=[b, (k + 1) * h], steps=[1, 1])
+            for k in range(count)]  # fmt: skip
 
 
 def _sequence_mask(layer: _Layer) -> list[SSAValue] | None:

@@ -11,8 +11,11 @@ memory for the next kernel to read back. Fusion removes those round trips:
       erf(x / sqrt 2)), whose x two ops read. The epilogue then runs on each tile of the
       anchor's result while it is in cache (see `schedules/fused.py`). YOLOv5's neck step
       (ten Conv + SiLU) took 13.4 ms with each SiLU a kernel of its own, one thread;
-  (b) what is left of chains of injective ops (elementwise, expand, reshape, transpose)
-      becomes one kernel that reads its inputs once and writes only the last result.
+  (b) what is left of chains of injective ops (elementwise, expand, reshape, transpose,
+      slice) becomes one kernel that reads its inputs once and writes only the last result;
+      the chain also takes, as a tree, the injective ops whose result only it reads (their
+      producers too, and so on): an LSTM cell's c' = sigmoid(f) * c + sigmoid(i) * tanh(g),
+      each gate a slice of the step's GEMM result, is one kernel, not five.
 
     %0 = graph.conv %x, %w, %b : ...                %r = graph.fused "conv_add_relu" (%x, %w, %b, %s) : ... {
     %1 = graph.add %0, %s : ...              ->     ^bb0(...):
@@ -59,6 +62,7 @@ INJECTIVE: tuple[type[Operation], ...] = (
     graph.ExpandOp,
     graph.ReshapeOp,
     graph.TransposeOp,
+    graph.SliceOp,
 )
 
 
@@ -84,7 +88,7 @@ class _Planner:
         for kinds, bounded in ((ANCHOR_OPS, True), (INJECTIVE, False)):
             for op in self.block.ops:
                 if isinstance(op, kinds) and op not in self.taken:
-                    group = self._epilogue(op) if bounded else self._chain(op)
+                    group = self._epilogue(op) if bounded else self._tree(self._chain(op))
                     if len(group) > 1:
                         groups.append(group)
                         self.taken.update(group)
@@ -166,6 +170,30 @@ class _Planner:
             group.append(user)
             value = user.results[0]
         return group
+
+    def _tree(self, group: list[Operation]) -> list[Operation]:
+        """`group` (a chain) with the injective ops of this block whose result only its
+        members read, and theirs, and so on, in program order. They all stand before the
+        group's last op and nothing outside reads them, so the group can still replace its
+        last op."""
+        members = set(group)
+        todo = list(group)
+        while todo and len(group) < self.max_ops:
+            for operand in todo.pop().operands:
+                producer = operand.owner
+                if (
+                    isinstance(producer, INJECTIVE)
+                    and producer not in members
+                    and producer not in self.taken
+                    and producer.parent is self.block
+                    and len(producer.results) == 1
+                    and all(use.operation in members for use in producer.results[0].uses)
+                    and len(group) < self.max_ops
+                ):
+                    group.append(producer)
+                    members.add(producer)
+                    todo.append(producer)
+        return sorted(group, key=self.position.__getitem__)
 
     def _escapes_after(
         self, group: Sequence[Operation], chained: SSAValue, last: Operation

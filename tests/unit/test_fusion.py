@@ -184,6 +184,22 @@ def injective_chain(seed: int) -> onnx.ModelProto:
     return net.model([net.op("Sub", [y, net.weight("o", [4, 1])])])
 
 
+def lstm_gate_tree(seed: int) -> onnx.ModelProto:
+    """An LSTM cell's gate math on a [2, 4*6] GEMM result: four gate slices, then
+    c' = sigmoid(f) * c + sigmoid(i) * tanh(g) and h = sigmoid(o) * tanh(c'). A tree of
+    single-use injective ops per output: two kernels after the GEMM."""
+    net = Net(seed)
+    x, c = net.input("x", [2, 5]), net.input("c", [2, 6])
+    gates = net.op("MatMul", [x, net.weight("w", [5, 24])])
+    i, o, f, g_ = (net.op("Slice", [gates, net.const(f"s{k}", np.array([6 * k])),
+                                    net.const(f"e{k}", np.array([6 * k + 6])),
+                                    net.const(f"a{k}", np.array([1]))]) for k in range(4))  # fmt: skip
+    kept = net.op("Mul", [net.op("Sigmoid", [f]), c])
+    c_new = net.op("Add", [kept, net.op("Mul", [net.op("Sigmoid", [i]), net.op("Tanh", [g_])])])
+    h = net.op("Mul", [net.op("Sigmoid", [o]), net.op("Tanh", [c_new])])
+    return net.model([h, c_new])
+
+
 def reductions_with_epilogues(seed: int) -> onnx.ModelProto:
     """Softmax, layer norm, max pool, reduce-mean and global pool anchors, each with an
     epilogue that reads something else too."""
@@ -232,6 +248,7 @@ CASES: dict[str, Callable[[int], onnx.ModelProto]] = {
     "conv_bn_scale_shift": conv_bn_scale_shift,
     "conv_bn_variable_mean": conv_bn_variable_mean,
     "injective_chain": injective_chain,
+    "lstm_gate_tree": lstm_gate_tree,
     "reductions_with_epilogues": reductions_with_epilogues,
     "layer_norm_mean_escapes": layer_norm_mean_escapes,
 }
@@ -255,6 +272,11 @@ def test_silu_and_erf_gelu_fuse_into_their_anchors() -> None:
 
 def test_injective_chain_is_one_kernel() -> None:
     assert [n.rsplit("_", 1)[0] for n in kernel_names(injective_chain(0), 3)] == ["fused_add"]
+
+
+def test_injective_trees_are_one_kernel_each() -> None:
+    names = [n.rsplit("_", 1)[0] for n in kernel_names(lstm_gate_tree(0), 3)]
+    assert sorted(names) == ["fused_slice", "fused_slice", "matmul"], names
 
 
 def test_batch_norms_fold_away() -> None:

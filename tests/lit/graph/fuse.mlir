@@ -193,3 +193,35 @@ func.func @layer_norm_mean_used_before(%x: tensor<2x4xf32>, %g: tensor<4xf32>) -
   %1 = graph.relu %y : tensor<2x4xf32>
   func.return %1, %0 : tensor<2x4xf32>, tensor<2x1xf32>
 }
+
+// An LSTM cell's c' = sigmoid(f) * c + sigmoid(i) * tanh(g), each gate a slice of %gates:
+// the chain from the first slice (slice, sigmoid, mul, add) also takes, as a tree, every
+// injective op whose result only the group reads: one group, not five.
+// CHECK-LABEL: func.func @gate_tree(
+// CHECK-SAME:      %[[G:\w+]]: tensor<2x12xf32>, %[[C:\w+]]: tensor<2x4xf32>)
+// CHECK-NEXT:    %[[R:\w+]] = graph.fused "slice_slice_slice_sigmoid_sigmoid_tanh_mul_mul_add" (%[[G]], %[[C]])
+// CHECK-NEXT:    ^bb0(%[[BG:\w+]]: tensor<2x12xf32>, %[[BC:\w+]]: tensor<2x4xf32>):
+// CHECK-NEXT:      %[[I:\w+]] = graph.slice %[[BG]] {starts = array<i64: 0, 0>
+// CHECK-NEXT:      %[[F:\w+]] = graph.slice %[[BG]] {starts = array<i64: 0, 4>
+// CHECK-NEXT:      %[[GG:\w+]] = graph.slice %[[BG]] {starts = array<i64: 0, 8>
+// CHECK-NEXT:      %[[SI:\w+]] = graph.sigmoid %[[I]]
+// CHECK-NEXT:      %[[SF:\w+]] = graph.sigmoid %[[F]]
+// CHECK-NEXT:      %[[TG:\w+]] = graph.tanh %[[GG]]
+// CHECK-NEXT:      %[[K:\w+]] = graph.mul %[[SF]], %[[BC]]
+// CHECK-NEXT:      %[[N:\w+]] = graph.mul %[[SI]], %[[TG]]
+// CHECK-NEXT:      %[[S:\w+]] = graph.add %[[K]], %[[N]]
+// CHECK-NEXT:      graph.yield %[[S]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]]
+func.func @gate_tree(%gates: tensor<2x12xf32>, %c: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %i = graph.slice %gates {starts = array<i64: 0, 0>, ends = array<i64: 2, 4>, steps = array<i64: 1, 1>} : tensor<2x12xf32> -> tensor<2x4xf32>
+  %f = graph.slice %gates {starts = array<i64: 0, 4>, ends = array<i64: 2, 8>, steps = array<i64: 1, 1>} : tensor<2x12xf32> -> tensor<2x4xf32>
+  %g = graph.slice %gates {starts = array<i64: 0, 8>, ends = array<i64: 2, 12>, steps = array<i64: 1, 1>} : tensor<2x12xf32> -> tensor<2x4xf32>
+  %si = graph.sigmoid %i : tensor<2x4xf32>
+  %sf = graph.sigmoid %f : tensor<2x4xf32>
+  %tg = graph.tanh %g : tensor<2x4xf32>
+  %kept = graph.mul %sf, %c : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %new = graph.mul %si, %tg : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %r = graph.add %kept, %new : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  func.return %r : tensor<2x4xf32>
+}

@@ -61,6 +61,10 @@ class MinitvmRep(BackendRep):
         self._declared = {v.name: _declared_shape(v) for v in model.graph.input}
         #: Inputs that are sequences: given as lists of arrays, one argument per item.
         self._sequences = {v.name for v in model.graph.input if v.type.HasField("sequence_type")}
+        #: Optional inputs: None (empty), or their element (a tensor, or a sequence's list).
+        self._optional_sequences = {v.name for v in model.graph.input if v.type.HasField("optional_type")
+                                    and v.type.optional_type.elem_type.HasField("sequence_type")}  # fmt: skip
+        self._optionals = {v.name for v in model.graph.input if v.type.HasField("optional_type")}
         self._compile_options = {"opt_level": opt_level, "num_threads": num_threads}
         self._cache_size = cache_size
         #: The graph inputs found to feed an operand the frontend needs at import time (frozen
@@ -75,10 +79,14 @@ class MinitvmRep(BackendRep):
         arrays = self._named(inputs)
         executable = self._cached(arrays) or self._compile(arrays)
         given: dict[str, Any] = dict(arrays)
-        for name in self._sequences:
-            given.update({sequence_item_name(name, i): a for i, a in enumerate(arrays[name])})
+        for name in self._sequences | self._optional_sequences:
+            items = arrays[name] or ()
+            given.update({sequence_item_name(name, i): a for i, a in enumerate(items)})
         results = executable.run({name: given[name] for name in executable.input_names})
-        return self._outputs_type(*_grouped(self.output_names, executable.output_names, results))
+        absent = executable.stats.get("absent_outputs", ())
+        return self._outputs_type(
+            *_grouped(self.output_names, executable.output_names, results, absent)
+        )
 
     def _named(self, inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(inputs, Mapping):
@@ -97,25 +105,35 @@ class MinitvmRep(BackendRep):
                 f"missing inputs {missing} / unknown inputs {unknown}; the model takes "
                 f"{', '.join(self.input_names)}"
             )
-        return {
-            name: [np.asarray(a) for a in given[name]]
-            if name in self._sequences
-            else np.asarray(given[name])
-            for name in self.input_names
-        }
+        return {name: self._array(name, given[name]) for name in self.input_names}
+
+    def _array(self, name: str, value: Any) -> Any:
+        """An input as compiled: an array, a sequence's list of arrays, or (an empty
+        optional) None."""
+        if value is None and name in self._optionals:
+            return None
+        if name in self._sequences or name in self._optional_sequences:
+            return [np.asarray(a) for a in value]
+        return np.asarray(value)
 
     def _frozen(self, arrays: dict[str, np.ndarray]) -> tuple[str, ...]:
         """The inputs frozen for this run: those found to feed an import-time operand."""
         known = set(self.constant_inputs or ())
-        return tuple(n for n in arrays if n in known and n not in self._sequences)
+        return tuple(n for n in arrays if n in known and n not in self._structured)
+
+    @property
+    def _structured(self) -> set[str]:
+        """The inputs that are sequences or optionals (compiled for their shapes, never
+        frozen)."""
+        return self._sequences | self._optionals
 
     def _key(self, arrays: dict[str, Any], frozen: Sequence[str]) -> tuple[object, ...]:
         return tuple(
-            (name, tuple((a.dtype.str, a.shape) for a in arrays[name]))
-            if name in self._sequences
+            (name, None) if a is None
+            else (name, tuple((i.dtype.str, i.shape) for i in a)) if isinstance(a, list)
             else (name, a.dtype.str, a.shape, a.tobytes() if name in frozen else None)
             for name, a in arrays.items()
-        )
+        )  # fmt: skip
 
     def _cached(self, arrays: dict[str, np.ndarray]) -> Executable | None:
         key = self._key(arrays, self._frozen(arrays))
@@ -150,10 +168,13 @@ class MinitvmRep(BackendRep):
         shapes: dict[str, Any] = {
             name: array.shape
             for name, array in arrays.items()
-            if name not in frozen and name not in self._sequences
+            if name not in frozen and name not in self._structured
             and self._declared[name] != array.shape
         }  # fmt: skip
-        shapes.update({name: [a.shape for a in arrays[name]] for name in self._sequences})
+        for name in self._structured:
+            value = arrays[name]
+            shapes[name] = (None if value is None else [a.shape for a in value]
+                            if isinstance(value, list) else value.shape)  # fmt: skip
         executable = compile_model(model, input_shapes=shapes or None, **self._compile_options)
         self.compile_count += 1
         return executable
@@ -295,21 +316,28 @@ def check_supported(model: onnx.ModelProto) -> None:
     for kind, values in (("input", model.graph.input), ("output", model.graph.output)):
         for value in values:
             what = value.type.WhichOneof("value")  # None: left to shape inference
-            if what not in (None, "tensor_type", "sequence_type"):
+            if what not in (None, "tensor_type", "sequence_type", "optional_type"):
                 raise FrontendError(
                     f"graph {kind} '{value.name}' has {what.removesuffix('_type')} type; "
-                    "only tensors and sequences of tensors are supported"
+                    "only tensors, sequences of tensors and optionals of these are supported"
                 )
 
 
 def _grouped(
-    names: Sequence[str], flat_names: Sequence[str], results: Sequence[np.ndarray]
-) -> list[np.ndarray | list[np.ndarray]]:
+    names: Sequence[str],
+    flat_names: Sequence[str],
+    results: Sequence[np.ndarray],
+    absent: Sequence[str] = (),
+) -> list[np.ndarray | list[np.ndarray] | None]:
     """The Executable's `results` (one per tensor, named `flat_names`) as the graph's outputs
-    `names`: a sequence output `y` is the list of its items `y[0]`, `y[1]`, ..."""
+    `names`: a sequence output `y` is the list of its items `y[0]`, `y[1]`, ...; an empty
+    optional output (`absent`) is None."""
     by_name = dict(zip(flat_names, results, strict=True))
-    grouped: list[np.ndarray | list[np.ndarray]] = []
+    grouped: list[np.ndarray | list[np.ndarray] | None] = []
     for name in names:
+        if name in absent:
+            grouped.append(None)
+            continue
         if name in by_name:
             grouped.append(by_name[name])
             continue

@@ -27,7 +27,7 @@ from minitvm.dialects import te
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx, load_model
-from minitvm.frontend.onnx import io_names
+from minitvm.frontend.onnx import absent_outputs, io_names
 from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
 from minitvm.kernel_build import build_kernels, lower_main
@@ -317,6 +317,8 @@ def build(
             "arena_bytes_unplanned": sum(-(-size // 64) * 64 for _, size in info.allocs),
             "arena_bytes": info.arena_size,
             "parallel_loops": parallel,
+            # Optional graph outputs that are empty as compiled (the ONNX backend's None).
+            "absent_outputs": absent_outputs(module),
         },
         threads_address=jit.global_address(NUM_THREADS_GLOBAL) if parallel else None,
         pool_address=jit.global_address(THREAD_POOL_GLOBAL) if parallel else None,

@@ -34,6 +34,7 @@ import minitvm.frontend.onnx_linalg  # noqa: F401  (registers the Det converter)
 import minitvm.frontend.onnx_linear_attention  # noqa: F401  (registers LinearAttention)
 import minitvm.frontend.onnx_loss  # noqa: F401  (registers the loss converters)
 import minitvm.frontend.onnx_ops  # noqa: F401  (registers the compute-op converters)
+import minitvm.frontend.onnx_optional  # noqa: F401  (registers the optional ops)
 import minitvm.frontend.onnx_quantize  # noqa: F401  (registers the quantization converters)
 import minitvm.frontend.onnx_recurrent  # noqa: F401  (registers LSTM, GRU and RNN)
 import minitvm.frontend.onnx_sampling  # noqa: F401  (registers the sampling-op converters)
@@ -48,6 +49,7 @@ from minitvm.frontend.onnx_node import (
     CONVERTERS,
     AnyValue,
     NodeContext,
+    OptionalValue,
     SequenceValue,
     Value,
     element_type,
@@ -70,24 +72,30 @@ def from_onnx(
 
     `input_shapes` maps input names to full shapes; it fixes dynamic dimensions (and may
     override static ones). A sequence input needs the list of its tensors' shapes: it
-    becomes one argument per tensor (`io_names`). Raises `FrontendError` for anything the
-    frontend cannot import.
+    becomes one argument per tensor (`io_names`). An optional input is compiled as given
+    (its tensor's shape or its sequence's list of shapes; a static tensor's declared shape
+    if it is not named) or as empty (None: then it is no argument). Raises `FrontendError`
+    for anything the frontend cannot import.
     """
     proto = load_model(model)
     _check_text(proto)
     opset = default_opset(proto)
     shapes = dict(input_shapes or {})
+    optionals = _optional_shapes(proto, shapes)
     sequences = _sequence_shapes(proto, shapes)
-    proto = _with_input_shapes(proto, {n: s for n, s in shapes.items() if n not in sequences})
+    structured = set(sequences) | set(optionals)
+    proto = _with_input_shapes(proto, {n: s for n, s in shapes.items() if n not in structured})
     proto = _infer_shapes(proto)
-    module = _Importer(proto.graph, opset, sequences).run()
+    module = _Importer(proto.graph, opset, sequences, optionals).run()
     module.verify()
     return module
 
 
 #: The module attribute naming @main's arguments and results after the ONNX values they
 #: are, where those are not one-to-one with the graph's inputs and outputs: a sequence input
-#: or output `x` of n tensors is n of them, named `x[0]` ... `x[n-1]` (`io_names`).
+#: or output `x` of n tensors is n of them, named `x[0]` ... `x[n-1]` (`io_names`); an
+#: optional input or output is its element's, or none when it is empty ("absent" lists the
+#: empty outputs: `absent_outputs`).
 IO_NAMES_ATTR = "minitvm.io_names"
 
 
@@ -105,6 +113,13 @@ def io_names(module: ModuleOp) -> tuple[list[str], list[str]] | None:
     inputs, outputs = names.data["inputs"], names.data["outputs"]
     assert isinstance(inputs, ArrayAttr) and isinstance(outputs, ArrayAttr)
     return [s.data for s in inputs.data], [s.data for s in outputs.data]  # type: ignore[attr-defined]
+
+
+def absent_outputs(module: ModuleOp) -> tuple[str, ...]:
+    """The optional graph outputs that are empty as compiled (no result of @main)."""
+    names = module.attributes.get(IO_NAMES_ATTR)
+    absent = names.data.get("absent") if isinstance(names, DictionaryAttr) else None
+    return tuple(s.data for s in absent.data) if isinstance(absent, ArrayAttr) else ()  # type: ignore[attr-defined]
 
 
 def _sequence_shapes(
@@ -125,6 +140,47 @@ def _sequence_shapes(
                 f"input_shapes={{'{value.name}': [(...), (...), ...]}}"
             )
         result[value.name] = [tuple(int(d) for d in s) for s in given]  # type: ignore[union-attr]
+    return result
+
+
+#: An optional input as compiled: None (empty), its tensor's shape, or its sequence's shapes.
+OptionalShape = tuple[int, ...] | list[tuple[int, ...]] | None
+
+
+def _optional_shapes(
+    model: onnx.ModelProto, shapes: dict[str, object]
+) -> dict[str, OptionalShape]:
+    """How each optional input is compiled (`from_onnx`): given, with which shapes, or empty."""
+    initializers = {t.name for t in model.graph.initializer}
+    result: dict[str, OptionalShape] = {}
+    for value in model.graph.input:
+        if value.name in initializers or not value.type.HasField("optional_type"):
+            continue
+        elem = value.type.optional_type.elem_type
+        given = shapes.get(value.name, ())
+        if value.name in shapes and given is None:
+            result[value.name] = None
+        elif elem.HasField("sequence_type"):
+            if value.name not in shapes or not all(isinstance(s, Sequence) for s in given):  # type: ignore[union-attr]
+                raise FrontendError(
+                    f"input '{value.name}' is an optional sequence; give the shape of each of "
+                    f"its tensors with input_shapes={{'{value.name}': [(...), ...]}}, or None "
+                    "for an empty one"
+                )
+            result[value.name] = [tuple(int(d) for d in s) for s in given]  # type: ignore[union-attr]
+        elif elem.HasField("tensor_type"):
+            if value.name in shapes:
+                result[value.name] = tuple(int(d) for d in given)  # type: ignore[union-attr]
+                continue
+            dims = elem.tensor_type.shape.dim
+            if not elem.tensor_type.HasField("shape") or not all(d.HasField("dim_value") for d in dims):
+                raise FrontendError(
+                    f"input '{value.name}' is an optional tensor of unknown shape; give it with "
+                    f"input_shapes={{'{value.name}': (...)}}, or None for an empty one"
+                )
+            result[value.name] = tuple(d.dim_value for d in dims)
+        else:
+            raise FrontendError(f"input '{value.name}' is an optional of neither a tensor nor a sequence")
     return result
 
 
@@ -272,8 +328,9 @@ def _with_input_shapes(model: onnx.ModelProto, shapes: dict[str, Sequence[int]])
             if value.name in shapes:
                 _set_shape(value, shapes[value.name])
     for value in graph.input:
-        if value.name not in initializers and not value.type.HasField("sequence_type"):
-            _check_static(value)  # (a sequence's shapes were checked by _sequence_shapes)
+        structured = value.type.HasField("sequence_type") or value.type.HasField("optional_type")
+        if value.name not in initializers and not structured:
+            _check_static(value)  # (sequences and optionals: _sequence_shapes, _optional_shapes)
     return model
 
 
@@ -359,10 +416,12 @@ class _Importer:
         graph: onnx.GraphProto,
         opset: int,
         sequences: Mapping[str, Sequence[tuple[int, ...]]] | None = None,
+        optionals: Mapping[str, OptionalShape] | None = None,
     ):
         self.graph = graph
         self.opset = opset
         self.sequences = dict(sequences or {})
+        self.optionals = dict(optionals or {})
         self.body = Block()  # @main's
         self.block = self.body  # where converted nodes go: the body, or a graph.if branch
         # One scope per subgraph being converted (If branches, Loop and Scan bodies): a
@@ -371,6 +430,7 @@ class _Importer:
         # @main's arguments and results by ONNX name (a sequence is several: IO_NAMES_ATTR).
         self.arg_names: list[str] = []
         self.result_names: list[str] = []
+        self.absent_outputs: list[str] = []  # empty optionals: no result at all
         # Materialized constants, by array identity (arrays are kept alive alongside).
         self.constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
         self.used = names_used(graph)
@@ -385,11 +445,15 @@ class _Importer:
         arg_types = [arg.type for arg in self.body.args]
         func = FuncOp("main", (arg_types, [r.type for r in results]), Region(self.body))
         module = ModuleOp([func])
-        if self.sequences or self.result_names != [o.name for o in self.graph.output]:
-            module.attributes[IO_NAMES_ATTR] = DictionaryAttr({
+        if (self.sequences or self.optionals or self.absent_outputs
+                or self.result_names != [o.name for o in self.graph.output]):  # fmt: skip
+            names = {
                 "inputs": ArrayAttr([StringAttr(n) for n in self.arg_names]),
                 "outputs": ArrayAttr([StringAttr(n) for n in self.result_names]),
-            })  # fmt: skip
+            }
+            if self.absent_outputs:
+                names["absent"] = ArrayAttr([StringAttr(n) for n in self.absent_outputs])
+            module.attributes[IO_NAMES_ATTR] = DictionaryAttr(names)
         return module
 
     def _add_arg(self, name: str, elem: Attribute, shape: Sequence[int]) -> SSAValue:
@@ -406,7 +470,12 @@ class _Importer:
             if value.name in initializers:
                 continue  # an input with an initializer is a constant (a frozen weight)
             if value.name in self.sequences:
-                self.values[value.name] = self._sequence_input(value)
+                elem = value.type.sequence_type.elem_type
+                shapes = self.sequences[value.name]
+                self.values[value.name] = self._sequence_input(value.name, elem, shapes)
+                continue
+            if value.name in self.optionals:
+                self.values[value.name] = self._optional_input(value)
                 continue
             tensor = value.type.tensor_type
             elem = onnx_element_type(tensor.elem_type, f"input '{value.name}'")
@@ -416,24 +485,46 @@ class _Importer:
                 raise FrontendError(f"input '{value.name}' of shape {tuple(shape)} {problem}")
             self.values[value.name] = self._add_arg(value.name, elem, shape)
 
-    def _sequence_input(self, value: onnx.ValueInfoProto) -> SequenceValue:
+    def _sequence_input(
+        self, name: str, elem_type: onnx.TypeProto, shapes: Sequence[tuple[int, ...]]
+    ) -> SequenceValue:
         """A sequence input: one argument per tensor, named `name[i]`."""
-        elem_type = value.type.sequence_type.elem_type
         if not elem_type.HasField("tensor_type"):
-            raise FrontendError(f"input '{value.name}' is a sequence of non-tensors")
+            raise FrontendError(f"input '{name}' is a sequence of non-tensors")
         onnx_type = elem_type.tensor_type.elem_type
-        elem = onnx_element_type(onnx_type, f"input '{value.name}'")
+        elem = onnx_element_type(onnx_type, f"input '{name}'")
         items = tuple(
-            self._add_arg(sequence_item_name(value.name, i), elem, shape)
-            for i, shape in enumerate(self.sequences[value.name])
+            self._add_arg(sequence_item_name(name, i), elem, shape)
+            for i, shape in enumerate(shapes)
         )
         return SequenceValue(items, np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_type)))
+
+    def _optional_input(self, value: onnx.ValueInfoProto) -> OptionalValue:
+        """An optional input as `_optional_shapes` has it: empty (no argument), a tensor (an
+        argument named as the input) or a sequence (one per tensor, `name[i]`)."""
+        shape = self.optionals[value.name]
+        elem_type = value.type.optional_type.elem_type
+        if shape is None:
+            return OptionalValue(None)
+        if isinstance(shape, list):
+            return OptionalValue(self._sequence_input(value.name, elem_type.sequence_type.elem_type, shape))
+        onnx_type = elem_type.tensor_type.elem_type
+        elem = onnx_element_type(onnx_type, f"input '{value.name}'")
+        problem = beyond_memory(_nbytes(shape, onnx_type))
+        if problem:
+            raise FrontendError(f"input '{value.name}' of shape {shape} {problem}")
+        return OptionalValue(self._add_arg(value.name, elem, shape))
 
     def _output(self, name: str) -> list[SSAValue]:
         """The results graph output `name` is: one tensor, or a sequence's tensors."""
         if name not in self.values:
             raise FrontendError(f"graph output '{name}' is not produced by any node")
         value = self.values[name]
+        if isinstance(value, OptionalValue):
+            if value.element is None:
+                self.absent_outputs.append(name)
+                return []
+            value = value.element
         if isinstance(value, SequenceValue):
             self.result_names += [sequence_item_name(name, i) for i in range(len(value))]
             return [self._tensor(item, name) for item in value.items]

@@ -36,7 +36,14 @@ from xdsl.ir import Block, Region, SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.errors import NonConstantOperandError
-from minitvm.frontend.onnx_node import AnyValue, NodeContext, SequenceValue, Value, converter
+from minitvm.frontend.onnx_node import (
+    AnyValue,
+    NodeContext,
+    OptionalValue,
+    SequenceValue,
+    Value,
+    converter,
+)
 
 #: The most iterations a Loop is unrolled into: every iteration is a copy of the body in the
 #: compiled graph, so more would make compile time, not run time, the problem.
@@ -91,9 +98,9 @@ def _runtime_if(ctx: NodeContext) -> list[AnyValue]:
         block = Block()
         outputs = ctx.convert_subgraph(branch, {}, block)
         _outputs_count(ctx, outputs, branch)
-        if any(isinstance(v, SequenceValue) for v in outputs):
-            message = ctx.error(f"{attr} gives a sequence, whose items must be known at import "
-                                "time: its condition must be too")  # fmt: skip
+        if any(isinstance(v, SequenceValue | OptionalValue) for v in outputs):
+            message = ctx.error(f"{attr} gives a sequence or an optional, whose items must be "
+                                "known at import time: its condition must be too")  # fmt: skip
             raise NonConstantOperandError(str(message), ctx.input_name(0))
         values = [
             v if isinstance(v, SSAValue) else ctx.materialize(v, f"{ctx.node.output[0]}_{attr}")
@@ -210,8 +217,8 @@ def _runtime_loop(ctx: NodeContext, body: onnx.GraphProto) -> list[AnyValue]:
     why = None
     if len(body.output) != 1 + len(carried_any):
         why = "it has scan outputs, whose length"
-    elif any(isinstance(v, SequenceValue) for v in carried_any):
-        why = "it carries a sequence, whose length"
+    elif any(isinstance(v, SequenceValue | OptionalValue) for v in carried_any):
+        why = "it carries a sequence or an optional, whose length or presence"
     if why is not None:
         name = ctx.input_name(0) if ctx.has_input(0) and not ctx.is_const(0) else ctx.input_name(1)
         message = ctx.error(f"its course is known only at run time, but {why} minitvm needs at "
@@ -229,8 +236,9 @@ def _runtime_loop(ctx: NodeContext, body: onnx.GraphProto) -> list[AnyValue]:
     for value, arg in zip(body.input, block.args):
         arg.name_hint = value.name or None
     outputs = ctx.convert_subgraph(body, bindings, block)
-    if any(isinstance(v, SequenceValue) for v in outputs):
-        raise ctx.error("its body gives a sequence; a Loop on a run-time course carries tensors")
+    if any(isinstance(v, SequenceValue | OptionalValue) for v in outputs):
+        raise ctx.error("its body gives a sequence or an optional; a Loop on a run-time course "
+                        "carries tensors")  # fmt: skip
     values = [v if isinstance(v, SSAValue) else ctx.materialize(v, f"{ctx.node.output[0]}_{n}")
               for n, v in enumerate(outputs)]  # fmt: skip
     carried_types = [v.type for v in inits]
@@ -246,8 +254,9 @@ def _runtime_loop(ctx: NodeContext, body: onnx.GraphProto) -> list[AnyValue]:
 
 def _tensors(ctx: NodeContext, values: Sequence[AnyValue]) -> list[Value]:
     """`values`, which a scan output stacks: tensors, not sequences."""
-    if any(isinstance(v, SequenceValue) for v in values):
-        raise ctx.error("a scan output of the body is a sequence; only tensors are stacked")
+    if any(isinstance(v, SequenceValue | OptionalValue) for v in values):
+        raise ctx.error("a scan output of the body is a sequence or an optional; only tensors "
+                        "are stacked")  # fmt: skip
     return list(values)  # type: ignore[arg-type]
 
 

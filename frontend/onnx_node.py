@@ -48,8 +48,17 @@ class SequenceValue:
         return len(self.items)
 
 
+@dataclass(frozen=True)
+class OptionalValue:
+    """An ONNX optional during import: the tensor or sequence it holds, or None when it is
+    empty. Whether it holds one is known at import time, as a sequence's length is (an
+    optional graph input is compiled for being given or not: `from_onnx`'s input_shapes)."""
+
+    element: Value | SequenceValue | None
+
+
 #: Anything a node input or output can be while the graph is imported.
-AnyValue = Value | SequenceValue
+AnyValue = Value | SequenceValue | OptionalValue
 
 Converter = Callable[["NodeContext"], Sequence[AnyValue | None]]
 
@@ -265,19 +274,17 @@ class NodeContext:
     def value(self, i: int) -> Value:
         """Input `i`, which must be a tensor."""
         value = self.any_value(i)
-        if isinstance(value, SequenceValue):
-            raise self.error(
-                f"input {i} ('{self.input_name(i)}') is a sequence; this op takes a tensor"
-            )
+        if isinstance(value, SequenceValue | OptionalValue):
+            kind = "a sequence" if isinstance(value, SequenceValue) else "an optional"
+            raise self.error(f"input {i} ('{self.input_name(i)}') is {kind}; this op takes a tensor")
         return value
 
     def sequence(self, i: int) -> SequenceValue:
         """Input `i`, which must be a sequence."""
         value = self.any_value(i)
         if not isinstance(value, SequenceValue):
-            raise self.error(
-                f"input {i} ('{self.input_name(i)}') is a tensor; this op takes a sequence"
-            )
+            kind = "an optional" if isinstance(value, OptionalValue) else "a tensor"
+            raise self.error(f"input {i} ('{self.input_name(i)}') is {kind}; this op takes a sequence")
         return value
 
     def tensor(self, i: int) -> SSAValue:

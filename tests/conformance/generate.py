@@ -7,7 +7,8 @@ and writes them with `onnx.backend.test.cmd_tools.generate_data` in ONNX's stand
 
 Selection (a case is skipped, with the reason recorded, when one of these fails):
   * every node of its model is a default-domain op the frontend has a converter for;
-  * its graph inputs and outputs are tensors or sequences of tensors (no optionals, maps);
+  * its graph inputs and outputs are tensors, sequences of tensors or optionals of these
+    (no maps);
   * their element types are graph-dialect element types (f32, f64, f16, i64, i32, i8, ui8, i1);
   * it is not a training-mode case (BatchNormalization / Dropout with training_mode set).
 Cases that pass all four but still cannot work (an opset above the frontend's, an attribute
@@ -81,12 +82,19 @@ def _supported() -> tuple[list[str], list[np.dtype]]:
 
 
 def _tensor_type(value: onnx.ValueInfoProto) -> onnx.TypeProto.Tensor | None:
-    """The tensor type of a tensor value or of a sequence of tensors' items (None: neither)."""
-    kind = value.type.WhichOneof("value")
+    """The tensor type of a tensor value, of a sequence of tensors' items, or of an optional
+    of either (None: none of these)."""
+    return _tensor_of(value.type)
+
+
+def _tensor_of(type_: onnx.TypeProto, optional_ok: bool = True) -> onnx.TypeProto.Tensor | None:
+    kind = type_.WhichOneof("value")
     if kind == "tensor_type":
-        return value.type.tensor_type
-    if kind == "sequence_type" and value.type.sequence_type.elem_type.HasField("tensor_type"):
-        return value.type.sequence_type.elem_type.tensor_type
+        return type_.tensor_type
+    if kind == "sequence_type" and type_.sequence_type.elem_type.HasField("tensor_type"):
+        return type_.sequence_type.elem_type.tensor_type
+    if kind == "optional_type" and optional_ok:
+        return _tensor_of(type_.optional_type.elem_type, optional_ok=False)
     return None
 
 
@@ -107,7 +115,8 @@ def skip_reason(case: Any, ops: set[str], dtypes: set[np.dtype]) -> str | None:
         if _tensor_type(value) is None:
             kind = value.type.WhichOneof("value")
             what = kind.removesuffix("_type") if kind else "unknown"
-            return f"graph value '{value.name}' has {what} type, not tensor or sequence of tensors"
+            return (f"graph value '{value.name}' has {what} type, not tensor, sequence of tensors "
+                    "or optional of these")  # fmt: skip
     bad = set()
     for value in (*graph.input, *graph.output):
         tensor = _tensor_type(value)

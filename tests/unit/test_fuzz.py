@@ -190,3 +190,28 @@ def test_minitvm_closer_to_a_float64_evaluation_than_onnx_runtime_is_not_a_failu
     assert as_float64(model).graph.initializer[0].data_type == TensorProto.DOUBLE
     verdict = check(Case(model, {"x": x}), [Config(3, 1)])
     assert verdict.kind == "ort-departs" and "float64" in verdict.detail, verdict
+
+
+def test_nan_and_infinite_outputs_equal_on_both_sides_pass_the_check():
+    """s12-1736 and s12-3003, reduced: x / Clip(x, min=-0.5) (0 / 0 where x is 0) and
+    Atanh(x) (+-inf at +-1) gave the same NaNs and infinities as ONNX Runtime, yet were
+    reported as mismatches."""
+    from onnx import TensorProto, helper
+
+    from minitvm.fuzz.check import check
+    from minitvm.fuzz.graph import Case
+
+    x = np.array([[0.0, 1.0, -1.0, 0.5], [-0.5, 0.25, 0.0, -0.75]], np.float32)
+    nodes = [
+        helper.make_node("Clip", ["x", "low"], ["c"]),
+        helper.make_node("Div", ["x", "c"], ["q"]),
+        helper.make_node("Atanh", ["x"], ["a"]),
+    ]
+    low = helper.make_tensor("low", TensorProto.FLOAT, [], [-0.5])
+    graph = helper.make_graph(
+        nodes, "nan_inf", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 4]) for n in ("q", "a")], [low],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    verdict = check(Case(model, {"x": x}), [Config(3, 1), Config(1, 2)])
+    assert verdict.kind == "pass", verdict

@@ -153,10 +153,26 @@ def _as_value(layer: _Layer, value: Value, what: str) -> SSAValue:
     return layer.const(value, what) if isinstance(value, np.ndarray) else value  # type: ignore[arg-type]
 
 
+def _state_input(layer: _Layer, i: int) -> Value:
+    """Initial state input `i` as [D, B, H] (layout 1 gives it as [B, D, H])."""
+    value = layer.ctx.value(i)
+    if not (layer.ctx.opset >= 14 and layer.ctx.attr_int("layout", 0)):
+        return value
+    if isinstance(value, np.ndarray):
+        return np.ascontiguousarray(value.transpose(1, 0, 2))
+    return layer.op(g.TransposeOp, value, perm=[1, 0, 2])
+
+
 def _initial(layer: _Layer, i: int, d: int, what: str) -> SSAValue:
-    if layer.ctx.has_input(i):
-        return _as_value(layer, _direction_slice(layer, i, d), what)
-    return layer.const(np.zeros((layer.batch, layer.hidden)), f"{what}0")
+    """Direction d's initial state [B, H] from input `i` (zeros without it)."""
+    b, h = layer.batch, layer.hidden
+    if not layer.ctx.has_input(i):
+        return layer.const(np.zeros((b, h)), f"{what}0")
+    value = _state_input(layer, i)
+    if isinstance(value, np.ndarray):
+        return layer.const(value[d], what)
+    piece = layer.op(g.SliceOp, value, starts=[d, 0, 0], ends=[d + 1, b, h], steps=[1, 1, 1])
+    return layer.op(g.ReshapeOp, piece, shape=[b, h])
 
 
 def _split_steps(layer: _Layer, value: SSAValue, width: int) -> list[SSAValue]:
@@ -176,12 +192,13 @@ def _clip(layer: _Layer, x: SSAValue) -> SSAValue:
 
 
 def _split_gates(layer: _Layer, x: SSAValue, count: int) -> list[SSAValue]:
-    """[B, count*H] -> count gates [B, H], each a slice: single-result ops that graph-fuse
-    joins to the gate math reading them (a split's several results would end the kernel:
-    an LSTM step would be 7 kernels, not 3)."""
-    b, h = layer.batch, layer.hidden
-    return [layer.op(g.SliceOp, x, starts=[0, k * h], ends=[b, (k + 1) * h], steps=[1, 1])
-            for k in range(count)]  # fmt: skip
+    """[..., count*H] -> count gates [..., H], each a slice of the last axis: single-result
+    ops that graph-fuse joins to the gate math reading them (a split's several results would
+    end the kernel: an LSTM step would be 7 kernels, not 3)."""
+    shape, h = list(x.type.get_shape()), layer.hidden  # type: ignore[attr-defined]
+    starts, steps = [0] * len(shape), [1] * len(shape)
+    return [layer.op(g.SliceOp, x, starts=[*starts[:-1], k * h], ends=[*shape[:-1], (k + 1) * h],
+                     steps=steps) for k in range(count)]  # fmt: skip
 
 
 def _sequence_mask(layer: _Layer) -> list[SSAValue] | None:

@@ -113,6 +113,28 @@ def test_batch_first_layout(op_type: str, gates: int) -> None:
 
 
 @pytest.mark.parametrize("op_type, gates", [("LSTM", 4), ("GRU", 3), ("RNN", 1)])
+def test_bidirectional_batch_first_with_initial_states(op_type: str, gates: int) -> None:
+    """layout=1 gives the initial states as [B, D, H] too."""
+    x = x_input(layout=1)
+    h0 = RNG.standard_normal((B, 2, H)).astype(np.float32)
+    c0 = RNG.standard_normal((B, 2, H)).astype(np.float32)
+    states = {"h0": h0, "c0": c0} if op_type == "LSTM" else {"h0": h0}
+    outputs = ("y", "y_h", "y_c") if op_type == "LSTM" else ("y", "y_h")
+    consts = weights(gates, 2)
+    batch_first = build(op_type, gates, 2, inputs={"X": x, **states}, consts=consts, opset=14,
+                        outputs=outputs, layout=1, direction="bidirectional")  # fmt: skip
+    got = minitvm.compile(batch_first).run({"X": x, **states})
+    time_first = {"X": x.transpose(1, 0, 2).copy(),
+                  **{k: v.transpose(1, 0, 2).copy() for k, v in states.items()}}  # fmt: skip
+    model = build(op_type, gates, 2, inputs=time_first, consts=consts, opset=14, outputs=outputs,
+                  direction="bidirectional")  # fmt: skip
+    want = ort.InferenceSession(model.SerializeToString()).run(None, time_first)
+    np.testing.assert_allclose(got[0], want[0].transpose(2, 0, 1, 3), rtol=1e-4, atol=1e-5)
+    for g, w in zip(got[1:], want[1:], strict=True):
+        np.testing.assert_allclose(g, w.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("op_type, gates", [("LSTM", 4), ("GRU", 3), ("RNN", 1)])
 def test_run_time_weights_and_no_bias(op_type: str, gates: int) -> None:
     inputs = {"X": x_input(), **weights(gates, 2, bias=False)}
     m = build(op_type, gates, 2, inputs=inputs, consts={}, opset=7, direction="bidirectional")

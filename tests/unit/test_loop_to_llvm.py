@@ -397,6 +397,38 @@ def test_math_functions_match_numpy(name: str, lanes: int | None) -> None:
     np.testing.assert_allclose(out, reference(x.astype(np.float64)), rtol=1e-6, atol=1e-30)
 
 
+@pytest.mark.parametrize("lanes", [None, 16], ids=["scalar", "vector16"])
+def test_tanh_is_within_two_ulps_everywhere(lanes: int | None) -> None:
+    """The polynomial below |x| = 0.625, the exp form above, the boundary, signed zeros,
+    saturation, infinities and NaN."""
+    dense = np.linspace(-12, 12, 96001, dtype=np.float32)
+    edges = np.array([0.0, -0.0, 1e-30, -1e-30, 1e-8, 0.62499994, 0.625, -0.625, 0.62500006,
+                      9.0, 20.0, -20.0, 100.0, np.inf, -np.inf, np.nan], np.float32)  # fmt: skip
+    x = np.concatenate([dense, edges, np.zeros(-(dense.size + edges.size) % 16, np.float32)])
+    n = x.size
+    type_ = "f32" if lanes is None else f"vector<{lanes}xf32>"
+    load, store, step = (
+        ("loop.load", "loop.store", 1) if lanes is None else ("loop.vload", "loop.vstore", lanes)
+    )
+    text = f"""
+    func.func @f(%x: memref<{n}xf32>, %out: memref<{n}xf32>) {{
+      loop.for %i = 0 to {n} step {step} {{
+        %v = {load} %x[%i] : memref<{n}xf32> -> {type_}
+        %r = math.tanh %v : {type_}
+        {store} %r, %out[%i] : {type_}, memref<{n}xf32>
+      }}
+      func.return
+    }}
+    """
+    out = np.zeros_like(x)
+    call(jit(text), "f", x, out)
+    want = np.tanh(x.astype(np.float64)).astype(np.float32)
+    ulps = np.abs(out.astype(np.float64) - want) / np.spacing(np.abs(want))
+    assert np.nanmax(ulps) <= 2.0
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(want))  # -0 stays -0
+    assert np.isnan(out[np.isnan(x)]).all() and not np.isnan(out[~np.isnan(x)]).any()
+
+
 def test_pow_and_f64_erf() -> None:
     text = """
     func.func @f(%x: memref<16xf32>, %y: memref<16xf32>, %p: memref<16xf32>,

@@ -1,6 +1,6 @@
 // convert-loop-to-llvm, scalar and vector arithmetic: index is i64 with nsw arithmetic,
 // floordivsi is a division plus a remainder-based correction, maximumf is llvm.maximum,
-// casts xDSL's llvm dialect lacks are ours (llvm.fptosi/uitofp), tanh an intrinsic, erf on
+// casts xDSL's llvm dialect lacks are ours (llvm.fptosi/uitofp), atan an intrinsic, erf on
 // f32 a rational polynomial, log1p a libm call, vectors lane by lane.
 // RUN: minitvm-opt %s -p convert-loop-to-llvm | filecheck %s
 
@@ -35,7 +35,7 @@ func.func @ints(%a: i64, %b: i64, %i: index) -> i64 {
 // CHECK-LABEL: llvm.func @floats(
 // CHECK-SAME:    %[[X:.*]]: f32, %[[N:.*]]: i8) -> f32 {
 // CHECK:         %[[RELU:.*]] = llvm.call_intrinsic "llvm.maximum.f32"(%[[X]], %{{.*}}) : (f32, f32) -> f32
-// CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.tanh.f32"(%[[RELU]]) : (f32) -> f32
+// CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.atan.f32"(%[[RELU]]) : (f32) -> f32
 // CHECK-NEXT:    %[[I:.*]] = llvm.fptosi %[[T]] : f32 to i64
 // CHECK-NEXT:    %[[F:.*]] = llvm.uitofp %[[N]] : i8 to f32
 // CHECK-NEXT:    %[[L:.*]] = llvm.call @log1pf(%[[F]]) : (f32) -> f32
@@ -45,13 +45,30 @@ func.func @ints(%a: i64, %b: i64, %i: index) -> i64 {
 func.func @floats(%x: f32, %n: i8) -> f32 {
   %zero = arith.constant 0.0 : f32
   %relu = arith.maximumf %x, %zero : f32
-  %t = math.tanh %relu : f32
+  %t = math.atan %relu : f32
   %i = arith.fptosi %t : f32 to i64
   %f = arith.uitofp %n : i8 to f32
   %l = math.log1p %f : f32
   %s = arith.sitofp %i : i64 to f32
   %sum = arith.addf %s, %l fastmath<contract> : f32
   func.return %sum : f32
+}
+
+// tanh on f32 is vector code, not a libm call per lane: Cephes' tanhf on |x|, the exp form
+// 1 - 2 / (exp(2|x|) + 1) and the polynomial |x| + |x|^3 P(x^2) both computed, the
+// polynomial taken below 0.625, the sign of x put back; on f64 the intrinsic.
+// CHECK-LABEL: llvm.func @tanh(
+// CHECK-SAME:    %[[X:.*]]: vector<8xf32>, %[[D:.*]]: f64) -> vector<8xf32> {
+// CHECK:         %[[A:.*]] = llvm.call_intrinsic "llvm.fabs.v8f32"(%[[X]])
+// CHECK-NOT:     llvm.call @
+// CHECK:         %[[NEAR:.*]] = llvm.fcmp "olt" %[[A]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT:    %[[PICK:.*]] = llvm.select %[[NEAR]], %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK-NEXT:    %[[T:.*]] = llvm.intr.copysign(%[[PICK]], %[[X]])
+// CHECK:         llvm.call_intrinsic "llvm.tanh.f64"(%[[D]]) : (f64) -> f64
+func.func @tanh(%x: vector<8xf32>, %d: f64) -> vector<8xf32> {
+  %t = math.tanh %x : vector<8xf32>
+  %e = math.tanh %d : f64
+  func.return %t : vector<8xf32>
 }
 
 // erf(x) = x * P(x^2) / Q(x^2) after clamping x to [-4, 4] with NaN-propagating min/max.

@@ -35,7 +35,9 @@ REGISTER_LANES = _REGISTER_BITS // 32
 MAX_ACCUMULATORS = VECTOR_REGISTERS - 4
 
 
-#: Bytes of the L2 cache of one core, as sysfs lists it (None where it lists none).
+#: Bytes of the L1 data and L2 caches of one core, as sysfs lists them (None where it lists
+#: none).
+L1_BYTES = getattr(find_cache(read_caches(), 1), "size", None)
 L2_BYTES = getattr(find_cache(read_caches(), 2), "size", None)
 
 

@@ -21,7 +21,7 @@ from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
 from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
-from minitvm.schedules.base import L2_BYTES, InvalidConfig, Knob
+from minitvm.schedules.base import L1_BYTES, L2_BYTES, InvalidConfig, Knob
 from minitvm.schedules.conv import ConvNchwcTemplate, PointwiseConvNchwTemplate
 from minitvm.schedules.gemm import GemmTemplate, widest_columns
 from minitvm.schedules.injective import InjectiveTemplate
@@ -299,12 +299,19 @@ def test_gemm_space_and_default() -> None:
     assert space["rows"] == (1, 2, 4, 8)
     assert space["cols"] == (16, 32, 64, 128)
     assert space["k_block"] == (0, 32, 64, 128, 256)
-    # the weights are packed: all of K in one block once its 64-column strip of B (512 x 64
-    # floats, 128 KiB) fits in half the L2, else blocks of 256
-    k_block = 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
+    # the weights are packed and two blocks of 4 rows read each block of B: the deepest
+    # block of K (64 at least) whose 64 columns fit in half the L1 (48 KiB: 64); failing
+    # that, all of K once its strip (512 x 64 floats, 128 KiB) fits in half the L2
+    fitting = [k for k in (64, 128, 256) if L1_BYTES and k * 64 * 4 <= L1_BYTES // 2]
+    k_block = max(fitting) if fitting else 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
     assert template.default_config(anchor) == {
         "rows": 4, "cols": 64, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
     }  # fmt: skip
+    # one block of rows (M = 4) reads each column strip once: no blocking of K pays
+    single = templated_kernel(te_module(matmul_model(4, 512, 128)), "gemm")
+    anchor, template = kernel_template(single)  # type: ignore[misc]
+    k_block = 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
+    assert template.default_config(anchor)["k_block"] == k_block  # type: ignore[index]
 
 
 def test_gemm_default_blocks_k_of_a_strided_b() -> None:

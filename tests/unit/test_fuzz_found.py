@@ -73,3 +73,34 @@ def test_constant_global_max_pool_of_a_3d_input_compiles():
     x = np.linspace(-2, 3, 44, dtype=np.float32).reshape(1, 22, 2)
     for op_type in ("GlobalMaxPool", "GlobalAveragePool"):
         _check(_constant_node_model(op_type, {"x": x}, [1, 22, 1]))
+
+
+def test_cubic_align_corners_resize_then_lrn_follows_the_spec_where_both_oracles_depart():
+    """s17-140, reduced: Resize (cubic, align_corners, 4x3 -> 12x4) then LRN (size 1). ORT
+    departs from the spec on the Resize (0.88 from ONNX's reference there), and ONNX's
+    reference departs on the LRN (its loop runs over the batch axis, not the channels:
+    every channel but the first gets no square sum), so neither oracle can judge the pair.
+    minitvm follows the spec on both: the reference's Resize, then LRN's formula."""
+    from onnx.reference import ReferenceEvaluator
+
+    scales = numpy_helper.from_array(np.array([1, 1, 3, 1.5], np.float32), "scales")
+    resize = helper.make_node("Resize", ["x", "", "scales"], ["r"], mode="cubic",
+                              coordinate_transformation_mode="align_corners")  # fmt: skip
+    lrn = helper.make_node("LRN", ["r"], ["y"], alpha=0.01, beta=0.75, bias=2.0, size=1)
+    graph = helper.make_graph(
+        [resize, lrn], "found", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 12, 4])], [scales],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = (np.arange(36, dtype=np.float32).reshape(1, 3, 4, 3) % 7 - 3) / 2
+    resize_only = helper.make_model(
+        helper.make_graph([resize], "r", graph.input,
+                          [helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 3, 12, 4])],
+                          [scales]),
+        opset_imports=[helper.make_opsetid("", 21)],
+    )  # fmt: skip
+    r = ReferenceEvaluator(resize_only).run(None, {"x": x})[0].astype(np.float64)
+    want = r / (2.0 + 0.01 * r**2) ** 0.75  # size 1: each value's own square
+    for opt_level in (1, 3):
+        got = minitvm.compile(model, opt_level=opt_level, num_threads=1).run({"x": x})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

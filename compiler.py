@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from minitvm.deploy import NativeModel, export_library
 from minitvm.dialects import te
+from minitvm.dialects.graph.base import shape_of
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx, load_model
@@ -87,6 +88,23 @@ def _io_specs(
             group.append(TensorSpec(name, tuple(type_.get_shape()), numpy_dtype_of(type_.element_type)))
         specs.append(group)
     return specs[0], specs[1]
+
+
+def _refuse_symbolic(model: onnx.ModelProto, main: func.FuncOp, module: ModuleOp) -> None:
+    """Symbolic dimensions reach the graph dialect, but nothing below it compiles them yet:
+    a clear error until then, naming the first input with one."""
+    names = io_names(module)
+    initializers = {init.name for init in model.graph.initializer}
+    input_names = names[0] if names else [v.name for v in model.graph.input if v.name not in initializers]
+    for name, type_ in zip(input_names, main.function_type.inputs, strict=True):
+        dims = shape_of(type_) if isinstance(type_, TensorType) else ()
+        dynamic = [(i, d) for i, d in enumerate(dims) if not isinstance(d, int)]
+        if dynamic:
+            i, d = dynamic[0]
+            raise MinitvmError(
+                f"input '{name}' has a dynamic dimension {i} ('{d}'); minitvm compiles static "
+                f"shapes only so far: fix it with input_shapes={{'{name}': (...)}}"
+            )
 
 
 def _main(module: ModuleOp) -> func.FuncOp:
@@ -176,6 +194,7 @@ def _import(
     """The model's graph IR (`minitvm import`) and its inputs' and outputs' specs."""
     proto: onnx.ModelProto = report.timed("load", lambda: load_model(model))  # type: ignore[assignment]
     module: ModuleOp = report.timed("import", lambda: from_onnx(proto, input_shapes))  # type: ignore[assignment]
+    _refuse_symbolic(proto, _main(module), module)
     inputs, outputs = _io_specs(proto, _main(module), module)
     report.op_counts["graph"] = count_ops(module)
     return module, inputs, outputs

@@ -49,7 +49,8 @@ def measure(name: str, repeat: int, warmup: int) -> Row:
     with np.load(os.path.join(ONNX_DIR, f"{name}.npz")) as saved:
         feeds = dict(saved)
     try:
-        exe = minitvm.compile(path, num_threads=1)
+        shapes = {k: v.shape for k, v in feeds.items()} if name.endswith("_dynamic") else None
+        exe = minitvm.compile(path, input_shapes=shapes, num_threads=1)
     except MinitvmError as error:
         row.error = f"{type(error).__name__}: {error}"
         return row

@@ -12,6 +12,7 @@
     yolo_neck_block(channels, size)      YOLOv5's Conv+SiLU, nearest Resize, Concat, C3
     light_model_path(name)               a model from the onnx wheel's backend/test/data/light
     with_random_weights(model, seed)     the same graph with seeded random weights of sane scale
+    with_dynamic_dims(model, dims)       the same graph with named (dim_param) input dimensions
 
 The light models carry every weight as `ConstantOfShape(0.02)`: with those, each conv of a
 deep net multiplies its activations by about 0.02 * fan_in, so outputs end up as constant
@@ -121,9 +122,13 @@ def bert_encoder_layer(
     ffn: int = 3072,
     seed: int = 0,
     batch: int = 1,
+    dynamic: bool = False,
 ) -> onnx.ModelProto:
     """One post-LN BERT encoder layer at opset 17, as PyTorch exports it: input
-    `hidden_states` and output `output`, both [batch, seq, hidden].
+    `hidden_states` and output `output`, both [batch, seq, hidden]. With `dynamic`, batch
+    and seq are the named dimensions `batch` and `seq`, and the heads' shape is computed from
+    the input's, as exports with dynamic axes do: Shape, Slice [0:2], Concat with
+    [heads, head] (`batch` and `seq` only shape the model's inputs and outputs then).
 
     Self-attention: Q/K/V = MatMul + Add, Reshape to heads, Transpose (K to [b, h, d, s]),
     scores = Q·K / sqrt(head), Softmax, context = P·V, Transpose + Reshape back (shape
@@ -148,7 +153,21 @@ def bert_encoder_layer(
     def scalar(name: str, value: float) -> str:
         return g.const(name, np.array(value, np.float32))
 
-    split = g.const("split_heads_shape", np.array([batch, seq, heads, head], np.int64))
+    if dynamic:
+        batch_seq = g.node(
+            "Slice",
+            [g.node("Shape", ["hidden_states"], "input_shape"),
+             g.const("zero", np.array([0], np.int64)), g.const("two", np.array([2], np.int64))],
+            "batch_seq",
+        )  # fmt: skip
+        split = g.node(
+            "Concat",
+            [batch_seq, g.const("heads_head", np.array([heads, head], np.int64))],
+            "split_heads_shape",
+            axis=0,
+        )
+    else:
+        split = g.const("split_heads_shape", np.array([batch, seq, heads, head], np.int64))
 
     def project(name: str, perm: list[int]) -> str:
         x = g.node(
@@ -177,13 +196,30 @@ def bert_encoder_layer(
     gelu = g.node("Mul", [g.node("Mul", [up, one_plus], "gelu.mul"), scalar("half", 0.5)], "gelu")
     down = dense(gelu, "ffn_down", ffn, hidden)
     layer_norm(g.node("Add", [down, ln1], "ffn_res"), "ln2", "output")
-    shape = [batch, seq, hidden]
+    shape = ["batch", "seq", hidden] if dynamic else [batch, seq, hidden]
     return g.model(
         [helper.make_tensor_value_info("hidden_states", TensorProto.FLOAT, shape)],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, shape)],
         17,
         "bert_encoder_layer",
     )
+
+
+def with_dynamic_dims(
+    model: onnx.ModelProto, dims: dict[str, Sequence[str | None]]
+) -> onnx.ModelProto:
+    """A copy of `model` whose input `name` has dimension i named `dims[name][i]` (None keeps
+    it), as an export with dynamic axes declares it; the outputs' and intermediate values'
+    shapes, which those names change, are left for shape inference to recompute."""
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    for value in model.graph.input:
+        for dim, name in zip(value.type.tensor_type.shape.dim, dims.get(value.name, ())):
+            if name is not None:
+                dim.dim_param = name
+    for output in model.graph.output:
+        output.type.tensor_type.ClearField("shape")
+    del model.graph.value_info[:]
+    return model
 
 
 def matmul(m: int = 512, k: int = 512, n: int = 512) -> onnx.ModelProto:

@@ -1,7 +1,8 @@
 """ONNX -> graph dialect: the first step of minitvm's pipeline.
 
 `from_onnx` reads a model, fixes its input shapes, runs ONNX shape inference and converts the
-graph node by node into `func.func @main` over statically shaped tensors. Each node goes to
+graph node by node into `func.func @main` over shaped tensors (a dimension the model leaves
+dynamic is a symbol: `dialects/symbolic.py`, `onnx_symbolic.py`). Each node goes to
 the converter registered for its op type (`frontend/onnx_ops.py`), except that a node whose
 inputs are all known at import time is evaluated right here and becomes a constant: that is
 what folds the Shape -> Gather -> Concat -> Reshape chains exporters emit, and why every
@@ -44,7 +45,10 @@ import minitvm.frontend.onnx_signal  # noqa: F401  (registers the DFT and STFT c
 import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op converters)
 import minitvm.frontend.onnx_text  # noqa: F401  (registers the TfIdfVectorizer converter)
 from minitvm.dialects.graph import ConstantOp
+from minitvm.dialects.graph.base import shape_of, tensor_type
+from minitvm.dialects.symbolic import SymbolicError, SymDim, symbol
 from minitvm.errors import FrontendError
+from minitvm.frontend import onnx_symbolic
 from minitvm.frontend.onnx_node import (
     CONVERTERS,
     AnyValue,
@@ -330,7 +334,7 @@ def _with_input_shapes(model: onnx.ModelProto, shapes: dict[str, Sequence[int]])
     for value in graph.input:
         structured = value.type.HasField("sequence_type") or value.type.HasField("optional_type")
         if value.name not in initializers and not structured:
-            _check_static(value)  # (sequences and optionals: _sequence_shapes, _optional_shapes)
+            _check_tensor(value)  # (sequences and optionals: _sequence_shapes, _optional_shapes)
     return model
 
 
@@ -352,7 +356,9 @@ def _set_shape(value: onnx.ValueInfoProto, shape: Sequence[int]) -> None:
         tensor.shape.dim.add().dim_value = int(d)
 
 
-def _check_static(value: onnx.ValueInfoProto) -> None:
+def _check_tensor(value: onnx.ValueInfoProto) -> None:
+    """A graph input must be a tensor of known rank; its dimensions may be dynamic (named by
+    a dim_param, or unknown): they become symbols (`input_dims`)."""
     tensor = value.type.tensor_type
     if not value.type.HasField("tensor_type"):
         raise FrontendError(
@@ -363,13 +369,32 @@ def _check_static(value: onnx.ValueInfoProto) -> None:
             f"input '{value.name}' has an unknown rank; give its shape with "
             f"input_shapes={{'{value.name}': (...)}}"
         )
-    for i, dim in enumerate(tensor.shape.dim):
-        if not dim.HasField("dim_value") or dim.dim_value < 0:
-            what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
-            raise FrontendError(
-                f"input '{value.name}' has a dynamic dimension {i} ({what}); fix it with "
-                f"input_shapes={{'{value.name}': (...)}}"
-            )
+
+
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.]")
+
+
+class _Symbols:
+    """The symbols of a model's dynamic input dimensions: a dim_param names one (the same
+    name in two inputs is the same size), an unnamed dimension gets `<input>_<axis>`. Names
+    are made valid symbol names (`dialects/symbolic.py`) without merging two of them."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, SymDim] = {}
+
+    def dim(self, value: str, axis: int, dim: onnx.TensorShapeProto.Dimension) -> int | SymDim:
+        if dim.HasField("dim_value") and dim.dim_value >= 0:
+            return dim.dim_value
+        name = dim.dim_param if dim.HasField("dim_param") and dim.dim_param else f"{value}_{axis}"
+        if name not in self.by_name:
+            text = _NOT_IN_NAME.sub("_", name)
+            text = text if text[:1].isalpha() or text[:1] == "_" else f"_{text}"
+            taken = {str(s) for s in self.by_name.values()}
+            unique, n = text, 1
+            while unique in taken:
+                unique, n = f"{text}_{n}", n + 1
+            self.by_name[name] = symbol(unique)
+        return self.by_name[name]
 
 
 def _nbytes(shape: Sequence[int], elem_type: int) -> int:
@@ -434,6 +459,7 @@ class _Importer:
         # Materialized constants, by array identity (arrays are kept alive alongside).
         self.constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
         self.used = names_used(graph)
+        self.symbols = _Symbols()
         self.inferred = {v.name: v.type for v in (*graph.value_info, *graph.output)}
 
     def run(self) -> ModuleOp:
@@ -456,8 +482,8 @@ class _Importer:
             module.attributes[IO_NAMES_ATTR] = DictionaryAttr(names)
         return module
 
-    def _add_arg(self, name: str, elem: Attribute, shape: Sequence[int]) -> SSAValue:
-        arg = self.body.insert_arg(TensorType(elem, shape), len(self.body.args))
+    def _add_arg(self, name: str, elem: Attribute, shape: Sequence[int | SymDim]) -> SSAValue:
+        arg = self.body.insert_arg(tensor_type(shape, elem), len(self.body.args))
         arg.name_hint = name_hint(name)
         self.arg_names.append(name)
         return arg
@@ -479,8 +505,9 @@ class _Importer:
                 continue
             tensor = value.type.tensor_type
             elem = onnx_element_type(tensor.elem_type, f"input '{value.name}'")
-            shape = [d.dim_value for d in tensor.shape.dim]
-            problem = beyond_memory(_nbytes(shape, tensor.elem_type))
+            shape = [self.symbols.dim(value.name, i, d) for i, d in enumerate(tensor.shape.dim)]
+            static = [d for d in shape if isinstance(d, int)]
+            problem = beyond_memory(_nbytes(static, tensor.elem_type))
             if problem:
                 raise FrontendError(f"input '{value.name}' of shape {tuple(shape)} {problem}")
             self.values[value.name] = self._add_arg(value.name, elem, shape)
@@ -555,9 +582,13 @@ class _Importer:
         )  # fmt: skip
         present = [v for v in inputs if v is not None]
         folded = None
-        if not info.folds and present and all(isinstance(v, np.ndarray) for v in present):
-            folded = self._fold(ctx)
-        outputs: list[AnyValue | None] = list(folded if folded is not None else info.fn(ctx))
+        try:
+            if not info.folds and present and all(isinstance(v, np.ndarray) for v in present):
+                symbolic = any(v.dtype == object for v in present)  # type: ignore[union-attr]
+                folded = onnx_symbolic.fold(ctx) if symbolic else self._fold(ctx)
+            outputs: list[AnyValue | None] = list(folded if folded is not None else info.fn(ctx))
+        except SymbolicError as e:  # a size known only at run time where a number is needed
+            raise ctx.error(f"{e}; fix the input dimensions with input_shapes") from None
         for i, name in enumerate(node.output):
             if not name:
                 continue
@@ -648,13 +679,19 @@ class _Importer:
 
     def _inferred_shape(self, name: str) -> tuple[int, ...] | None:
         """The static shape ONNX's shape inference gives value `name` (None: it gives none)."""
+        shape = self._inferred_dims(name)
+        return None if shape is None or None in shape else shape  # type: ignore[return-value]
+
+    def _inferred_dims(self, name: str) -> tuple[int | None, ...] | None:
+        """The shape ONNX's shape inference gives value `name`, None for a dimension it
+        does not know as a number (None for all: it gives no shape)."""
         inferred = self.inferred.get(name)
         if inferred is None or not inferred.HasField("tensor_type"):
             return None
         tensor = inferred.tensor_type
-        if not tensor.HasField("shape") or not all(d.HasField("dim_value") for d in tensor.shape.dim):
+        if not tensor.HasField("shape"):
             return None
-        return tuple(d.dim_value for d in tensor.shape.dim)
+        return tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim)
 
     def _check_sizes(self, node: onnx.NodeProto, index: int) -> None:
         """A FrontendError, before the node is converted or folded, if ONNX shape inference
@@ -680,12 +717,14 @@ class _Importer:
         """Compare with ONNX shape inference. A disagreement means a wrong shape annotation in
         the model or a frontend bug; either way it is caught here, not as a wrong answer at run
         time."""
-        want = self._inferred_shape(name)
+        want = self._inferred_dims(name)
         if want is None:
             return
         type_ = value.type if isinstance(value, SSAValue) else None
-        got = tuple(type_.get_shape()) if isinstance(type_, TensorType) else tuple(np.shape(value))
-        if want != got:
+        got = shape_of(type_) if isinstance(type_, TensorType) else tuple(np.shape(value))
+        if len(want) != len(got) or any(
+            w is not None and isinstance(d, int) and w != d for w, d in zip(want, got)
+        ):
             if _ceil_mode_pool(ctx.node):
                 # ONNX's shape inference (1.23) keeps a ceil_mode window that would start in
                 # the end padding; the spec and ONNX Runtime drop it, as we do. The shapes it

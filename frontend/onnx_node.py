@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from minitvm.dialects.graph.base import GraphOp
+from minitvm.dialects.graph.base import GraphOp, Shape, shape_of
 from minitvm.dialects.graph.constant import NUMPY_DTYPES, element_type_of, numpy_dtype_of
 from minitvm.errors import FrontendError, NonConstantOperandError
 
@@ -291,6 +291,12 @@ class NodeContext:
         """Input `i` as an SSA value, materializing a graph.constant if it is known now."""
         value = self.value(i)
         if isinstance(value, np.ndarray):
+            if value.dtype == object:
+                raise self.error(
+                    f"input {i} ('{self.input_name(i)}') holds sizes known only at run time "
+                    f"({', '.join(sorted({str(v) for v in value.reshape(-1)}))}), and this op "
+                    "uses it as data; fix the input dimensions with input_shapes"
+                )
             return self.materialize(value, self.input_name(i))
         return value
 
@@ -308,13 +314,14 @@ class NodeContext:
     def optional_const(self, i: int, what: str) -> np.ndarray | None:
         return self.const(i, what) if self.has_input(i) else None
 
-    def shape(self, i: int) -> tuple[int, ...]:
+    def shape(self, i: int) -> Shape:
+        """Input `i`'s shape; a dimension known only at run time is a `SymDim`."""
         value = self.value(i)
         if isinstance(value, np.ndarray):
             return tuple(value.shape)
         type_ = value.type
         assert isinstance(type_, TensorType)
-        return tuple(type_.get_shape())
+        return shape_of(type_)
 
     def rank(self, i: int) -> int:
         return len(self.shape(i))

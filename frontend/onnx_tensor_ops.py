@@ -18,12 +18,19 @@ from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph import reference
-from minitvm.dialects.graph.base import tensor_type
+from minitvm.dialects.graph.base import Dim, ShapeError, broadcast_shapes, tensor_type
+from minitvm.dialects.symbolic import SymDim, product
 from minitvm.frontend.onnx_node import AnyValue, NodeContext, Value, converter, element_type
+from minitvm.frontend.onnx_symbolic import finish
 
 
 def _ints(array: np.ndarray) -> list[int]:
     return [int(v) for v in np.asarray(array).reshape(-1)]
+
+
+def _dims(array: np.ndarray) -> list[Dim]:
+    """A shape operand's entries: ints, or symbolic sizes (`onnx_symbolic`)."""
+    return [v if isinstance(v, SymDim) else int(v) for v in np.asarray(array).reshape(-1)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -54,18 +61,22 @@ def convert_constant(ctx: NodeContext) -> list[Value]:
 @converter("ConstantOfShape", folds=True)
 def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
     """A broadcast view: a 100M-element splat weight costs nothing until it is printed."""
-    shape = _ints(ctx.const(0, "input"))
+    shape = _dims(ctx.const(0, "input"))
     if any(d < 0 for d in shape):
         raise ctx.error(f"negative dimension in shape {shape}")
     value = ctx.tensor_attr("value")
     fill = np.zeros((), np.float32) if value is None else value
+    if any(isinstance(d, SymDim) for d in shape):  # a size known at run time: broadcast there
+        scalar = ctx.materialize(fill.reshape(()), f"{ctx.node.output[0]}_value")
+        return [ctx.make1(g.ExpandOp, scalar, shape=shape)]
     return [np.broadcast_to(fill.reshape(()), shape)]
 
 
 @converter("Shape", folds=True)
 def convert_shape(ctx: NodeContext) -> list[Value]:
-    """Shapes are static, so Shape always folds; start/end (opset 15) slice it, clamped."""
-    shape = np.array(ctx.shape(0), dtype=np.int64)
+    """Shapes are known at import time, so Shape always folds (to an array of dtype object
+    where sizes are symbolic: `onnx_symbolic`); start/end (opset 15) slice it, clamped."""
+    shape = finish(ctx.shape(0))
     if ctx.opset < 15:
         return [shape]
     end = ctx.attr("end")
@@ -75,7 +86,7 @@ def convert_shape(ctx: NodeContext) -> list[Value]:
 @converter("Size", folds=True)
 def convert_size(ctx: NodeContext) -> list[Value]:
     """The element count, an int64 scalar: static like Shape."""
-    return [np.array(math.prod(ctx.shape(0)), dtype=np.int64)]
+    return [finish(product(ctx.shape(0)))]
 
 
 @converter("Range", folds=True)
@@ -112,10 +123,10 @@ def convert_dropout(ctx: NodeContext) -> list[Value]:
 # --------------------------------------------------------------------------------------------
 
 
-def reshape(ctx: NodeContext, i: int, shape: Sequence[int]) -> Value:
+def reshape(ctx: NodeContext, i: int, shape: Sequence[Dim]) -> Value:
     """Input `i` with a new shape: an array stays an array, the same shape is no op."""
     value = ctx.value(i)
-    shape = [int(d) for d in shape]
+    shape = [d if isinstance(d, SymDim) else int(d) for d in shape]
     if isinstance(value, np.ndarray):
         return value.reshape(shape)
     if tuple(shape) == ctx.shape(i):
@@ -125,14 +136,14 @@ def reshape(ctx: NodeContext, i: int, shape: Sequence[int]) -> Value:
 
 @converter("Reshape", folds=True)
 def convert_reshape(ctx: NodeContext) -> list[Value]:
-    target = _ints(ctx.const(1, "shape"))
+    target = _dims(ctx.const(1, "shape"))
     allowzero = ctx.attr_int("allowzero", 0)
     return [reshape(ctx, 0, resolve_reshape(ctx, ctx.shape(0), target, allowzero))]
 
 
 def resolve_reshape(
-    ctx: NodeContext, source: Sequence[int], target: Sequence[int], allowzero: int
-) -> list[int]:
+    ctx: NodeContext, source: Sequence[Dim], target: Sequence[Dim], allowzero: int
+) -> list[Dim]:
     """ONNX's target shape to an explicit one: 0 copies the input dim (unless allowzero),
     one -1 takes what is left."""
     out, inferred = [], None
@@ -151,12 +162,12 @@ def resolve_reshape(
         elif d < 0:
             raise ctx.error(f"shape {list(target)} has a negative dimension")
         out.append(d)
-    total, known = math.prod(source), math.prod(out)
+    total, known = product(source), product(out)
     if inferred is not None:
         if known == 0 or total % known:
             raise ctx.error(f"cannot reshape {tuple(source)} to {list(target)}")
         out[inferred] = total // known
-    if math.prod(out) != total:
+    if product(out) != total:
         raise ctx.error(f"cannot reshape {tuple(source)} ({total} elements) to {list(target)}")
     return out
 
@@ -168,7 +179,7 @@ def convert_flatten(ctx: NodeContext) -> list[Value]:
     if not -len(shape) <= axis <= len(shape):
         raise ctx.error(f"axis {axis} is out of range for rank {len(shape)}")
     axis = axis + len(shape) if axis < 0 else axis
-    return [reshape(ctx, 0, [math.prod(shape[:axis]), math.prod(shape[axis:])])]
+    return [reshape(ctx, 0, [product(shape[:axis]), product(shape[axis:])])]
 
 
 def _axes_operand(ctx: NodeContext, input_from: int) -> list[int] | None:
@@ -258,8 +269,20 @@ def convert_split(ctx: NodeContext) -> list[Value]:
 
 @converter("Slice")
 def convert_slice(ctx: NodeContext) -> list[Value]:
-    """Bounds are attributes before opset 10 and inputs from then on; ONNX's clamping is
-    applied here so that graph.slice sees Python-range bounds."""
+    """ONNX's clamping is applied here so that graph.slice sees Python-range bounds."""
+    shape = ctx.shape(0)
+    bounds = slice_bounds(ctx, shape)
+    full_starts, full_ends, full_steps = (list(b) for b in zip(*bounds)) if bounds else ([], [], [])
+    if full_starts == [0] * len(shape) and full_ends == list(shape) and set(full_steps) <= {1}:
+        return [ctx.tensor(0)]
+    return [
+        ctx.make1(g.SliceOp, ctx.tensor(0), starts=full_starts, ends=full_ends, steps=full_steps)
+    ]
+
+
+def slice_bounds(ctx: NodeContext, shape: Sequence[int]) -> list[tuple[int, int, int]]:
+    """(start, end, step) of a Slice node along every axis of an input of `shape`, as Python
+    range bounds. Bounds are attributes before opset 10 and inputs from then on."""
     if ctx.opset < 10:
         starts, ends = ctx.attr_ints("starts"), ctx.attr_ints("ends")
         axes, steps = ctx.attr_ints("axes"), None
@@ -270,25 +293,19 @@ def convert_slice(ctx: NodeContext) -> list[Value]:
         given_axes, given_steps = ctx.optional_const(3, "axes"), ctx.optional_const(4, "steps")
         axes = None if given_axes is None else _ints(given_axes)
         steps = None if given_steps is None else _ints(given_steps)
-    shape = ctx.shape(0)
     axes = list(range(len(starts))) if axes is None else axes
     steps = [1] * len(starts) if steps is None else steps
     if not len(starts) == len(ends) == len(axes) == len(steps):
         raise ctx.error("starts, ends, axes and steps must have the same length")
-    full_starts, full_ends, full_steps = [0] * len(shape), list(shape), [1] * len(shape)
+    bounds = [(0, d, 1) for d in shape]
     normalized = [ctx.axis(a, len(shape)) for a in axes]
     if len(set(normalized)) != len(normalized):
         raise ctx.error(f"axes {axes} repeat an axis")
     for axis, start, end, step in zip(normalized, starts, ends, steps):
         if step == 0:
             raise ctx.error(f"step of axis {axis} is 0")
-        full_starts[axis], full_ends[axis] = clamp_slice(start, end, step, shape[axis])
-        full_steps[axis] = step
-    if full_starts == [0] * len(shape) and full_ends == list(shape) and set(full_steps) <= {1}:
-        return [ctx.tensor(0)]
-    return [
-        ctx.make1(g.SliceOp, ctx.tensor(0), starts=full_starts, ends=full_ends, steps=full_steps)
-    ]
+        bounds[axis] = (*clamp_slice(start, end, step, shape[axis]), step)
+    return bounds
 
 
 def clamp_slice(start: int, end: int, step: int, dim: int) -> tuple[int, int]:
@@ -312,10 +329,10 @@ def convert_gather(ctx: NodeContext) -> list[Value]:
 @converter("Expand")
 def convert_expand(ctx: NodeContext) -> list[Value]:
     shape = ctx.shape(0)
-    target = _ints(ctx.const(1, "shape"))
+    target = _dims(ctx.const(1, "shape"))
     try:
-        result = [int(d) for d in np.broadcast_shapes(shape, tuple(target))]
-    except ValueError:
+        result = list(broadcast_shapes("Expand", shape, tuple(target)))
+    except ShapeError:
         raise ctx.error(f"shape {target} does not broadcast with the input's {shape}") from None
     if tuple(result) == shape:
         return [ctx.tensor(0)]

@@ -1,4 +1,8 @@
-"""The graph dialect: a model as pure ops on statically shaped tensors.
+"""The graph dialect: a model as pure ops on shaped tensors.
+
+Every dimension is known at compile time as a number or as a symbolic size, an expression
+of the sizes the model names (`dialects/symbolic.py`: `tensor<?x128xf32,
+#graph.dims<"seq">>`, the `DimsAttr` encoding in `base.py`).
 
 This is the first level of minitvm's pipeline (ONNX -> graph -> te -> loop -> llvm). The ONNX
 frontend produces it; graph passes (folding, fusion, layout) rewrite it; `graph_to_te`
@@ -7,6 +11,7 @@ lowers it. Ops are grouped by kind in the modules of this package.
 
 from xdsl.ir import Dialect
 
+from minitvm.dialects.graph.base import DimsAttr
 from minitvm.dialects.graph.constant import ConstantOp, SplatAttr, WeightsAttr, WeightStore
 from minitvm.dialects.graph.control import IfOp, LoopOp
 from minitvm.dialects.graph.elementwise import *  # noqa: F403
@@ -27,10 +32,10 @@ GRAPH_OPS = [
 ]  # fmt: skip
 
 Graph = Dialect(
-    "graph", [*GRAPH_OPS, FusedOp, IfOp, LoopOp, YieldOp], [WeightsAttr, SplatAttr], [WeightStore()]
+    "graph", [*GRAPH_OPS, FusedOp, IfOp, LoopOp, YieldOp], [WeightsAttr, SplatAttr, DimsAttr], [WeightStore()]
 )
 
 __all__ = [
-    "Graph", "GRAPH_OPS", "ConstantOp", "FusedOp", "IfOp", "LoopOp", "SplatAttr", "WeightsAttr", "WeightStore",
+    "Graph", "GRAPH_OPS", "ConstantOp", "DimsAttr", "FusedOp", "IfOp", "LoopOp", "SplatAttr", "WeightsAttr", "WeightStore",
     "YieldOp", "LAYOUT_OPS", "WINOGRAD_OPS", "blocked_layout", "parse_layout",
 ] + [op.__name__ for op in GRAPH_OPS[1:]]

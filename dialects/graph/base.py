@@ -15,7 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Self
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
+    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -25,12 +27,24 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, VariadicDef, traits_def
+from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VariadicDef,
+    irdl_attr_definition,
+    traits_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-Shape = tuple[int, ...]
+from minitvm.dialects.symbolic import SymbolicError, SymDim, parse_dim
+
+#: A tensor dimension: an int, or a `SymDim` (an expression of sizes named in the model).
+Dim = int | SymDim
+Shape = tuple[Dim, ...]
 Props = Mapping[str, Attribute]
 
 
@@ -120,18 +134,93 @@ def get_str(props: Props, name: str, default: str | None = None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def tensor_type(shape: Sequence[int], element_type: Attribute = f32) -> TensorType:
-    return TensorType(element_type, [int(d) for d in shape])
+@irdl_attr_definition
+class DimsAttr(ParametrizedAttribute):
+    """The sizes of a tensor's `?` dimensions, in order, as expressions of named sizes
+    (`dialects/symbolic.py`): `tensor<?x?x768xf32, #graph.dims<"batch", "seq">>`. The
+    tensor type's encoding, so that types with the same symbolic shape are equal."""
+
+    name = "graph.dims"
+
+    exprs: ArrayAttr[StringAttr]
+
+    @property
+    def dims(self) -> tuple[Dim, ...]:
+        return tuple(parse_dim(e.data) for e in self.exprs.data)
+
+    def verify(self) -> None:
+        for expr in self.exprs.data:
+            problem = _dims_problem(expr.data)
+            if problem:
+                raise VerifyException(f"#graph.dims: {problem}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        def parse_expr() -> StringAttr:
+            start = parser.pos
+            text = parser.parse_str_literal()
+            problem = _dims_problem(text)
+            if problem:
+                parser.raise_error(f"#graph.dims: {problem}", start, parser.pos)
+            return StringAttr(text)
+
+        return [ArrayAttr(parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_expr))]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_list(self.exprs.data, lambda e: printer.print_string_literal(e.data))
+
+
+def _dims_problem(text: str) -> str | None:
+    """What is wrong with `text` as a `#graph.dims` expression (None: nothing)."""
+    try:
+        dim = parse_dim(text)
+    except SymbolicError as e:
+        return str(e)
+    if not isinstance(dim, SymDim):
+        return f"'{text}' is the number {dim}: write it in the shape, not as a symbol"
+    if str(dim) != text:
+        return f"'{text}' is not in normal form (write '{dim}')"
+    return None
+
+
+def tensor_type(shape: Sequence[Dim], element_type: Attribute = f32) -> TensorType:
+    """The tensor type of a shape; symbolic dimensions are `?` with their expressions in a
+    `#graph.dims` encoding."""
+    symbolic = [d for d in shape if isinstance(d, SymDim)]
+    if not symbolic:
+        return TensorType(element_type, [int(d) for d in shape])
+    sizes = [DYNAMIC_INDEX if isinstance(d, SymDim) else int(d) for d in shape]
+    return TensorType(element_type, sizes, DimsAttr(ArrayAttr([StringAttr(str(d)) for d in symbolic])))
+
+
+def is_shaped(type_: Attribute) -> bool:
+    """Whether a tensor's every dimension is known: as a number or as a symbolic size."""
+    if not isinstance(type_, TensorType):
+        return False
+    if isinstance(type_.encoding, DimsAttr):
+        return list(type_.get_shape()).count(DYNAMIC_INDEX) == len(type_.encoding.exprs)
+    return type_.has_static_shape()
 
 
 def as_tensor(op_name: str, what: str, type_: Attribute) -> TensorType:
-    if not isinstance(type_, TensorType) or not type_.has_static_shape():
-        raise ShapeError(f"{op_name}: {what} must be a statically shaped tensor, got {type_}")
-    return type_
+    if not is_shaped(type_):
+        raise ShapeError(f"{op_name}: {what} must be a tensor of known shape, got {type_}")
+    return type_  # type: ignore[return-value]
 
 
 def shape_of(type_: TensorType) -> Shape:
-    return tuple(type_.get_shape())
+    """A tensor's shape, symbolic dimensions as `SymDim`s."""
+    shape = type_.get_shape()
+    if not isinstance(type_.encoding, DimsAttr):
+        return tuple(shape)
+    symbolic = iter(type_.encoding.dims)
+    return tuple(next(symbolic) if d == DYNAMIC_INDEX else d for d in shape)
+
+
+def is_static(type_: Attribute) -> bool:
+    """Whether a tensor type has only numeric dimensions."""
+    return isinstance(type_, TensorType) and type_.has_static_shape() and not isinstance(type_.encoding, DimsAttr)
 
 
 def is_float(type_: Attribute) -> bool:
@@ -170,8 +259,13 @@ def check_elements(op_name: str, what: str, tensor: TensorType, kind: str) -> No
         )
 
 
-def fmt_shape(shape: Sequence[int]) -> str:
-    return "x".join(str(d) for d in shape) if shape else "scalar"
+def fmt_shape(shape: Sequence[Dim]) -> str:
+    """`2x3x4`, or `[batch, seq + 1, 8]` where dimensions are symbolic."""
+    if not shape:
+        return "scalar"
+    if any(isinstance(d, SymDim) for d in shape):
+        return f"[{', '.join(str(d) for d in shape)}]"
+    return "x".join(str(d) for d in shape)
 
 
 def normalize_axis(op_name: str, axis: int, rank: int, *, extra: int = 0) -> int:
@@ -180,6 +274,15 @@ def normalize_axis(op_name: str, axis: int, rank: int, *, extra: int = 0) -> int
     if not -bound <= axis < bound:
         raise ShapeError(f"{op_name}: axis {axis} is out of range for rank {rank}")
     return axis + bound if axis < 0 else axis
+
+
+def surely_below(a: Dim, b: Dim) -> bool:
+    """`a < b` where the symbols' ranges decide it, False where they do not: a check of a
+    shape rule that cannot fail at compile time is left to the run time's shape checks."""
+    try:
+        return bool(a < b)
+    except SymbolicError:
+        return False
 
 
 def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:

@@ -68,6 +68,7 @@ from minitvm.dialects.graph.base import (
     int_attr,
     is_float,
     shape_of,
+    surely_below,
     tensor_type,
 )
 
@@ -335,7 +336,7 @@ def _conv_output_sizes(op_name: str, props: Props, sizes: Shape, kernel: Shape) 
     out = []
     for i in range(spatial):
         size = window_output_size(sizes[i], kernel[i], strides[i], pads[i], pads[spatial + i], dilations[i])
-        if size < 1:
+        if surely_below(size, 1):
             raise ShapeError(f"{op_name}: kernel {fmt_shape(kernel)} is larger than the padded input {fmt_shape(sizes)}")
         out.append(size)
     return out
@@ -433,7 +434,7 @@ class ConvTransposeOp(_Convolution, GraphOp):
                 strides[i] * (sx[2 + i] - 1) + output_padding[i] + (sw[2 + i] - 1) * dilations[i] + 1
                 - pads[i] - pads[spatial + i]
             )
-            if size < 1:
+            if surely_below(size, 1):
                 raise ShapeError("graph.conv_transpose: pads leave an empty output")
             out.append(size)
         return [tensor_type((sx[0], c_out, *out), element)]
@@ -730,7 +731,7 @@ class PoolOp(GraphOp):
             size = window_output_size(
                 sx[2 + i], kernel[i], strides[i], pads[i], pads[spatial + i], dilations[i], ceil_mode
             )
-            if size < 1:
+            if surely_below(size, 1):
                 raise ShapeError(f"{cls.name}: kernel {fmt_shape(kernel)} is larger than the padded input")
             out.append(size)
         return [tensor_type((*sx[:2], *out), x.element_type)]
@@ -829,7 +830,7 @@ class MaxUnpoolOp(GraphOp):
         if get_ints(props, "dilations", [1] * spatial) != (1,) * spatial:
             raise ShapeError(f"{cls.name}: has no dilations")
         inferred = cls.unpooled_sizes(props, sx[2:])
-        if any(size < 1 for size in inferred):
+        if any(surely_below(size, 1) for size in inferred):
             raise ShapeError(f"{cls.name}: pads leave an empty result ({fmt_shape(inferred)})")
         output = get_ints(props, "output", inferred)
         if len(output) != spatial or any(o < i for o, i in zip(output, inferred)):

@@ -7,8 +7,9 @@
     %4 = graph.arg_max %logits {axis = 1 : i64} : tensor<8x1000xf32> -> tensor<8x1xi64>
 
 Every shape-like argument (target shapes, axes, pads, slice bounds) is a property, resolved to
-explicit non-negative values by the frontend: the graph dialect has static shapes only, so a
-shape that arrives at run time is specialized before it gets here.
+explicit non-negative values by the frontend, so a shape that arrives at run time is
+specialized before it gets here. Reshape, expand and resize state their result shape in their
+result type, so it may be symbolic (`[batch*seq, 768]`).
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ from minitvm.dialects.graph import (
     TransposeOp,
     WeightsAttr,
 )
-from minitvm.dialects.graph.base import GraphOp, get_int, get_ints
+from minitvm.dialects.graph.base import GraphOp, get_int, get_ints, is_static, shape_of
 from minitvm.dialects.graph.constant import numpy_dtype_of
 
 
@@ -91,7 +91,7 @@ class ReshapeOfReshapePattern(RewritePattern):
         if not isinstance(inner, ReshapeOp):
             return
         assert isinstance(op.result.type, TensorType)
-        rewriter.replace(op, ReshapeOp.make(inner.input, shape=op.result.type.get_shape()))
+        rewriter.replace(op, ReshapeOp.make(inner.input, shape=shape_of(op.result.type)))
 
 
 class SameTypeIdentityPattern(RewritePattern):
@@ -161,8 +161,8 @@ class FullSlicePattern(RewritePattern):
         assert isinstance(op.input.type, TensorType)
         bounds = zip(*(get_ints(op.properties, n) for n in ("starts", "ends", "steps")))
         # range equality compares the index sequences: range(0, -1, -1) == range(1).
-        if all(range(lo, hi, step) == range(size)
-               for (lo, hi, step), size in zip(bounds, op.input.type.get_shape())):
+        if all(isinstance(size, int) and range(lo, hi, step) == range(size)
+               for (lo, hi, step), size in zip(bounds, shape_of(op.input.type))):
             _replace_by(rewriter, op, op.input)
 
 
@@ -194,8 +194,11 @@ class UnitTilePattern(RewritePattern):
 
 
 def _is_empty(value: SSAValue) -> bool:
-    """Whether `value` is a tensor without elements (a dim of size 0)."""
-    return isinstance(value.type, TensorType) and math.prod(value.type.get_shape()) == 0
+    """Whether `value` is a tensor without elements (a dim of size 0; with every other
+    dimension a number, so that it can be a constant)."""
+    if not isinstance(value.type, TensorType) or not is_static(value.type):
+        return False
+    return math.prod(value.type.get_shape()) == 0
 
 
 class EmptyResultPattern(RewritePattern):

@@ -59,7 +59,7 @@ from minitvm.dialects.graph import (
     blocked_layout,
     parse_layout,
 )
-from minitvm.dialects.graph.base import get_int, get_ints
+from minitvm.dialects.graph.base import Shape, get_int, get_ints, shape_of
 from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
 
 #: The layout everything outside the blocked world is in.
@@ -69,9 +69,9 @@ NCHW = "NCHW"
 _WHOLE_CHANNEL_LIMIT = 64
 
 
-def _shape(value: SSAValue) -> tuple[int, ...]:
+def _shape(value: SSAValue) -> Shape:
     assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
+    return shape_of(value.type)
 
 
 def _constant(array: np.ndarray, hint: str) -> ConstantOp:

@@ -61,6 +61,7 @@ from minitvm.dialects.graph import (
     SliceOp,
     TransposeOp,
 )
+from minitvm.dialects.graph.base import is_static, shape_of
 
 #: A full conv's output rows (K > 1) are made a multiple of this many pixels: their width,
 #: W + K - 1, is often prime (29 for a 4x4/2 ConvTranspose of 28 columns), and the conv
@@ -97,8 +98,8 @@ def phase_kernels(w: np.ndarray, strides: tuple[int, int]) -> np.ndarray:
 class ConvTransposeAsConvPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ConvTransposeOp, rewriter: PatternRewriter) -> None:
-        if not _rewritable(op):
-            return
+        if not _rewritable(op) or not is_static(op.input.type):
+            return  # (symbolic sizes: rows padded to whole register blocks need numbers)
         weight = op.weight.owner
         assert isinstance(weight, ConstantOp)
         window = op.window
@@ -111,7 +112,7 @@ class ConvTransposeAsConvPattern(RewritePattern):
         rewriter.insert(kernel, InsertPoint.after(weight))
         x = op.input.type
         assert isinstance(x, TensorType)
-        n, _, h, wd = x.get_shape()
+        n, _, h, wd = shape_of(x)
         rows, cols = h + k_h - 1, wd + k_w - 1
         # a full conv's rows in whole register blocks (the extra columns see only zeros,
         # and go with the slice the full conv needs anyway)
@@ -135,7 +136,7 @@ class ConvTransposeAsConvPattern(RewritePattern):
         the zero taps): the begin pads and whatever lies past the output sliced off, an
         output padding past `u`'s end zero-padded back (appending to `ops`)."""
         assert isinstance(u.type, TensorType) and isinstance(op.result.type, TensorType)
-        have, want = u.type.get_shape(), op.result.type.get_shape()
+        have, want = shape_of(u.type), shape_of(op.result.type)
         begins = list(op.window.pads[:2])
         ends = [min(have[2 + d], begins[d] + want[2 + d]) for d in range(2)]
         if begins != [0, 0] or ends != list(have[2:]):

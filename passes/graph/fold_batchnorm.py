@@ -50,7 +50,7 @@ from minitvm.dialects.graph import (
     SubOp,
     WeightsAttr,
 )
-from minitvm.dialects.graph.base import get_float, get_int, is_float
+from minitvm.dialects.graph.base import Shape, get_float, get_int, is_float, shape_of
 from minitvm.dialects.graph.constant import numpy_dtype_of
 
 #: Ops whose result a per-channel affine map can fold into.
@@ -73,9 +73,9 @@ def _hint(value: SSAValue, suffix: str) -> str:
     return stem if stem.endswith(suffix) else stem + suffix
 
 
-def _shape(value: SSAValue) -> tuple[int, ...]:
+def _shape(value: SSAValue) -> Shape:
     assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
+    return shape_of(value.type)
 
 
 def _channel_axis(op: Operation) -> int | None:

@@ -50,6 +50,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from minitvm.dialects import graph
+from minitvm.dialects.graph.base import Shape, shape_of
 from minitvm.dialects.graph.elementwise import ELEMENTWISE_OPS
 from minitvm.dialects.graph.fused import ANCHOR_OPS, fused_op
 
@@ -66,9 +67,9 @@ INJECTIVE: tuple[type[Operation], ...] = (
 )
 
 
-def _shape(value: SSAValue) -> tuple[int, ...]:
+def _shape(value: SSAValue) -> Shape:
     assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
+    return shape_of(value.type)
 
 
 @dataclass

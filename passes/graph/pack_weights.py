@@ -75,7 +75,7 @@ from minitvm.dialects.graph import (
     SliceOp,
     TransposeOp,
 )
-from minitvm.dialects.graph.base import get_float, get_int
+from minitvm.dialects.graph.base import get_float, get_int, is_static, shape_of
 from minitvm.schedules.gemm import COLUMN_BLOCKS, ROW_BLOCKS, widest_columns
 
 #: Columns per panel: one 512-bit vector of f32, the unit the GEMM template's column blocks
@@ -236,12 +236,20 @@ class MatMulPackPattern(RewritePattern):
     def match_and_rewrite(self, op: MatMulOp, rewriter: PatternRewriter) -> None:
         lhs, rhs = op.lhs, op.rhs
         assert isinstance(lhs.type, TensorType) and isinstance(rhs.type, TensorType)
-        lhs_shape, rhs_shape = lhs.type.get_shape(), rhs.type.get_shape()
+        lhs_shape, rhs_shape = shape_of(lhs.type), shape_of(rhs.type)
         weights = rhs.owner
         batched = len(rhs_shape) > 2 and isinstance(weights, ConstantOp)
-        if len(lhs_shape) < 2 or not (len(rhs_shape) == 2 or batched) or rhs_shape[-1] <= PANEL:
+        if not is_static(rhs.type) or len(lhs_shape) < 2 or not (len(rhs_shape) == 2 or batched):
+            return
+        if rhs_shape[-1] <= PANEL:
             return
         rows, columns = lhs_shape[-2], rhs_shape[-1]
+        if not is_static(lhs.type):
+            # Rows known only at run time: a constant rhs is packed, rows are not padded
+            # (a run-time pack or padding would need their number).
+            if isinstance(weights, ConstantOp):
+                rewriter.replace(op, MatMulPackedOp.make(lhs, self.made.panels(weights, rewriter)))
+            return
         tall = rows > PAD_ROWS or rows % PAD_ROWS == 0  # rows a register block can cover
         whole = columns % PANEL == 0
         packed: SSAValue | None = None

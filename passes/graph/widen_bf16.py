@@ -41,7 +41,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from minitvm.dialects import graph
-from minitvm.dialects.graph.base import GraphOp
+from minitvm.dialects.graph.base import GraphOp, shape_of, tensor_type
 
 #: Graph ops that move bf16 values without arithmetic: their lowering reads and writes
 #: elements and never computes with one, so they keep bf16.
@@ -57,7 +57,7 @@ def is_bf16(type_: Attribute) -> bool:
 
 def widened(type_: Attribute) -> Attribute:
     assert isinstance(type_, TensorType)
-    return TensorType(f32, type_.get_shape()) if is_bf16(type_) else type_
+    return tensor_type(shape_of(type_), f32) if is_bf16(type_) else type_
 
 
 class WidenBf16Pattern(RewritePattern):

@@ -2,9 +2,16 @@
 
 Models as users get them: `torch.onnx.export` of `transformers` models built from tiny
 random-weight configs (no hub download), and `torch.nn` models with LSTM, GRU and scripted
-control flow (If, Loop). Each one is exported at one opset in 13-18 with static input shapes
-(minitvm compiles static shapes only), weights inside the .onnx file (no external data), and
-saved with a seeded sample input (<name>.npz, keyed by graph input name).
+control flow (If, Loop). Each one is exported at one opset in 13-18, weights inside the .onnx
+file (no external data), and saved with a seeded sample input (<name>.npz, keyed by graph
+input name). Most have static input shapes, as minitvm compiled only static shapes when they
+were made. The three named *_dynamic (bert_dynamic, gpt2_dynamic, vit_dynamic) are test
+assets for symbolic dimensions: bert() and gpt2() with symbolic batch and sequence axes
+(dim_params "batch" and "sequence" on every input, and on the outputs' leading axes), vit()
+with a symbolic batch axis (its image size stays fixed), each exported with the TorchScript
+exporter's `dynamic_axes` (the `Export.dynamic_axes` field), sharing the weights of its static
+twin, and with a sample input of another shape than the static one's (bert 2x11, gpt2 2x9,
+vit batch 3).
 tests/unit/test_exported_models.py checks minitvm against ONNX Runtime on them and
 bench/exported_models.py times them; neither needs torch.
 
@@ -20,7 +27,9 @@ below.) Every model is built with `torch.manual_seed(0)`, so a re-export from th
 package versions writes the same files, byte for byte; they record the versions in their
 `producer_version` and in `doc_string`. After each export the script runs the .onnx file in
 ONNX Runtime on the sample input and checks it against torch's outputs, so a broken export is
-caught here and not in minitvm's tests.
+caught here and not in minitvm's tests; a dynamic export is checked at a second shape as well
+(batch 1, and sequence 5 for bert and gpt2; not saved), so that an axis the trace turned into
+a constant fails the export.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ import argparse
 import io
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import onnx
@@ -50,7 +59,13 @@ SEQ = 16
 @dataclass
 class Export:
     """A model ready to export: the module, its sample inputs (in the module's positional
-    order, named as the graph's inputs), its output names and how to export it."""
+    order, named as the graph's inputs), its output names and how to export it.
+
+    `dynamic_axes` makes axes symbolic, as the TorchScript exporter's argument of that name:
+    {input or output name: {axis: dim_param name}}; None (the default) exports every shape
+    static. A dynamic export also gives `other_inputs`, inputs of another shape (not saved)
+    on which ONNX Runtime must match torch too, so that an axis traced to a constant
+    somewhere in the graph fails the export."""
 
     module: nn.Module
     inputs: dict[str, torch.Tensor]
@@ -58,6 +73,8 @@ class Export:
     opset: int
     dynamo: bool = False
     description: str = ""
+    dynamic_axes: dict[str, dict[int, str]] | None = None
+    other_inputs: dict[str, torch.Tensor] | None = None
 
 
 def _ids(vocab: int, seq: int = SEQ) -> torch.Tensor:
@@ -170,6 +187,81 @@ def whisper_encoder() -> Export:
     )  # fmt: skip
 
 
+def _text_axes(inputs: list[str], outputs: dict[str, int]) -> dict[str, dict[int, str]]:
+    """Axes 0 and 1 of every input named batch and sequence; of each output, the first
+    `rank` of them (2: batch and sequence, 1: batch alone)."""
+    names = {0: "batch", 1: "sequence"}
+    axes = {name: dict(names) for name in inputs}
+    axes.update({name: {a: names[a] for a in range(rank)} for name, rank in outputs.items()})
+    return axes
+
+
+def _padding_masks(batch: int, seq: int, pads: list[int]) -> torch.Tensor:
+    """A batch of padding masks, row i with `pads[i]` zeros at its end."""
+    mask = torch.ones(batch, seq, dtype=torch.int64)
+    for row, pad in enumerate(pads):
+        mask[row, seq - pad :] = 0
+    return mask
+
+
+def bert_dynamic() -> Export:
+    """`bert()` (the same config, and the same weights: its sample input is drawn before the
+    model), exported with symbolic batch and sequence axes; saved at batch 2, sequence 11,
+    the second sentence padded, and checked again at batch 1, sequence 5."""
+    spec = bert()
+
+    def sample(batch: int, seq: int, pads: list[int]) -> dict[str, torch.Tensor]:
+        token_types = torch.zeros(batch, seq, dtype=torch.int64)
+        token_types[:, seq // 2 :] = 1
+        return {
+            "input_ids": torch.randint(0, 1000, (batch, seq), dtype=torch.int64),
+            "attention_mask": _padding_masks(batch, seq, pads),
+            "token_type_ids": token_types,
+        }
+
+    return replace(
+        spec, inputs=sample(2, 11, [0, 3]), other_inputs=sample(1, 5, [1]),
+        dynamic_axes=_text_axes(
+            list(spec.inputs), {"last_hidden_state": 2, "pooler_output": 1}
+        ),
+        description="BertModel: hidden 64, 2 layers, 2 heads, vocab 1000, dynamic batch and "
+        "sequence (sample 2 x 11, padded mask)",
+    )  # fmt: skip
+
+
+def gpt2_dynamic() -> Export:
+    """`gpt2()` (config and weights) with symbolic batch and sequence axes; saved at batch 2,
+    sequence 9, the second row padded, and checked again at batch 1, sequence 5."""
+    spec = gpt2()
+
+    def sample(batch: int, seq: int, pads: list[int]) -> dict[str, torch.Tensor]:
+        return {
+            "input_ids": torch.randint(0, 1000, (batch, seq), dtype=torch.int64),
+            "attention_mask": _padding_masks(batch, seq, pads),
+        }
+
+    return replace(
+        spec, inputs=sample(2, 9, [0, 2]), other_inputs=sample(1, 5, [0]),
+        dynamic_axes=_text_axes(list(spec.inputs), {"logits": 2}),
+        description="GPT2LMHeadModel: hidden 64, 2 layers, 2 heads, vocab 1000, causal, "
+        "dynamic batch and sequence (sample 2 x 9, padded mask)",
+    )  # fmt: skip
+
+
+def vit_dynamic() -> Export:
+    """`vit()` (config and weights) with a symbolic batch axis (the image size stays 32x32);
+    saved at batch 3 and checked again at batch 1."""
+    spec = vit()
+    batch = {0: "batch"}
+    return replace(
+        spec, inputs={"pixel_values": torch.randn(3, 3, 32, 32)},
+        other_inputs={"pixel_values": torch.randn(1, 3, 32, 32)},
+        dynamic_axes={name: batch for name in ["pixel_values", *spec.outputs]},
+        description="ViTModel: 32x32 images, patch 8, hidden 64, 2 layers, 2 heads, dynamic "
+        "batch (sample 3)",
+    )  # fmt: skip
+
+
 class LSTMTagger(nn.Module):
     """A sequence tagger: a 2-layer bidirectional LSTM and a linear head on every step."""
 
@@ -278,6 +370,9 @@ MODELS: dict[str, Callable[[], Export]] = {
     "gru": gru,
     "scripted_control_flow": scripted_control_flow,
     "scripted_loop": scripted_loop,
+    "bert_dynamic": bert_dynamic,
+    "gpt2_dynamic": gpt2_dynamic,
+    "vit_dynamic": vit_dynamic,
 }
 
 
@@ -288,8 +383,19 @@ def export(name: str, build: Callable[[], Export]) -> None:
     with torch.no_grad():
         expected = spec.module(*args)
     expected = [expected] if isinstance(expected, torch.Tensor) else list(expected)
+    if spec.dynamic_axes is not None:
+        # torch's outputs at the other shape, before the export: the TorchScript exporter
+        # puts the module back in the training mode it found it in, and _Outputs is never
+        # put in eval mode (only the model inside it), so after the export every submodule
+        # is training and the dropouts are on
+        assert spec.other_inputs is not None, f"{name}: dynamic export without other_inputs"
+        assert list(spec.other_inputs) == list(spec.inputs), f"{name}: other_inputs' names"
+        with torch.no_grad():
+            other = spec.module(*spec.other_inputs.values())
+        other = [other] if isinstance(other, torch.Tensor) else list(other)
     buffer = io.BytesIO()
     if spec.dynamo:
+        assert spec.dynamic_axes is None, f"{name}: dynamic axes need the TorchScript exporter"
         program = torch.onnx.export(
             spec.module, args, dynamo=True, opset_version=spec.opset, external_data=False,
             input_names=list(spec.inputs), output_names=spec.outputs, optimize=True,
@@ -299,7 +405,8 @@ def export(name: str, build: Callable[[], Export]) -> None:
     else:
         torch.onnx.export(
             spec.module, args, buffer, dynamo=False, opset_version=spec.opset,
-            input_names=list(spec.inputs), output_names=spec.outputs, dynamic_axes=None,
+            input_names=list(spec.inputs), output_names=spec.outputs,
+            dynamic_axes=spec.dynamic_axes,
         )  # fmt: skip
     model = onnx.load_from_string(buffer.getvalue())
     _drop_node_metadata(model.graph)
@@ -314,12 +421,39 @@ def export(name: str, build: Callable[[], Export]) -> None:
     onnx.checker.check_model(model, full_check=True)
     feeds = {k: v.numpy() for k, v in spec.inputs.items()}
     _check_with_ort(name, model, feeds, [t.numpy() for t in expected])
+    checked = ""
+    if spec.dynamic_axes is not None:
+        _check_dims(name, model, spec.dynamic_axes)
+        # the same graph at another shape: catches a dynamic axis traced to a constant
+        assert spec.other_inputs is not None
+        other_feeds = {k: v.numpy() for k, v in spec.other_inputs.items()}
+        _check_with_ort(f"{name} at {_shapes(other_feeds)}", model, other_feeds,
+                        [t.numpy() for t in other])  # fmt: skip
+        checked = f"; ORT matches torch at {_shapes(feeds)} and at {_shapes(other_feeds)}"
     os.makedirs(OUT_DIR, exist_ok=True)
     path = os.path.join(OUT_DIR, f"{name}.onnx")
     onnx.save(model, path)
     np.savez(os.path.join(OUT_DIR, f"{name}.npz"), **feeds)
     print(f"{name}: opset {opset}, {os.path.getsize(path) / 1024:.0f} KB, "
-          f"{len(model.graph.node)} nodes -> {os.path.relpath(path)}")  # fmt: skip
+          f"{len(model.graph.node)} nodes -> {os.path.relpath(path)}{checked}")  # fmt: skip
+
+
+def _shapes(feeds: dict[str, np.ndarray]) -> str:
+    return ", ".join(f"{k} {'x'.join(map(str, v.shape))}" for k, v in feeds.items())
+
+
+def _check_dims(name: str, model: onnx.ModelProto, axes: dict[str, dict[int, str]]) -> None:
+    """The graph's inputs have the symbolic axes `axes` names and no others, its outputs at
+    least those: the exporter names the declared axes of both, but where its shape inference
+    loses a static output axis (ViT's last_hidden_state: sequence and hidden) it names that
+    one itself (LayerNormalizationlast_hidden_state_dim_1)."""
+    inputs = {value.name for value in model.graph.input}
+    for value in [*model.graph.input, *model.graph.output]:
+        dims = value.type.tensor_type.shape.dim
+        symbolic = {a: d.dim_param for a, d in enumerate(dims) if not d.HasField("dim_value")}
+        wanted = axes.get(value.name, {})
+        got = symbolic if value.name in inputs else {a: symbolic.get(a) for a in wanted}
+        assert got == wanted, f"{name}: {value.name} has symbolic axes {symbolic}, wanted {wanted}"
 
 
 def _drop_node_metadata(graph: onnx.GraphProto) -> None:

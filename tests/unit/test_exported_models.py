@@ -3,7 +3,8 @@ tests/models/onnx/, made by `torch.onnx.export` the way users make them (transfo
 with tiny random-weight configs, torch.nn LSTM/GRU models, torch.jit.script-ed control flow;
 tests/models/export_models.py, run in a venv with torch: this file needs no torch).
 
-Each model is compiled from its file (`minitvm.compile(path)`), run on its saved sample input
+Each model is compiled from its file (`minitvm.compile(path)`; a `_dynamic` one, exported with
+dynamic axes, at its sample's shapes), run on its saved sample input
 (<name>.npz) and every output compared with ONNX Runtime's at rtol 1e-4, atol 1e-5 (fp32 on
 both sides; the models are small, so errors do not pile up). A model minitvm cannot compile
 yet is an xfail(strict=True) that names the error, so it turns into a failure the day it
@@ -36,6 +37,11 @@ OPSETS = {
     "gru": 13,
     "scripted_control_flow": 16,
     "scripted_loop": 15,
+    # exported with dynamic batch and sequence axes (batch only for vit): compiled here at
+    # the sample input's shapes; tests/unit/test_frontend_symbolic.py imports them symbolic
+    "bert_dynamic": 14,
+    "gpt2_dynamic": 13,
+    "vit_dynamic": 17,
 }
 
 #: The models minitvm does not compile yet: the exception and why (none since If on a
@@ -64,7 +70,8 @@ def test_exported_model_matches_ort(name: str) -> None:
     assert opsets == [OPSETS[name]]
     with np.load(os.path.join(ONNX_DIR, f"{name}.npz")) as saved:
         feeds = dict(saved)
-    exe = minitvm.compile(path)
+    shapes = {k: v.shape for k, v in feeds.items()} if name.endswith("_dynamic") else None
+    exe = minitvm.compile(path, input_shapes=shapes)
     assert sorted(exe.input_names) == sorted(feeds)
     assert exe.output_names == [o.name for o in model.graph.output]
     got = exe.run(feeds)

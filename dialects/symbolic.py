@@ -27,7 +27,9 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -395,8 +397,30 @@ def substitute(value: int | SymDim, env: Mapping[str, int | SymDim]) -> int | Sy
 
 #: The range a symbol is assumed to take: at least 1 (the run time refuses 0 for a symbolic
 #: dimension) and below 2^31 (tensor sizes), which decides comparisons such as
-#: `seq < 2^63 - 1`, the "to the end" bound exporters give Slice.
+#: `seq < 2^63 - 1`, the "to the end" bound exporters give Slice. A user's bound narrows it
+#: (`symbol_ranges`).
 SYMBOL_RANGE = (1, 2**31 - 1)
+
+_RANGES: ContextVar[dict[str, tuple[int, int]] | None] = ContextVar("minitvm_symbol_ranges", default=None)
+
+
+@contextmanager
+def symbol_ranges(ranges: Mapping[str, tuple[int, int]] | None = None) -> Iterator[dict[str, tuple[int, int]]]:
+    """Decide comparisons with these symbols' ranges (a user's bounds, `seq` in 1..512) while
+    the block runs; the dict it yields may be filled as symbols are met (the importer does)."""
+    merged = dict(_RANGES.get() or {})
+    merged.update(ranges or {})
+    token = _RANGES.set(merged)
+    try:
+        yield merged
+    finally:
+        _RANGES.reset(token)
+
+
+def symbol_range(name: str) -> tuple[int, int]:
+    """The range symbol `name` takes: its bound in `symbol_ranges`, else `SYMBOL_RANGE`."""
+    ranges = _RANGES.get()
+    return ranges.get(name, SYMBOL_RANGE) if ranges else SYMBOL_RANGE
 
 Interval = tuple[int | None, int | None]
 
@@ -427,7 +451,7 @@ def bounds(value: int | SymDim) -> Interval:
     for monomial, coefficient in value.terms:
         term: Interval = (1, 1)
         for atom in monomial:
-            term = _times(term, SYMBOL_RANGE if isinstance(atom, str) else atom.bounds())
+            term = _times(term, symbol_range(atom) if isinstance(atom, str) else atom.bounds())
         lo, hi = _scale(term, coefficient)
         low = None if low is None or lo is None else low + lo
         high = None if high is None or hi is None else high + hi
@@ -663,5 +687,7 @@ __all__ = [
     "sym_max",
     "sym_min",
     "symbol",
+    "symbol_range",
+    "symbol_ranges",
     "symbols_of",
 ]  # fmt: skip

@@ -46,7 +46,7 @@ import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op 
 import minitvm.frontend.onnx_text  # noqa: F401  (registers the TfIdfVectorizer converter)
 from minitvm.dialects.graph import ConstantOp
 from minitvm.dialects.graph.base import shape_of, tensor_type
-from minitvm.dialects.symbolic import SymbolicError, SymDim, symbol
+from minitvm.dialects.symbolic import SYMBOL_RANGE, SymbolicError, SymDim, symbol, symbol_ranges
 from minitvm.errors import FrontendError
 from minitvm.frontend import onnx_symbolic
 from minitvm.frontend.onnx_node import (
@@ -75,7 +75,9 @@ def from_onnx(
     """Import an ONNX model as a graph-dialect module holding `func.func @main`.
 
     `input_shapes` maps input names to full shapes; it fixes dynamic dimensions (and may
-    override static ones). A sequence input needs the list of its tensors' shapes: it
+    override static ones). A dimension given as None stays as the model has it (a symbol if
+    dynamic), one given as a range `"1..512"` is a symbol bounded to it (the shape rules may
+    use the bound; `symbol_bounds` lists them). A sequence input needs the list of its tensors' shapes: it
     becomes one argument per tensor (`io_names`). An optional input is compiled as given
     (its tensor's shape or its sequence's list of shapes; a static tensor's declared shape
     if it is not named) or as empty (None: then it is no argument). Raises `FrontendError`
@@ -88,11 +90,59 @@ def from_onnx(
     optionals = _optional_shapes(proto, shapes)
     sequences = _sequence_shapes(proto, shapes)
     structured = set(sequences) | set(optionals)
-    proto = _with_input_shapes(proto, {n: s for n, s in shapes.items() if n not in structured})
+    tensor_shapes = {n: s for n, s in shapes.items() if n not in structured}
+    bounds = _dim_bounds(proto, tensor_shapes)
+    proto = _with_input_shapes(proto, tensor_shapes)
     proto = _infer_shapes(proto)
-    module = _Importer(proto.graph, opset, sequences, optionals).run()
-    module.verify()
+    importer = _Importer(proto.graph, opset, sequences, optionals)
+    with symbol_ranges() as ranges:
+        importer.symbols.bind(bounds, ranges)
+        module = importer.run()
+        module.verify()
+    if ranges:
+        module.attributes[DIM_BOUNDS_ATTR] = DictionaryAttr(
+            {name: StringAttr(f"{lo}..{hi}") for name, (lo, hi) in sorted(ranges.items())}
+        )
     return module
+
+
+#: The module attribute recording the bounds `input_shapes` gave symbols (`seq = "1..512"`),
+#: which the shape rules relied on: the run time must refuse sizes outside them.
+DIM_BOUNDS_ATTR = "minitvm.dim_bounds"
+
+
+def symbol_bounds(module: ModuleOp) -> dict[str, tuple[int, int]]:
+    """The bounds of the module's bounded symbols (`DIM_BOUNDS_ATTR`)."""
+    attr = module.attributes.get(DIM_BOUNDS_ATTR)
+    if not isinstance(attr, DictionaryAttr):
+        return {}
+    result = {}
+    for name, text in attr.data.items():
+        lo, hi = text.data.split("..")  # type: ignore[attr-defined]
+        result[name] = (int(lo), int(hi))
+    return result
+
+
+_RANGE = re.compile(r"(\d+)\.\.(\d+)")
+
+
+def _dim_bounds(
+    model: onnx.ModelProto, shapes: Mapping[str, Sequence[object]]
+) -> dict[tuple[str, int], tuple[int, int]]:
+    """(input, axis) -> (lo, hi) for each dimension `input_shapes` gives as `"lo..hi"`."""
+    bounds = {}
+    for name, shape in shapes.items():
+        for axis, dim in enumerate(shape):
+            if not isinstance(dim, str):
+                continue
+            match = _RANGE.fullmatch(dim.strip())
+            if not match or not 1 <= int(match[1]) <= int(match[2]) <= SYMBOL_RANGE[1]:
+                raise FrontendError(
+                    f"input_shapes gives input '{name}' dimension {axis} as '{dim}'; a bound "
+                    f"is written 'lo..hi' with 1 <= lo <= hi <= {SYMBOL_RANGE[1]}"
+                )
+            bounds[(name, axis)] = (int(match[1]), int(match[2]))
+    return bounds
 
 
 #: The module attribute naming @main's arguments and results after the ONNX values they
@@ -338,22 +388,37 @@ def _with_input_shapes(model: onnx.ModelProto, shapes: dict[str, Sequence[int]])
     return model
 
 
-def _set_shape(value: onnx.ValueInfoProto, shape: Sequence[int]) -> None:
+def _set_shape(value: onnx.ValueInfoProto, shape: Sequence[int | str | None]) -> None:
+    """Give `value` the numbers of `shape`; a None or bounded ("lo..hi") entry keeps the
+    model's dimension, named `<input>_<axis>` if it has no name (a symbol: `_Symbols`)."""
     tensor = value.type.tensor_type
-    old = tensor.shape.dim if tensor.HasField("shape") else None
+    old = list(tensor.shape.dim) if tensor.HasField("shape") else None
     if old is not None and len(old) != len(shape):
         raise FrontendError(
             f"input_shapes gives input '{value.name}' rank {len(shape)} ({tuple(shape)}), but "
             f"the model declares rank {len(old)}"
         )
-    if any(int(d) < 0 for d in shape):
+    if old is None and any(not isinstance(d, int) for d in shape):
+        raise FrontendError(
+            f"input_shapes gives input '{value.name}' of unknown rank a dimension that is not "
+            f"a number: {tuple(shape)}"
+        )
+    if any(isinstance(d, int) and d < 0 for d in shape):
         raise FrontendError(
             f"input_shapes gives input '{value.name}' a negative dimension: {tuple(shape)}"
         )
+    kept = [onnx.TensorShapeProto.Dimension() for _ in shape]
+    for axis, d in enumerate(shape):
+        if isinstance(d, int):
+            kept[axis].dim_value = int(d)
+        else:
+            assert old is not None
+            given = old[axis]
+            keep = given.HasField("dim_param") or not given.HasField("dim_value")
+            kept[axis].dim_param = given.dim_param if keep else f"{value.name}_{axis}"
     tensor.ClearField("shape")
     tensor.shape.SetInParent()
-    for d in shape:
-        tensor.shape.dim.add().dim_value = int(d)
+    tensor.shape.dim.extend(kept)
 
 
 def _check_tensor(value: onnx.ValueInfoProto) -> None:
@@ -381,6 +446,15 @@ class _Symbols:
 
     def __init__(self) -> None:
         self.by_name: dict[str, SymDim] = {}
+        self.bounds: Mapping[tuple[str, int], tuple[int, int]] = {}
+        self.ranges: dict[str, tuple[int, int]] = {}
+
+    def bind(
+        self, bounds: Mapping[tuple[str, int], tuple[int, int]], ranges: dict[str, tuple[int, int]]
+    ) -> None:
+        """Bound the symbols of these (input, axis) dimensions, writing each symbol's range
+        (the intersection of its dimensions' bounds) into `ranges` as it is made."""
+        self.bounds, self.ranges = bounds, ranges
 
     def dim(self, value: str, axis: int, dim: onnx.TensorShapeProto.Dimension) -> int | SymDim:
         if dim.HasField("dim_value") and dim.dim_value >= 0:
@@ -394,7 +468,19 @@ class _Symbols:
             while unique in taken:
                 unique, n = f"{text}_{n}", n + 1
             self.by_name[name] = symbol(unique)
-        return self.by_name[name]
+        found = self.by_name[name]
+        bound = self.bounds.get((value, axis))
+        if bound is not None:
+            key = str(found)
+            lo, hi = self.ranges.get(key, (bound[0], bound[1]))
+            lo, hi = max(lo, bound[0]), min(hi, bound[1])
+            if lo > hi:
+                raise FrontendError(
+                    f"input_shapes bounds dimension '{key}' to ranges that do not overlap "
+                    f"(input '{value}' dimension {axis}: {bound[0]}..{bound[1]})"
+                )
+            self.ranges[key] = (lo, hi)
+        return found
 
 
 def _nbytes(shape: Sequence[int], elem_type: int) -> int:

@@ -24,12 +24,13 @@ from typing import TypeVar
 
 import numpy as np
 import onnx
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects.graph.base import GraphOp, Shape, shape_of
 from minitvm.dialects.graph.constant import NUMPY_DTYPES, element_type_of, numpy_dtype_of
+from minitvm.dialects.graph.tensor import SizesOp
 from minitvm.errors import FrontendError, NonConstantOperandError
 
 #: A value during import: computed at run time (SSA) or known now (numpy).
@@ -291,12 +292,9 @@ class NodeContext:
         """Input `i` as an SSA value, materializing a graph.constant if it is known now."""
         value = self.value(i)
         if isinstance(value, np.ndarray):
-            if value.dtype == object:
-                raise self.error(
-                    f"input {i} ('{self.input_name(i)}') holds sizes known only at run time "
-                    f"({', '.join(sorted({str(v) for v in value.reshape(-1)}))}), and this op "
-                    "uses it as data; fix the input dimensions with input_shapes"
-                )
+            if value.dtype == object:  # sizes known at run time, used as data
+                op = SizesOp.make(values=list(value.reshape(-1)), shape=value.shape, element_type=i64)
+                return self.emit(op).results[0]
             return self.materialize(value, self.input_name(i))
         return value
 
@@ -381,7 +379,13 @@ class NodeContext:
             op = cls.make(*operands, **props)
             op.verify()  # ops with a declared result shape check it only here
         except VerifyException as e:
-            raise self.error(str(e)) from e
+            hint = ""
+            if "min(" in str(e) or "max(" in str(e):  # a clamp the symbols' range left open
+                hint = (
+                    "; a bound on the input's dynamic dimension may decide it: "
+                    "input_shapes={'name': (..., 'lo..hi')}"
+                )
+            raise self.error(f"{e}{hint}") from e
         self.block.add_op(op)
         return op
 

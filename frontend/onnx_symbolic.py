@@ -137,17 +137,14 @@ def _where(ctx: NodeContext, arrays: list[np.ndarray]) -> list[np.ndarray]:
 
 
 @_folder("Cast")
-def _cast(ctx: NodeContext, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """Sizes stay sizes through a cast to an integer type; a float or boolean value of a
-    symbolic size is not known before run time."""
+def _cast(ctx: NodeContext, arrays: list[np.ndarray]) -> list[np.ndarray] | None:
+    """Sizes stay sizes through a cast to an integer type; their float or boolean values
+    are computed at run time (graph.sizes, then graph.cast: None leaves it to the converter)."""
     import onnx
 
     target = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(ctx.attr_int("to", 0)))
     if target.kind not in "iu":
-        raise ctx.error(
-            f"a cast of symbolic sizes to {target} is only known at run time; fix the input "
-            "dimensions with input_shapes"
-        )
+        return None
     return [finish(arrays[0], target)]
 
 
@@ -166,11 +163,14 @@ def _concat(ctx: NodeContext, arrays: list[np.ndarray]) -> list[np.ndarray]:
 
 
 @_folder("Slice")
-def _slice(ctx: NodeContext, arrays: list[np.ndarray]) -> list[np.ndarray]:
+def _slice(ctx: NodeContext, arrays: list[np.ndarray]) -> list[np.ndarray] | None:
     from minitvm.frontend.onnx_tensor_ops import slice_bounds
 
     data = arrays[0]
-    index = tuple(slice(*bounds) for bounds in slice_bounds(ctx, data.shape))
+    bounds = slice_bounds(ctx, data.shape)
+    if any(isinstance(b, SymDim) for bound in bounds for b in bound):
+        return None  # numbers sliced to a run-time length: graph.slice of a constant
+    index = tuple(slice(*bound) for bound in bounds)
     return [finish(data[index], _int_dtype([data]))]
 
 

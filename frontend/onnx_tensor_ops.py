@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import VerifyException
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph import reference
 from minitvm.dialects.graph.base import Dim, ShapeError, broadcast_shapes, tensor_type
-from minitvm.dialects.symbolic import SymDim, product
+from minitvm.dialects.symbolic import SymDim, ceildiv, product, sym_max, sym_min
 from minitvm.frontend.onnx_node import AnyValue, NodeContext, Value, converter, element_type
 from minitvm.frontend.onnx_symbolic import finish
 
@@ -91,11 +91,28 @@ def convert_size(ctx: NodeContext) -> list[Value]:
 
 @converter("Range", folds=True)
 def convert_range(ctx: NodeContext) -> list[Value]:
+    """Folds to a constant; with a symbolic limit (`Range(0, seq, 1)`) the values are made
+    at run time (graph.range), their count a symbolic size."""
     start, limit, delta = (ctx.const(i, what) for i, what in enumerate(("start", "limit", "delta")))
     if delta.reshape(()) == 0:
         raise ctx.error("delta is 0")
+    if any(v.dtype == object for v in (start, limit, delta)):
+        return [_symbolic_range(ctx, start.reshape(()), limit.reshape(()), delta.reshape(()))]
     count = max(math.ceil((limit.reshape(()) - start.reshape(())) / delta.reshape(())), 0)
     return [(start.reshape(()) + np.arange(count) * delta.reshape(())).astype(start.dtype)]
+
+
+def _symbolic_range(ctx: NodeContext, start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> Value:
+    first, step, end = start.item(), delta.item(), limit.item()
+    if isinstance(first, SymDim) or isinstance(step, SymDim):
+        raise ctx.error(
+            f"a range from {first} by {step} (symbolic) is not supported: only its limit may "
+            "be a size known at run time; fix the input dimensions with input_shapes"
+        )
+    count = sym_max(ceildiv(end - first, step) if step > 0 else ceildiv(first - end, -step), 0)
+    dtype = next((d for d in (ctx.dtype(0), ctx.dtype(2)) if d != object), np.dtype(np.int64))
+    element = element_type(dtype, f"node '{ctx.node.name}'")
+    return ctx.make1(g.RangeOp, start=first, delta=step, length=count, element_type=element)
 
 
 @converter("Identity", folds=True)
@@ -280,7 +297,7 @@ def convert_slice(ctx: NodeContext) -> list[Value]:
     ]
 
 
-def slice_bounds(ctx: NodeContext, shape: Sequence[int]) -> list[tuple[int, int, int]]:
+def slice_bounds(ctx: NodeContext, shape: Sequence[Dim]) -> list[tuple[Dim, Dim, int]]:
     """(start, end, step) of a Slice node along every axis of an input of `shape`, as Python
     range bounds. Bounds are attributes before opset 10 and inputs from then on."""
     if ctx.opset < 10:
@@ -289,7 +306,7 @@ def slice_bounds(ctx: NodeContext, shape: Sequence[int]) -> list[tuple[int, int,
         if starts is None or ends is None:
             raise ctx.error("missing starts or ends")
     else:
-        starts, ends = _ints(ctx.const(1, "starts")), _ints(ctx.const(2, "ends"))
+        starts, ends = _dims(ctx.const(1, "starts")), _dims(ctx.const(2, "ends"))
         given_axes, given_steps = ctx.optional_const(3, "axes"), ctx.optional_const(4, "steps")
         axes = None if given_axes is None else _ints(given_axes)
         steps = None if given_steps is None else _ints(given_steps)
@@ -314,8 +331,8 @@ def clamp_slice(start: int, end: int, step: int, dim: int) -> tuple[int, int]:
     start = start + dim if start < 0 else start
     end = end + dim if end < 0 else end
     if step > 0:
-        return min(max(start, 0), dim), min(max(end, 0), dim)
-    return min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+        return sym_min(sym_max(start, 0), dim), sym_min(sym_max(end, 0), dim)
+    return sym_min(sym_max(start, 0), dim - 1), sym_min(sym_max(end, -1), dim - 1)
 
 
 @converter("Gather")

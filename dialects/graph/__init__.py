@@ -11,7 +11,7 @@ lowers it. Ops are grouped by kind in the modules of this package.
 
 from xdsl.ir import Dialect
 
-from minitvm.dialects.graph.base import DimsAttr
+from minitvm.dialects.graph.base import DimsAttr, SizesAttr
 from minitvm.dialects.graph.constant import ConstantOp, SplatAttr, WeightsAttr, WeightStore
 from minitvm.dialects.graph.control import IfOp, LoopOp
 from minitvm.dialects.graph.elementwise import *  # noqa: F403
@@ -32,10 +32,10 @@ GRAPH_OPS = [
 ]  # fmt: skip
 
 Graph = Dialect(
-    "graph", [*GRAPH_OPS, FusedOp, IfOp, LoopOp, YieldOp], [WeightsAttr, SplatAttr, DimsAttr], [WeightStore()]
+    "graph", [*GRAPH_OPS, FusedOp, IfOp, LoopOp, YieldOp], [WeightsAttr, SplatAttr, DimsAttr, SizesAttr], [WeightStore()]
 )
 
 __all__ = [
-    "Graph", "GRAPH_OPS", "ConstantOp", "DimsAttr", "FusedOp", "IfOp", "LoopOp", "SplatAttr", "WeightsAttr", "WeightStore",
+    "Graph", "GRAPH_OPS", "ConstantOp", "DimsAttr", "SizesAttr", "FusedOp", "IfOp", "LoopOp", "SplatAttr", "WeightsAttr", "WeightStore",
     "YieldOp", "LAYOUT_OPS", "WINOGRAD_OPS", "blocked_layout", "parse_layout",
 ] + [op.__name__ for op in GRAPH_OPS[1:]]

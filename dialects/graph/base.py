@@ -57,8 +57,10 @@ class ShapeError(VerifyException):
 # --------------------------------------------------------------------------------------------
 
 
-def ints_attr(values: Sequence[int]) -> DenseArrayBase:
-    """An `array<i64: ...>` property."""
+def ints_attr(values: Sequence[Dim]) -> DenseArrayBase | SizesAttr:
+    """An `array<i64: ...>` property, or a `#graph.sizes<...>` one if an entry is symbolic."""
+    if any(isinstance(v, SymDim) for v in values):
+        return SizesAttr.of(values)
     return DenseArrayBase.from_list(i64, [int(v) for v in values])
 
 
@@ -90,11 +92,14 @@ def to_attr(value: object) -> Attribute:
 
 
 def get_ints(props: Props, name: str, default: Sequence[int] | None = None) -> Shape:
+    """An int-array property's entries (`SymDim`s where it is a `#graph.sizes`)."""
     attr = props.get(name)
     if attr is None:
         if default is None:
             raise ShapeError(f"missing property '{name}'")
         return tuple(default)
+    if isinstance(attr, SizesAttr):
+        return attr.values
     assert isinstance(attr, DenseArrayBase)
     return tuple(int(v) for v in attr.get_values())
 
@@ -135,6 +140,56 @@ def get_str(props: Props, name: str, default: str | None = None) -> str:
 
 
 @irdl_attr_definition
+class SizesAttr(ParametrizedAttribute):
+    """An int-array property with symbolic entries, where an `array<i64: ...>` would do for
+    numbers: `#graph.sizes<0, "seq", 1>` (a slice's ends to a run-time length). `get_ints`
+    reads both forms; `ints_attr` makes this one only when an entry is symbolic."""
+
+    name = "graph.sizes"
+
+    entries: ArrayAttr[Attribute]  # IntegerAttr (numbers) or StringAttr (SymDim text)
+
+    @staticmethod
+    def of(values: Sequence[Dim]) -> SizesAttr:
+        return SizesAttr(ArrayAttr([
+            StringAttr(str(v)) if isinstance(v, SymDim) else IntegerAttr(int(v), i64) for v in values
+        ]))  # fmt: skip
+
+    @property
+    def values(self) -> tuple[Dim, ...]:
+        return tuple(
+            parse_dim(e.data) if isinstance(e, StringAttr) else e.value.data  # type: ignore[attr-defined]
+            for e in self.entries.data
+        )
+
+    def verify(self) -> None:
+        for entry in self.entries.data:
+            if isinstance(entry, StringAttr):
+                problem = _dims_problem(entry.data)
+                if problem:
+                    raise VerifyException(f"#graph.sizes: {problem}")
+            elif not isinstance(entry, IntegerAttr):
+                raise VerifyException(f"#graph.sizes: {entry} is neither a number nor a size")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        entries = parser.parse_comma_separated_list(
+            parser.Delimiter.ANGLE, lambda: parse_size(parser, "#graph.sizes")
+        )
+        return [ArrayAttr(entries)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        def print_entry(entry: Attribute) -> None:
+            if isinstance(entry, StringAttr):
+                printer.print_string_literal(entry.data)
+            else:
+                printer.print_string(str(entry.value.data))  # type: ignore[attr-defined]
+
+        with printer.in_angle_brackets():
+            printer.print_list(self.entries.data, print_entry)
+
+
+@irdl_attr_definition
 class DimsAttr(ParametrizedAttribute):
     """The sizes of a tensor's `?` dimensions, in order, as expressions of named sizes
     (`dialects/symbolic.py`): `tensor<?x?x768xf32, #graph.dims<"batch", "seq">>`. The
@@ -156,13 +211,12 @@ class DimsAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        def parse_expr() -> StringAttr:
+        def parse_expr() -> Attribute:
             start = parser.pos
-            text = parser.parse_str_literal()
-            problem = _dims_problem(text)
-            if problem:
-                parser.raise_error(f"#graph.dims: {problem}", start, parser.pos)
-            return StringAttr(text)
+            size = parse_size(parser, "#graph.dims")
+            if not isinstance(size, StringAttr):
+                parser.raise_error("#graph.dims: a number belongs in the shape, not here", start, parser.pos)
+            return size
 
         return [ArrayAttr(parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_expr))]
 
@@ -182,6 +236,19 @@ def _dims_problem(text: str) -> str | None:
     if str(dim) != text:
         return f"'{text}' is not in normal form (write '{dim}')"
     return None
+
+
+def parse_size(parser: AttrParser, what: str) -> Attribute:
+    """A size in an attribute's text: a number (an IntegerAttr) or a quoted expression of
+    named sizes (a StringAttr), which must be in normal form; errors point at it."""
+    start = parser.pos
+    text = parser.parse_optional_str_literal()
+    if text is None:
+        return IntegerAttr(parser.parse_integer(), i64)
+    problem = _dims_problem(text)
+    if problem:
+        parser.raise_error(f"{what}: {problem}", start, parser.pos)
+    return StringAttr(text)
 
 
 def tensor_type(shape: Sequence[Dim], element_type: Attribute = f32) -> TensorType:

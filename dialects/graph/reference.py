@@ -337,6 +337,20 @@ def _pad_spatial(
     return np.pad(x, widths, constant_values=value)
 
 
+def _range(op: tn.RangeOp) -> np.ndarray:
+    dtype = numpy_dtype_of(op.result.type.element_type)  # type: ignore[attr-defined]
+    (count,) = _out_shape(op)
+    return (op.start_value + np.arange(count) * op.delta_value).astype(dtype)
+
+
+def _sizes(op: tn.SizesOp) -> np.ndarray:
+    values = op.values.values
+    if not all(isinstance(v, int) for v in values):
+        raise MinitvmError(f"{op.name}: {list(map(str, values))} are sizes known only at run time")
+    dtype = numpy_dtype_of(op.result.type.element_type)  # type: ignore[attr-defined]
+    return np.array(values, dtype).reshape(_out_shape(op))
+
+
 def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
     type_ = op.results[index].type
     assert isinstance(type_, TensorType)
@@ -1271,6 +1285,8 @@ _KERNELS: dict[type[Operation], Kernel] = {
     # tensor
     tn.ReshapeOp: lambda op, xs: [xs[0].reshape(_out_shape(op))],
     tn.ExpandOp: lambda op, xs: [np.broadcast_to(xs[0], _out_shape(op))],
+    tn.RangeOp: lambda op, xs: [_range(op)],
+    tn.SizesOp: lambda op, xs: [_sizes(op)],
     tn.ResizeOp: _resize,
     tn.TransposeOp: lambda op, xs: [xs[0].transpose(get_ints(op.properties, "perm"))],
     tn.ConcatOp: lambda op, xs: [np.concatenate(xs, axis=get_int(op.properties, "axis"))],

@@ -42,10 +42,12 @@ from xdsl.irdl import (
 )
 
 from minitvm.dialects.graph.base import (
+    Dim,
     GraphOp,
     Props,
     Shape,
     ShapeError,
+    SizesAttr,
     as_tensor,
     broadcasts_to,
     check_elements,
@@ -56,9 +58,12 @@ from minitvm.dialects.graph.base import (
     get_str,
     int_attr,
     is_float,
+    is_static,
     shape_of,
+    surely_below,
     tensor_type,
 )
+from minitvm.dialects.symbolic import SymDim, ceildiv, sym_max
 
 _UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -127,6 +132,71 @@ class ExpandOp(DeclaredShapeOp):
         if not broadcasts_to(source, target):
             raise ShapeError(
                 f"graph.expand: {fmt_shape(source)} does not broadcast to {fmt_shape(target)}"
+            )
+
+
+@irdl_op_definition
+class RangeOp(GraphOp):
+    """`start + i * delta` for i in [0, n), n stated by the result type: ONNX's Range whose
+    count is known only at run time (`Range(0, seq, 1)`, the positions of a sequence); a
+    Range of numbers folds to a constant at import."""
+
+    name = "graph.range"
+    result = result_def(TensorType)
+    start = prop_def(IntegerAttr | FloatAttr)
+    delta = prop_def(IntegerAttr | FloatAttr)
+    assembly_format = "attr-dict `:` type($result)"
+
+    @classmethod
+    def make(cls, *, start: float, delta: float, length: Dim, element_type: Attribute):  # type: ignore[override]
+        kind = IntegerAttr if isinstance(element_type, IntegerType) else FloatAttr
+        props = {"start": kind(start, element_type), "delta": kind(delta, element_type)}
+        return cls.create_with([], [tensor_type([length], element_type)], props)
+
+    @property
+    def start_value(self) -> int | float:
+        return self.start.value.data
+
+    @property
+    def delta_value(self) -> int | float:
+        return self.delta.value.data
+
+    def verify_(self) -> None:
+        result = as_tensor(self.name, "result", self.result.type)
+        check_elements(self.name, "result", result, "numeric")
+        if len(result.get_shape()) != 1:
+            raise ShapeError(f"{self.name}: result must be a vector, got {result}")
+        for name in ("start", "delta"):
+            if self.properties[name].type != result.element_type:  # type: ignore[attr-defined]
+                raise ShapeError(
+                    f"{self.name}: {name} must be of the result's element type {result.element_type}"
+                )
+
+
+@irdl_op_definition
+class SizesOp(GraphOp):
+    """A tensor of sizes, some known only at run time, row-major in `values`: the `Shape` of a
+    tensor with symbolic dimensions used as data (`Range(0, seq) * seq`, a mask built from
+    `seq`). The frontend makes one where an import-time array of sizes reaches an op as an
+    operand; it is computed once the symbols have values."""
+
+    name = "graph.sizes"
+    result = result_def(TensorType)
+    values = prop_def(SizesAttr)
+    assembly_format = "attr-dict `:` type($result)"
+
+    @classmethod
+    def make(cls, *, values: Sequence[Dim], shape: Sequence[int], element_type: Attribute):  # type: ignore[override]
+        return cls.create_with([], [tensor_type(shape, element_type)], {"values": SizesAttr.of(values)})
+
+    def verify_(self) -> None:
+        result = as_tensor(self.name, "result", self.result.type)
+        check_elements(self.name, "result", result, "integer")
+        count = math.prod(result.get_shape()) if is_static(result) else -1
+        if count != len(self.values.entries.data):
+            raise ShapeError(
+                f"{self.name}: {len(self.values.entries.data)} values for a result of static "
+                f"shape {fmt_shape(shape_of(result))}"
             )
 
 
@@ -352,14 +422,16 @@ class SliceOp(GraphOp):
     """Dim i of the result is `range(starts[i], ends[i], steps[i])` of the input's dim i.
 
     Bounds are already clamped (ONNX's rules applied by the frontend); with a negative step an
-    end of -1 means "through index 0".
+    end of -1 means "through index 0". Starts and ends may be symbolic (`#graph.sizes`):
+    `x[:, :seq]` of a constant of 64 columns is `ends = #graph.sizes<1, "seq">`; a bound
+    the symbols' ranges cannot check is the run time's to check.
     """
 
     name = "graph.slice"
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    starts = prop_def(DenseArrayBase)
-    ends = prop_def(DenseArrayBase)
+    starts = prop_def(DenseArrayBase | SizesAttr)
+    ends = prop_def(DenseArrayBase | SizesAttr)
     steps = prop_def(DenseArrayBase)
     assembly_format = _UNARY_FORMAT
 
@@ -374,6 +446,9 @@ class SliceOp(GraphOp):
         for d, (lo, hi, step, size) in enumerate(zip(starts, ends, steps, shape)):
             if step == 0:
                 raise ShapeError(f"graph.slice: step of dim {d} is 0")
+            if any(isinstance(v, SymDim) for v in (lo, hi, size)):
+                out.append(_symbolic_slice_length(d, lo, hi, step, size))
+                continue
             valid_lo = 0 <= lo <= size if step > 0 else -1 <= lo < size or (size == 0 and lo <= 0)
             valid_hi = 0 <= hi <= size if step > 0 else -1 <= hi < size or hi == -1
             if not (valid_lo and valid_hi):
@@ -382,6 +457,17 @@ class SliceOp(GraphOp):
                 )
             out.append(len(range(lo, hi, step)))
         return [tensor_type(out, x.element_type)]
+
+
+def _symbolic_slice_length(d: int, lo: Dim, hi: Dim, step: int, size: Dim) -> Dim:
+    """len(range(lo, hi, step)) where a bound or the size is symbolic; bounds the symbols'
+    ranges show to be unclamped are an error, those they cannot check are the run time's."""
+    low, high = (0, size) if step > 0 else (-1, size - 1)
+    if any(surely_below(v, low) or surely_below(high, v) for v in (lo, hi)):
+        raise ShapeError(
+            f"graph.slice: bounds [{lo}, {hi}) step {step} of dim {d} are not clamped to its size {size}"
+        )
+    return sym_max(0, ceildiv(hi - lo, step) if step > 0 else ceildiv(lo - hi, -step))
 
 
 @irdl_op_definition
@@ -850,7 +936,7 @@ class ArgMinOp(ArgReduceOp):
 
 
 TENSOR_OPS = [
-    ReshapeOp, ExpandOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
+    ReshapeOp, ExpandOp, RangeOp, SizesOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
     TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
     ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp, CumSumOp, CumProdOp,

@@ -118,6 +118,16 @@ def _expand(kb: KernelBuilder, op: graph.ExpandOp, x: Tensor) -> list[Tensor]:
     return [kb.compute(_result_shape(op), x.element_type, lambda *i: broadcast_read(x, i))]
 
 
+@lowering(graph.RangeOp)
+def _range(kb: KernelBuilder, op: graph.RangeOp) -> list[Tensor]:
+    element = op.result.type.element_type  # type: ignore[attr-defined]
+
+    def body(i: Expr) -> Expr:
+        return i.cast(element) * const(op.delta_value, element) + const(op.start_value, element)
+
+    return [kb.compute(_result_shape(op), element, body)]
+
+
 @lowering(graph.TransposeOp)
 def _transpose(kb: KernelBuilder, op: graph.TransposeOp, x: Tensor) -> list[Tensor]:
     perm = get_ints(op.properties, "perm")

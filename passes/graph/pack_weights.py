@@ -248,7 +248,7 @@ class MatMulPackPattern(RewritePattern):
             # Rows known only at run time: a constant rhs is packed, rows are not padded
             # (a run-time pack or padding would need their number).
             if isinstance(weights, ConstantOp):
-                rewriter.replace(op, MatMulPackedOp.make(lhs, self.made.panels(weights, rewriter)))
+                self._replace(op, MatMulPackedOp.make(lhs, self.made.panels(weights, rewriter)), rewriter)
             return
         tall = rows > PAD_ROWS or rows % PAD_ROWS == 0  # rows a register block can cover
         whole = columns % PANEL == 0
@@ -262,8 +262,13 @@ class MatMulPackPattern(RewritePattern):
             return  # nothing to pack, and padding rows would not get a register block
         lhs = self.made.padded(lhs, -2, padded_rows(rows), rewriter)
         product = MatMulOp.make(lhs, rhs) if packed is None else MatMulPackedOp.make(lhs, packed)
-        shape = op.result.type.get_shape()  # type: ignore[attr-defined]
-        if tuple(product.result.type.get_shape()) == tuple(shape):  # type: ignore[attr-defined]
+        self._replace(op, product, rewriter)
+
+    @staticmethod
+    def _replace(op: MatMulOp, product: MatMulOp | MatMulPackedOp, rewriter: PatternRewriter) -> None:
+        """Replace `op` by `product`, with the padding (rows, whole panels) sliced off."""
+        shape = shape_of(op.result.type)  # type: ignore[arg-type]
+        if shape_of(product.result.type) == shape:  # type: ignore[arg-type]
             rewriter.replace(op, product)
             return
         rank = len(shape)

@@ -52,10 +52,12 @@ def assert_specializes(
     sizes: Mapping[str, int],
     input_shapes: Mapping[str, Sequence[int]],
     at_least: int,
+    bounds: Mapping[str, Sequence[int | str | None]] | None = None,
 ) -> ModuleOp:
-    """Import `model` with its symbols and at `input_shapes`; every value both imports name
-    has the static type once the symbols take `sizes`. Returns the symbolic module."""
-    symbolic, static = from_onnx(model), from_onnx(model, dict(input_shapes))
+    """Import `model` with its symbols (bounded by `bounds`, input_shapes with ranges) and at
+    `input_shapes`; every value both imports name has the static type once the symbols take
+    `sizes`. Returns the symbolic module."""
+    symbolic, static = from_onnx(model, bounds), from_onnx(model, dict(input_shapes))
     symbolic_types, static_types = _named_types(symbolic), _named_types(static)
     common = sorted(set(symbolic_types) & set(static_types))
     assert len(common) >= at_least, f"only {len(common)} values in common"
@@ -199,7 +201,8 @@ def test_exporters_shape_arithmetic_folds_on_symbols() -> None:
     assert "graph.expand" in str(module)
 
 
-def _gather_dim(axis: int) -> list[onnx.NodeProto]:
+def _gather_dim() -> list[onnx.NodeProto]:
+    """dim = x.shape[axis], the way exporters read a size."""
     return [
         helper.make_node("Shape", ["x"], ["shape"]),
         helper.make_node("Gather", ["shape", "axis"], ["dim"], axis=0),
@@ -217,46 +220,41 @@ def _gather_dim(axis: int) -> list[onnx.NodeProto]:
                 "time; fix the input dimensions with input_shapes"
             ),
         ),
-        (
-            helper.make_node("Cast", ["dim"], ["y"], name="cast", to=TensorProto.FLOAT),
-            {},
-            (
-                "node 'cast' (Cast, opset 17): a cast of symbolic sizes to float32 is only "
-                "known at run time; fix the input dimensions with input_shapes"
-            ),
-        ),
-        (
-            helper.make_node("Range", ["zero", "dim", "one"], ["y"], name="range"),
-            {"zero": np.array(0, np.int64), "one": np.array(1, np.int64)},
-            (
-                "node 'range' (Range, opset 17): dimension 'seq' is only known at run time; "
-                "fix the input dimensions with input_shapes"
-            ),
-        ),
-        (
-            helper.make_node("Neg", ["xf"], ["y"], name="neg"),
-            {},
-            None,
-        ),
     ],
 )
 def test_what_only_the_run_time_knows_is_a_clear_error(
-    node: onnx.NodeProto, consts: dict[str, np.ndarray], message: str | None
+    node: onnx.NodeProto, consts: dict[str, np.ndarray], message: str
 ) -> None:
-    nodes = [*_gather_dim(1), node]
-    if message is None:  # a symbolic size used as run-time data
-        nodes[-1:] = [
-            helper.make_node("Cast", ["x"], ["xi"], to=TensorProto.INT64),
-            helper.make_node("Add", ["xi", "dim"], ["y"], name="add"),
-        ]
-        message = (
-            "node 'add' (Add, opset 17): input 1 ('dim') holds sizes known only at run time "
-            "(seq), and this op uses it as data; fix the input dimensions with input_shapes"
-        )
-    model = _model(nodes, {"x": (2, "seq")}, ["y"], {"axis": np.array(1, np.int64), **consts})
+    model = _model(
+        [*_gather_dim(), node], {"x": (2, "seq")}, ["y"], {"axis": np.array(1, np.int64), **consts}
+    )
     with pytest.raises(FrontendError) as info:
         from_onnx(model)
     assert str(info.value) == message
+
+
+def test_sizes_used_as_data_and_ranges_of_a_run_time_count() -> None:
+    """`x + seq` reads the size as a tensor (graph.sizes), `1 / float(seq)` too (then
+    graph.cast), `Range(0, seq)` counts it (graph.range); all specialize to what the static
+    import computes."""
+    n = helper.make_node
+    nodes = [
+        *_gather_dim(),
+        n("Cast", ["x"], ["xi"], to=TensorProto.INT64),
+        n("Add", ["xi", "dim"], ["y"]),
+        n("Range", ["zero", "dim", "two"], ["evens"]),
+        n("Cast", ["dim"], ["dim_f"], to=TensorProto.FLOAT),
+        n("Reciprocal", ["dim_f"], ["inv"]),
+    ]
+    consts = {"axis": np.array(1, np.int64), "zero": np.array(0, np.int64), "two": np.array(2, np.int64)}
+    module = assert_specializes(
+        _model(nodes, {"x": (2, "seq")}, ["y", "evens", "inv"], consts), {"seq": 7}, {"x": (2, 7)}, 3
+    )
+    assert _main_types(module)[1] == [
+        'tensor<2x?xi64, #graph.dims<"seq">>', 'tensor<?xi64, #graph.dims<"floordiv(seq + 1, 2)">>',
+        "tensor<f32>",
+    ]
+    assert 'graph.sizes {values = #graph.sizes<"seq">} : tensor<i64>' in str(module)
 
 
 def test_a_symbol_is_not_a_number_in_a_broadcast() -> None:
@@ -291,23 +289,47 @@ def test_vit_exported_with_a_dynamic_batch() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("name", "message"),
-    [
-        # position_ids[:, :sequence]: a slice of a constant to a run-time length
-        ("bert_dynamic", ("node '/model/embeddings/Slice' (Slice, opset 14): dimension "
-                          "'sequence' is only known at run time")),
-        # Range(0, sequence): positions of a run-time count
-        ("gpt2_dynamic", ("node '/model/transformer/Range' (Range, opset 13): dimension "
-                          "'sequence' is only known at run time")),
-    ],
-)  # fmt: skip
-def test_exports_that_need_run_time_sized_constants_say_where(name: str, message: str) -> None:
-    """Not imported symbolically yet (the graph dialect has no slice or range of run-time
-    length): the error names the node, and the model compiles with its sizes pinned."""
+def test_gpt2_exported_with_dynamic_batch_and_sequence() -> None:
+    """torch.onnx's GPT-2: positions are Range(0, sequence) (graph.range), the causal mask
+    multiplies them by `sequence` itself (a graph.sizes tensor of the run-time size)."""
+    model = onnx.load(os.path.join(ONNX_DIR, "gpt2_dynamic.onnx"))
+    shapes = {"input_ids": (2, 9), "attention_mask": (2, 9)}
+    module = assert_specializes(model, {"batch": 2, "sequence": 9}, shapes, at_least=150)
+    text = str(module)
+    assert 'graph.range {start = 0 : i64, delta = 1 : i64} : tensor<?xi64, #graph.dims<"sequence">>' in text
+    assert 'graph.sizes {values = #graph.sizes<"sequence">} : tensor<1xi64>' in text
+    assert _main_types(module)[1] == ['tensor<?x?x1000xf32, #graph.dims<"batch", "sequence">>']
+
+
+def test_bert_exported_with_dynamic_axes_needs_the_position_table_bound() -> None:
+    """torch.onnx's BERT slices its 64 position ids to `min(64, sequence)`, which equals the
+    token count only for sequences of at most 64: a bound says so, and is recorded."""
+    from minitvm.frontend.onnx import symbol_bounds
+
+    model = onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx"))
+    names = ("input_ids", "attention_mask", "token_type_ids")
     with pytest.raises(FrontendError) as info:
-        from_onnx(os.path.join(ONNX_DIR, f"{name}.onnx"))
-    assert str(info.value).startswith(message)
+        from_onnx(model)
+    assert str(info.value) == (
+        "node '/model/embeddings/Add_1' (Add, opset 14): graph.add: shapes "
+        "[batch, sequence, 64], [1, min(64, sequence), 64] do not broadcast (dimension 1); a "
+        "bound on the input's dynamic dimension may decide it: "
+        "input_shapes={'name': (..., 'lo..hi')}"
+    )
+    module = assert_specializes(
+        model, {"batch": 2, "sequence": 11}, dict.fromkeys(names, (2, 11)), at_least=150,
+        bounds=dict.fromkeys(names, (None, "1..64")),
+    )  # fmt: skip
+    assert symbol_bounds(module) == {"sequence": (1, 64)}
+    assert 'ends = #graph.sizes<1, "sequence">' in str(module)
+
+
+def test_bounds_that_do_not_parse_or_overlap_are_errors() -> None:
+    model = _model([helper.make_node("Add", ["a", "b"], ["y"])], {"a": ("n",), "b": ("n",)}, ["y"])
+    with pytest.raises(FrontendError, match=r"dimension 0 as '0\.\.4'; a bound is written 'lo\.\.hi' with 1 <= lo"):
+        from_onnx(model, {"a": ("0..4",)})
+    with pytest.raises(FrontendError, match="bounds dimension 'n' to ranges that do not overlap"):
+        from_onnx(model, {"a": ("1..4",), "b": ("8..9",)})
 
 
 # -- graph passes on symbolic IR --------------------------------------------------------------
@@ -319,6 +341,7 @@ def test_exports_that_need_run_time_sized_constants_say_where(name: str, message
         pytest.param(lambda: models.bert_encoder_layer(seq=16, hidden=64, heads=4, ffn=128, dynamic=True), id="bert_layer"),
         pytest.param(lambda: models.with_dynamic_dims(models.resnet18(image=64), {"x": ["batch", None, "h", "w"]}), id="resnet18"),
         pytest.param(lambda: models.with_dynamic_dims(models.mobilenet_v2(image=64), {"x": ["batch", None, "h", "w"]}), id="mobilenet_v2"),
+        pytest.param(lambda: onnx.load(os.path.join(ONNX_DIR, "gpt2_dynamic.onnx")), id="gpt2_export"),
     ],
 )  # fmt: skip
 def test_graph_passes_keep_symbolic_types(model: object) -> None:

@@ -23,6 +23,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import graph as g
+from minitvm.dialects.symbolic import symbol
 from minitvm.ir import parse_module, print_module
 
 
@@ -272,7 +273,10 @@ def test_every_op_round_trips_custom_and_generic():
         ra = b.insert(g.RoiAlignOp.make(x, boxes, i, output_height=2, output_width=3, mode="max")).result
         cols = b.insert(g.ReshapeOp.make(x, shape=[1, 16, 16])).result
         ci = b.insert(g.Col2ImOp.make(cols, image_shape=[5, 5], block_shape=[2, 2])).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci]
+        seq = symbol("seq")
+        rg = b.insert(g.RangeOp.make(start=0, delta=2, length=seq, element_type=i64)).result
+        sz = b.insert(g.SizesOp.make(values=[seq, 3 * seq + 1], shape=[2], element_type=i64)).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

@@ -369,6 +369,11 @@ def movement_cases() -> list[Case]:
              consts=[i64s(4, 6)]),
         Case("expand", lambda v: g.ExpandOp.make(v, shape=[2, 3, 4]), "Expand",
              [rand(3, 1)], consts=[i64s(2, 3, 4)]),
+        # (graph.range takes no operands: ONNX's Range of the same numbers)
+        Case("range", lambda: g.RangeOp.make(start=3, delta=-2, length=4, element_type=i64),
+             "Range", [], consts=[np.array(3, np.int64), np.array(-5, np.int64), np.array(-2, np.int64)]),
+        Case("sizes", lambda: g.SizesOp.make(values=[2, 3, 4], shape=[3], element_type=i64),
+             "Shape", [], consts=[rand(2, 3, 4)]),
         Case("transpose", lambda v: g.TransposeOp.make(v, perm=[2, 0, 1]), "Transpose", [x],
              {"perm": [2, 0, 1]}),
         Case("concat", lambda a, b, c: g.ConcatOp.make([a, b, c], axis=1), "Concat",

@@ -480,3 +480,22 @@ func.func @main(%x: tensor<3x5xf32>) -> tensor<5xi64> {
   %0 = graph.arg_max %x {axis = 0 : i64, keepdims = 0 : i64, select_last_index = 1 : i64} : tensor<3x5xf32> -> tensor<5xi64>
   func.return %0 : tensor<5xi64>
 }
+
+// -----
+
+// graph.range: start + i * delta, in the result's element type.
+// CHECK-LABEL: func.func @range_0() -> tensor<5xf32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]]) in [5] : tensor<5xf32> {
+// CHECK-NEXT:      %[[N:\w+]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT:      %[[F:\w+]] = arith.sitofp %[[N]] : i64 to f32
+// CHECK-NEXT:      %[[D:\w+]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:      %[[M:\w+]] = arith.mulf %[[F]], %[[D]] : f32
+// CHECK-NEXT:      %[[S:\w+]] = arith.constant 1.500000e+00 : f32
+// CHECK-NEXT:      %[[V:\w+]] = arith.addf %[[M]], %[[S]] : f32
+// CHECK-NEXT:      te.yield %[[V]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]] : tensor<5xf32>
+func.func @main() -> tensor<5xf32> {
+  %0 = graph.range {start = 1.500000e+00 : f32, delta = 2.000000e+00 : f32} : tensor<5xf32>
+  func.return %0 : tensor<5xf32>
+}

@@ -29,3 +29,17 @@ func.func @main(%x: tensor<?x3x?x?xf32, #graph.dims<"batch", "h", "w">>, %w: ten
   %heads = graph.reshape %emb : tensor<?x?x8xf32, #graph.dims<"batch", "seq">> to tensor<?x?x2x4xf32, #graph.dims<"batch", "seq">>
   func.return %mean, %probs, %flat, %heads : tensor<?x8x1x1xf32, #graph.dims<"batch">>, tensor<?x?x8xf32, #graph.dims<"batch", "seq + 1">>, tensor<?x8xf32, #graph.dims<"batch*seq">>, tensor<?x?x2x4xf32, #graph.dims<"batch", "seq">>
 }
+
+// Ops that exist for symbolic sizes: a slice to a run-time length (`#graph.sizes` bounds), the
+// positions of a run-time count (graph.range), sizes read as data (graph.sizes).
+// CHECK-LABEL: func.func @run_time_lengths(%pos: tensor<1x64xi64>, %ids: tensor<?x?xi64, #graph.dims<"batch", "seq">>)
+// CHECK-NEXT:    %head = graph.slice %pos {starts = array<i64: 0, 0>, ends = #graph.sizes<1, "seq">, steps = array<i64: 1, 1>} : tensor<1x64xi64> -> tensor<1x?xi64, #graph.dims<"seq">>
+// CHECK-NEXT:    %positions = graph.range {start = 0 : i64, delta = 1 : i64} : tensor<?xi64, #graph.dims<"seq">>
+// CHECK-NEXT:    %count = graph.sizes {values = #graph.sizes<"batch*seq", 7>} : tensor<2xi64>
+// CHECK-NEXT:    func.return %head, %positions, %count
+func.func @run_time_lengths(%pos: tensor<1x64xi64>, %ids: tensor<?x?xi64, #graph.dims<"batch", "seq">>) -> (tensor<1x?xi64, #graph.dims<"seq">>, tensor<?xi64, #graph.dims<"seq">>, tensor<2xi64>) {
+  %head = graph.slice %pos {starts = array<i64: 0, 0>, ends = #graph.sizes<1, "seq">, steps = array<i64: 1, 1>} : tensor<1x64xi64> -> tensor<1x?xi64, #graph.dims<"seq">>
+  %positions = graph.range {start = 0 : i64, delta = 1 : i64} : tensor<?xi64, #graph.dims<"seq">>
+  %count = graph.sizes {values = #graph.sizes<"batch*seq", 7>} : tensor<2xi64>
+  func.return %head, %positions, %count : tensor<1x?xi64, #graph.dims<"seq">>, tensor<?xi64, #graph.dims<"seq">>, tensor<2xi64>
+}

@@ -38,3 +38,13 @@ func.func @relu(%t: tensor<?x?xf32, #graph.dims<"seq">>) {
   %0 = graph.relu %t : tensor<?x?xf32, #graph.dims<"seq">>
   func.return
 }
+
+// -----
+
+// graph.sizes holds one value per element of its static result.
+// CHECK:      {{^}}// {{-----}}
+// CHECK:      graph.sizes: 1 values for a result of static shape 2{{$}}
+func.func @sizes() {
+  %0 = graph.sizes {values = #graph.sizes<"seq">} : tensor<2xi64>
+  func.return
+}

@@ -12,6 +12,8 @@ optionally reduced (sum, prod, max, min) over reduction axes:
     }
 
 Index arithmetic uses `arith` on `index`; scalar math uses `arith`/`math` on the element type.
+A size known only at run time (issue 19) is an extent written as a quoted expression,
+`in ["batch*seq", 64]`, and read in a body with `%n = te.size "seq"` (an index).
 The body must not read out of bounds: padding is written as clamped reads under `arith.select`.
 
 HOW is the `schedule` attribute of a compute, a list of primitives applied in order by
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -33,15 +36,15 @@ from xdsl.dialects.builtin import (
     IntAttr,
     StringAttr,
     TensorType,
-    i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    prop_def,
     region_def,
     result_def,
     traits_def,
@@ -51,6 +54,20 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from minitvm.dialects.graph.base import (
+    Dim,
+    SizesAttr,
+    dims_problem,
+    get_ints,
+    ints_attr,
+    is_shaped,
+    parse_size,
+    shape_of,
+    surely_below,
+)
+from minitvm.dialects.symbolic import SymDim, parse_dim
+from minitvm.errors import MinitvmError
 
 #: Marks a `func.func` as a te kernel (a unit attribute on the function). convert-graph-to-te
 #: sets it on each kernel it outlines; the te passes and convert-te-to-loop find kernels by it.
@@ -290,7 +307,7 @@ class ComputeOp(IRDLOperation):
     #: Optional; how schedules (`#te.compute_at`) and readers of the IR refer to the compute.
     compute_name = opt_prop_def(StringAttr, prop_name="name")
     reduce_kind = opt_prop_def(StringAttr)
-    reduce_extents = opt_prop_def(DenseArrayBase)
+    reduce_extents = opt_prop_def(DenseArrayBase | SizesAttr)
     body = region_def("single_block")
 
     traits = traits_def(NoMemoryEffect())
@@ -300,7 +317,7 @@ class ComputeOp(IRDLOperation):
         result_type: TensorType,
         body: Region,
         reduce_kind: str | None = None,
-        reduce_extents: Sequence[int] = (),
+        reduce_extents: Sequence[Dim] = (),
         schedule: Sequence[Attribute] = (),
         name: str | None = None,
     ):
@@ -309,7 +326,7 @@ class ComputeOp(IRDLOperation):
             props["name"] = StringAttr(name)
         if reduce_kind is not None:
             props["reduce_kind"] = StringAttr(reduce_kind)
-            props["reduce_extents"] = DenseArrayBase.from_list(i64, list(reduce_extents))
+            props["reduce_extents"] = ints_attr(list(reduce_extents))
         attrs = {SCHEDULE_ATTR: ArrayAttr(schedule)} if schedule else {}
         super().__init__(result_types=[result_type], properties=props, regions=[body],
                          attributes=attrs)
@@ -329,15 +346,16 @@ class ComputeOp(IRDLOperation):
         return ComputeOp(result_type, Region(block), reduce_kind, reduce_extents)
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.result.type.get_shape())
+    def shape(self) -> tuple[Dim, ...]:
+        """The result's dims (a `SymDim` where the size is known only at run time)."""
+        return shape_of(self.result.type)
 
     @property
-    def extents(self) -> tuple[int, ...]:
+    def extents(self) -> tuple[Dim, ...]:
         """The reduction axes' extents (empty for a plain elementwise compute)."""
         if self.reduce_extents is None:
             return ()
-        return tuple(int(v) for v in self.reduce_extents.get_values())
+        return get_ints(self.properties, "reduce_extents")
 
     @property
     def spatial_args(self) -> tuple[SSAValue, ...]:
@@ -366,10 +384,10 @@ class ComputeOp(IRDLOperation):
             raise VerifyException("te.compute: reduce_kind and reduce_extents come together")
         if kind is not None and not self.extents:
             raise VerifyException("te.compute: a reduction needs at least one reduction axis")
-        if any(e < 0 for e in self.extents):  # 0 is an empty reduction: the identity
+        if any(surely_below(e, 0) for e in self.extents):  # 0 is an empty reduction: the identity
             raise VerifyException(f"te.compute: reduction extents must be >= 0, got {list(self.extents)}")
-        if not self.result.type.has_static_shape():
-            raise VerifyException("te.compute: the result must have a static shape")
+        if not is_shaped(self.result.type):
+            raise VerifyException("te.compute: the result must have a known (static or symbolic) shape")
         block = self.body.block
         want = len(self.shape) + len(self.extents)
         if len(block.args) != want or any(not isinstance(a.type, IndexType) for a in block.args):
@@ -400,9 +418,9 @@ class ComputeOp(IRDLOperation):
         )
         parser.parse_keyword("in")
         shape_pos = parser.pos
-        shape = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        shape = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: _parse_extent(parser))
         kind: str | None = None
-        extents: list[int] = []
+        extents: list[Dim] = []
         reduce_args: list[Parser.UnresolvedArgument] = []
         if (word := parser.parse_optional_identifier()) is not None:
             kind = word
@@ -411,7 +429,7 @@ class ComputeOp(IRDLOperation):
             )
             parser.parse_keyword("in")
             extents = parser.parse_comma_separated_list(
-                parser.Delimiter.SQUARE, parser.parse_integer
+                parser.Delimiter.SQUARE, lambda: _parse_extent(parser)
             )
         attrs_pos = parser.pos
         attrs = parser.parse_optional_attr_dict()
@@ -427,8 +445,8 @@ class ComputeOp(IRDLOperation):
         result_type = parser.parse_type()
         if not isinstance(result_type, TensorType):
             parser.raise_error(f"te.compute: expected a tensor type, got {result_type}", type_pos, parser.pos)
-        static = result_type.has_static_shape()
-        if (static and list(result_type.get_shape()) != shape) or len(spatial) != len(shape):
+        known = is_shaped(result_type)
+        if (known and list(shape_of(result_type)) != shape) or len(spatial) != len(shape):
             parser.raise_error(
                 f"te.compute: {len(spatial)} index arguments in [{', '.join(map(str, shape))}] "
                 f"do not match the result type {result_type}",
@@ -456,16 +474,81 @@ class ComputeOp(IRDLOperation):
             printer.print_string_literal(self.compute_name.data)
             printer.print_string(" ")
         print_args(self.spatial_args)
-        printer.print_string(f" in [{', '.join(map(str, self.shape))}]")
+        printer.print_string(f" in [{_extents_text(self.shape)}]")
         if self.reduce_kind is not None:
             printer.print_string(f" {self.reduce_kind.data} ")
             print_args(self.reduce_args)
-            printer.print_string(f" in [{', '.join(map(str, self.extents))}]")
+            printer.print_string(f" in [{_extents_text(self.extents)}]")
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+
+
+def refuse_symbolic(module: Operation, stage: str) -> None:
+    """A MinitvmError naming the first te kernel with sizes known only at run time: the
+    schedules and loop nests are built for numbers so far (symbolic sizes stop at te)."""
+    for kernel in module.walk():
+        if not isinstance(kernel, func.FuncOp) or KERNEL_ATTR not in kernel.attributes:
+            continue
+        symbolic = sorted(
+            {str(d) for c in kernel.walk() if isinstance(c, ComputeOp) for d in (*c.shape, *c.extents)
+             if isinstance(d, SymDim)}
+        )  # fmt: skip
+        if symbolic:
+            raise MinitvmError(
+                f"{stage}: kernel @{kernel.sym_name.data} has sizes known only at run time "
+                f"({', '.join(symbolic)}); schedules and loops are built for static shapes only "
+                "so far: compile with the input shapes given"
+            )
+
+
+def _extents_text(extents: Sequence[Dim]) -> str:
+    """`64, "seq"`: numbers bare, symbolic sizes quoted (as `#graph.sizes` writes them)."""
+    return ", ".join(f'"{e}"' if isinstance(e, SymDim) else str(e) for e in extents)
+
+
+def _parse_extent(parser: Parser) -> Dim:
+    size = parse_size(parser, "te.compute")
+    return parse_dim(size.data) if isinstance(size, StringAttr) else size.value.data  # type: ignore[attr-defined]
+
+
+@irdl_op_definition
+class SizeOp(IRDLOperation):
+    """The run-time value of a size: `%n = te.size "batch*seq"`, an index. What a compute
+    body reads where a shape rule's arithmetic uses a size known only at run time (the
+    row length of a reshape, the count a mean divides by)."""
+
+    name = "te.size"
+    size = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, size: SymDim):
+        super().__init__(properties={"size": StringAttr(str(size))}, result_types=[IndexType()])
+
+    @property
+    def value(self) -> Dim:
+        return parse_dim(self.size.data)
+
+    def verify_(self) -> None:
+        problem = dims_problem(self.size.data)
+        if problem:
+            raise VerifyException(f"te.size: {problem}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SizeOp:
+        start = parser.pos
+        text = parser.parse_str_literal()
+        problem = dims_problem(text)
+        if problem:
+            parser.raise_error(f"te.size: {problem}", start, parser.pos)
+        return cls(parse_dim(text))  # type: ignore[arg-type]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.size.data)
 
 
 @irdl_op_definition
@@ -544,7 +627,7 @@ class YieldOp(IRDLOperation):
 
 TE = Dialect(
     "te",
-    [ComputeOp, ReadOp, YieldOp],
+    [ComputeOp, ReadOp, SizeOp, YieldOp],
     [
         SplitAttr, ReorderAttr, VectorizeAttr, UnrollAttr, ParallelAttr, InlineAttr, ComputeAtAttr,
         FuseAttr,

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import ml_dtypes
 import numpy as np
@@ -39,8 +41,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minitvm.dialects.arith_ext import RemFOp
+from minitvm.dialects.graph.base import Dim, shape_of
 from minitvm.dialects.graph.constant import ConstantOp
-from minitvm.dialects.te import ComputeOp, ReadOp, YieldOp
+from minitvm.dialects.symbolic import SymbolicError, SymDim, evaluate
+from minitvm.dialects.te import ComputeOp, ReadOp, SizeOp, YieldOp
 
 #: Index-space elements evaluated at once (result points x reduction points).
 BOX_LIMIT = 1 << 22
@@ -403,8 +407,17 @@ def _boxes(shape: Sequence[int], reduce_size: int) -> Iterator[list[tuple[int, i
             ]
 
 
+def _sizes_of(dims: Sequence[Dim]) -> tuple[int, ...]:
+    """Dims as numbers: symbolic ones take the values `_bind` found for their symbols."""
+    sizes = _SIZES.get() or {}
+    try:
+        return tuple(evaluate(d, sizes) for d in dims)
+    except SymbolicError as e:
+        raise TeEvalError(f"te_eval: {e} (bound from no input's shape)") from None
+
+
 def _eval_box(op: ComputeOp, env: Env, box: list[tuple[int, int]]) -> np.ndarray:
-    extents = op.extents
+    extents = _sizes_of(op.extents)
     ranges = [*box, *((0, e) for e in extents)]
     rank = len(ranges)
     local: Env = {}
@@ -460,13 +473,13 @@ def _reduce(op: ComputeOp, value: np.ndarray, count: int) -> np.ndarray:
 
 def evaluate_compute(op: ComputeOp, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
     """The tensor `op` defines; `env` holds the values of the tensors its body reads."""
-    shape = op.shape
+    shape, extents = _sizes_of(op.shape), _sizes_of(op.extents)
     dtype = dtype_of(op.result.type.element_type)
-    reduce_size = math.prod(op.extents)
+    reduce_size = math.prod(extents)
     if math.prod(shape) == 0:
         return np.empty(shape, dtype)  # the body is never executed: nothing to check either
-    if op.extents and reduce_size == 0:
-        return _reduce(op, np.empty((*shape, *op.extents), dtype), len(op.extents))
+    if extents and reduce_size == 0:
+        return _reduce(op, np.empty((*shape, *extents), dtype), len(extents))
     with np.errstate(all="ignore"):
         boxes = list(_boxes(shape, max(reduce_size, 1)))
         if len(boxes) == 1:
@@ -483,22 +496,60 @@ def evaluate_compute(op: ComputeOp, env: dict[SSAValue, np.ndarray]) -> np.ndarr
 
 
 def _bind(args: Sequence[SSAValue], inputs: Sequence[np.ndarray], what: str) -> Env:
+    """The arguments' values; a symbol that is a dimension of an argument takes the input's
+    size there (in `_SIZES`, which the caller scopes), and every shape must then agree."""
     if len(args) != len(inputs):
         raise TeEvalError(f"{what}: expected {len(args)} inputs, got {len(inputs)}")
     env: Env = {}
+    sizes = _SIZES.get()
+    assert sizes is not None, "_bind runs in a _symbol_scope"
+    arrays = []
     for i, (arg, value) in enumerate(zip(args, inputs)):
         type_ = arg.type
         if not isinstance(type_, TensorType):
             raise TeEvalError(f"{what}: argument #{i} is not a tensor ({type_})")
         array = np.asarray(value, dtype=dtype_of(type_.element_type))
-        if array.shape != tuple(type_.get_shape()):
-            raise TeEvalError(f"{what}: input #{i} has shape {array.shape}, expected {type_}")
+        dims = shape_of(type_)
+        for dim, size in zip(dims, array.shape):
+            if isinstance(dim, SymDim) and len(dim.terms) == 1 and dim.terms[0][1] == 1:
+                (monomial, _), = dim.terms
+                if len(monomial) == 1 and isinstance(monomial[0], str):
+                    sizes.setdefault(monomial[0], size)
+        arrays.append((i, arg, array, dims))
+    for i, arg, array, dims in arrays:
+        if len(array.shape) != len(dims) or array.shape != _sizes_of(dims):
+            raise TeEvalError(f"{what}: input #{i} has shape {array.shape}, expected {arg.type}")
         env[arg] = array
     return env
 
 
+#: The values of the symbols of the kernel or module being evaluated (`_bind` finds them).
+_SIZES: ContextVar[dict[str, int] | None] = ContextVar("te_eval_sizes", default=None)
+
+
+@contextmanager
+def _symbol_scope() -> Iterator[None]:
+    """A scope for symbol values: a kernel called from @main knows @main's."""
+    token = _SIZES.set(dict(_SIZES.get() or {}))
+    try:
+        yield
+    finally:
+        _SIZES.reset(token)
+
+
+@_impl(SizeOp)
+def _size(op: Operation, args: list[np.ndarray]) -> np.ndarray:
+    return np.asarray(_sizes_of([op.value])[0], np.int64)  # type: ignore[attr-defined]
+
+
 def run_kernel(kernel: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Evaluate a `te.kernel` function: its computes in order, then what func.return returns."""
+    """Evaluate a `te.kernel` function: its computes in order, then what func.return returns.
+    Symbolic sizes take their values from the inputs' shapes."""
+    with _symbol_scope():
+        return _run_kernel(kernel, inputs)
+
+
+def _run_kernel(kernel: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     name = f"te kernel @{kernel.sym_name.data}"
     env = _bind(kernel.body.block.args, inputs, name)
     for op in kernel.body.block.ops:
@@ -516,7 +567,13 @@ def run_kernel(kernel: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.nda
 
 def run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Evaluate `func.func @main` of a module after convert-graph-to-te: graph.constants,
-    calls of te kernels, func.return."""
+    calls of te kernels, func.return. Symbolic sizes take their values from the inputs'
+    shapes (one compiled module, any sizes)."""
+    with _symbol_scope():
+        return _run_module(module, inputs)
+
+
+def _run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     main = funcs.get("main")
     if main is None:
@@ -539,4 +596,4 @@ def run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarra
     raise TeEvalError("@main does not end with func.return")
 
 
-__all__ = ["TeEvalError", "evaluate_compute", "run_kernel", "run_module", "dtype_of"]
+__all__ = ["TeEvalError", "dtype_of", "evaluate_compute", "run_kernel", "run_module"]

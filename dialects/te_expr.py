@@ -32,7 +32,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from minitvm.dialects.arith_ext import RemFOp
-from minitvm.dialects.te import ComputeOp, ReadOp, YieldOp
+from minitvm.dialects.graph.base import Dim, shape_of, tensor_type
+from minitvm.dialects.symbolic import SymDim
+from minitvm.dialects.te import ComputeOp, ReadOp, SizeOp, YieldOp
 
 _blocks: list[Block] = []
 
@@ -66,8 +68,12 @@ def is_unsigned(type_: Attribute) -> bool:
 _UNSIGNED_PREDICATES = {"slt": "ult", "sle": "ule", "sgt": "ugt", "sge": "uge"}
 
 
-def const(value: float | int | bool, type_: Attribute) -> Expr:
-    """A constant of `type_` (float, integer, index or i1)."""
+def const(value: float | int | bool | SymDim, type_: Attribute) -> Expr:
+    """A constant of `type_` (float, integer, index or i1); a size known only at run time
+    is a `te.size`, converted to `type_`."""
+    if isinstance(value, SymDim):
+        size = _emit(SizeOp(value))
+        return size if is_index_type(type_) else cast(size, type_)
     if is_float_type(type_):
         attr = FloatAttr(float(value), type_)  # type: ignore[arg-type]
     elif is_index_type(type_):
@@ -103,7 +109,7 @@ class Expr:
     def is_float(self) -> bool:
         return is_float_type(self.type)
 
-    def _lift(self, other: Expr | float | int | bool) -> Expr:
+    def _lift(self, other: Expr | float | int | bool | SymDim) -> Expr:
         return other if isinstance(other, Expr) else const(other, self.type)
 
     def _binary(self, other, float_op, int_op, *, reverse: bool = False) -> Expr:
@@ -196,8 +202,8 @@ class Tensor:
         return self.value.type  # type: ignore[return-value]
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.type.get_shape())
+    def shape(self) -> tuple[Dim, ...]:
+        return shape_of(self.type)
 
     @property
     def element_type(self) -> Attribute:
@@ -367,16 +373,16 @@ def emit_into(block: Block) -> Iterator[None]:
 
 
 def compute(
-    shape: Sequence[int],
+    shape: Sequence[Dim],
     element_type: Attribute,
     body: Callable[..., Expr | float | int],
     *,
-    reduce: tuple[str, Sequence[int]] | None = None,
+    reduce: tuple[str, Sequence[Dim]] | None = None,
 ) -> ComputeOp:
     """Build `te.compute` of `shape`: `body(*spatial_indices, *reduction_indices)` is the
     element (or the term reduced with `reduce = (kind, extents)`)."""
     kind, extents = reduce if reduce is not None else (None, ())
-    result_type = TensorType(element_type, list(shape))
+    result_type = tensor_type(shape, element_type)
     block = Block(arg_types=[IndexType()] * (len(shape) + len(extents)))
     for n, arg in enumerate(block.args):
         # Named as the schedule refers to the loops: i0.. for result dims, r0.. for reductions.

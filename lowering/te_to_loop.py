@@ -618,6 +618,7 @@ class ConvertTeToLoopPass(ModulePass):
     name = "convert-te-to-loop"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        te.refuse_symbolic(op, self.name)
         signatures: dict[str, KernelSignature] = {}
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and te.KERNEL_ATTR in fn.attributes:

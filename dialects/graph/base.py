@@ -165,7 +165,7 @@ class SizesAttr(ParametrizedAttribute):
     def verify(self) -> None:
         for entry in self.entries.data:
             if isinstance(entry, StringAttr):
-                problem = _dims_problem(entry.data)
+                problem = dims_problem(entry.data)
                 if problem:
                     raise VerifyException(f"#graph.sizes: {problem}")
             elif not isinstance(entry, IntegerAttr):
@@ -205,7 +205,7 @@ class DimsAttr(ParametrizedAttribute):
 
     def verify(self) -> None:
         for expr in self.exprs.data:
-            problem = _dims_problem(expr.data)
+            problem = dims_problem(expr.data)
             if problem:
                 raise VerifyException(f"#graph.dims: {problem}")
 
@@ -225,7 +225,7 @@ class DimsAttr(ParametrizedAttribute):
             printer.print_list(self.exprs.data, lambda e: printer.print_string_literal(e.data))
 
 
-def _dims_problem(text: str) -> str | None:
+def dims_problem(text: str) -> str | None:
     """What is wrong with `text` as a `#graph.dims` expression (None: nothing)."""
     try:
         dim = parse_dim(text)
@@ -245,7 +245,7 @@ def parse_size(parser: AttrParser, what: str) -> Attribute:
     text = parser.parse_optional_str_literal()
     if text is None:
         return IntegerAttr(parser.parse_integer(), i64)
-    problem = _dims_problem(text)
+    problem = dims_problem(text)
     if problem:
         parser.raise_error(f"{what}: {problem}", start, parser.pos)
     return StringAttr(text)

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType, f16, f32, f64, i1
 from xdsl.ir import Attribute, Operation
 
 from minitvm.dialects import graph
-from minitvm.dialects.graph.base import get_float, get_int, get_str
+from minitvm.dialects.graph.base import get_float, get_int, get_str, shape_of
 from minitvm.dialects.te_expr import (
     Expr,
     Tensor,
@@ -329,7 +329,7 @@ def _binary(fn: Callable[[Operation, Expr, Expr], Expr]) -> Callable[..., list[T
         out = _result_type(op)
         return [
             kb.compute(
-                out.get_shape(),
+                shape_of(out),
                 out.element_type,
                 lambda *i: fn(op, broadcast_read(a, i), broadcast_read(b, i)),
             )
@@ -360,7 +360,7 @@ def _where(
     out = _result_type(op)
     return [
         kb.compute(
-            out.get_shape(),
+            shape_of(out),
             out.element_type,
             lambda *i: select(broadcast_read(cond, i), broadcast_read(a, i), broadcast_read(b, i)),
         )

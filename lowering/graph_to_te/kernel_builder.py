@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from xdsl.dialects.builtin import f16, f32
 from xdsl.ir import Attribute, Block, Operation
 
+from minitvm.dialects.graph.base import Dim
 from minitvm.dialects.te_expr import Expr, Tensor, cast, compute, widened_half_reads
 
 Rule = Callable[..., Sequence[Tensor]]
@@ -45,11 +46,11 @@ class KernelBuilder:
 
     def compute(
         self,
-        shape: Sequence[int],
+        shape: Sequence[Dim],
         element_type: Attribute,
         body: Callable[..., Expr | float | int],
         *,
-        reduce: tuple[str, Sequence[int]] | None = None,
+        reduce: tuple[str, Sequence[Dim]] | None = None,
     ) -> Tensor:
         if reduce is not None and element_type == f16 and reduce[0] in ("sum", "prod"):
             # Sums of f16 terms are computed in f32 (terms and accumulator) and round once,

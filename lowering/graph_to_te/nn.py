@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, f16, f32, 
 from xdsl.ir import Attribute, Operation
 
 from minitvm.dialects import graph
-from minitvm.dialects.graph.base import get_float, get_int
+from minitvm.dialects.graph.base import get_float, get_int, shape_of, surely_below
 from minitvm.dialects.te_expr import (
     Expr,
     Tensor,
@@ -56,7 +56,7 @@ Index = Expr | int
 def _result_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
     type_ = op.results[index].type
     assert isinstance(type_, TensorType)
-    return tuple(type_.get_shape())
+    return shape_of(type_)
 
 
 def _affine(offset: int, *terms: tuple[Expr, int]) -> Expr:
@@ -91,16 +91,16 @@ def _bounded(
 ) -> tuple[list[Index], Expr | None]:
     """`index` clamped into `shape`, and whether it was inside (None: always). `ranges[d]`
     is the static range [lo, hi] of index d; only the sides it can cross are checked (and
-    clamped)."""
+    clamped): with symbolic sizes, those the symbols' ranges do not rule out."""
     clamped = list(index)
     checks: list[Expr] = []
     for d, (lo, hi) in ranges.items():
         i, size = index[d], shape[d]
         assert isinstance(i, Expr)
-        if lo < 0:
+        if not surely_below(-1, lo):
             checks.append(i >= 0)
             clamped[d] = maximum(clamped[d], 0)
-        if hi >= size:
+        if not surely_below(hi, size):
             checks.append(i < size)
             clamped[d] = minimum(clamped[d], size - 1)
     return clamped, _all(checks)
@@ -618,8 +618,9 @@ def _global_pool(kb: KernelBuilder, op: Operation, x: Tensor) -> list[Tensor]:
     if isinstance(op, graph.GlobalMaxPoolOp):
         return [kb.compute(out, x.element_type, body, reduce=("max", spatial))]
     total = kb.compute(out, x.element_type, body, reduce=("sum", spatial))
-    count = float(math.prod(spatial))
-    return [kb.compute(out, x.element_type, lambda *i: total[i] / count)]
+    count = math.prod(spatial)  # (a symbolic count is read as a te.size)
+    divisor = float(count) if isinstance(count, int) else count
+    return [kb.compute(out, x.element_type, lambda *i: total[i] / divisor)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import IndexType, TensorType, f32, f64
 from xdsl.ir import Attribute, Operation
 
 from minitvm.dialects import graph
-from minitvm.dialects.graph.base import get_float, get_int, get_str
+from minitvm.dialects.graph.base import get_float, get_int, get_str, shape_of
 from minitvm.dialects.graph.reference import crop_range, crop_terms
 from minitvm.dialects.graph.tensor import Sampling
 from minitvm.dialects.te_expr import (
@@ -63,7 +63,7 @@ Tap = tuple[Expr, Expr | None, Expr | None]
 def _result_shape(op: Operation) -> tuple[int, ...]:
     type_ = op.results[0].type
     assert isinstance(type_, TensorType)
-    return tuple(type_.get_shape())
+    return shape_of(type_)
 
 
 def _work_type(*types: Attribute) -> Attribute:

@@ -23,7 +23,8 @@ from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i64
 from xdsl.ir import Attribute
 
 from minitvm.dialects import graph, te
-from minitvm.dialects.graph.base import get_float, get_int, get_ints, get_str
+from minitvm.dialects.graph.base import Dim, get_float, get_int, get_ints, get_str, shape_of
+from minitvm.dialects.symbolic import SymbolicError, mod
 from minitvm.dialects.te_expr import (
     Expr,
     Tensor,
@@ -49,7 +50,7 @@ Index = Expr | int
 def _result_shape(op: graph.GraphOp, n: int = 0) -> tuple[int, ...]:
     type_ = op.results[n].type
     assert isinstance(type_, TensorType)
-    return tuple(type_.get_shape())
+    return shape_of(type_)
 
 
 def _clamp_index(i: Expr, size: int, *, low: bool = True, high: bool = True) -> Expr:
@@ -66,7 +67,20 @@ def _clamp_index(i: Expr, size: int, *, low: bool = True, high: bool = True) -> 
 # --------------------------------------------------------------------------------------------
 
 
-def reshape_index(src: Sequence[int], dst: Sequence[int], index: Sequence[Expr]) -> list[Index]:
+def _grows_first(count_in: Dim, count_out: Dim) -> bool:
+    """Whether the input side of a reshape group takes its next dim: its count is the
+    smaller, or (symbolic sizes, `batch` against `batch*seq`) divides the other."""
+    try:
+        return bool(count_in < count_out)
+    except SymbolicError:
+        if mod(count_out, count_in) == 0:
+            return True
+        if mod(count_in, count_out) == 0:
+            return False
+        raise
+
+
+def reshape_index(src: Sequence[Dim], dst: Sequence[Dim], index: Sequence[Expr]) -> list[Index]:
     """The index into a `src`-shaped tensor of the element at `index` of its `dst`-shaped
     reshape (row-major).
 
@@ -85,7 +99,7 @@ def reshape_index(src: Sequence[int], dst: Sequence[int], index: Sequence[Expr])
         count_in, count_out = src[ins[pi]], dst[outs[po]]
         pi, po = pi + 1, po + 1
         while count_in != count_out:
-            if count_in < count_out:
+            if _grows_first(count_in, count_out):
                 group_in.append(ins[pi])
                 count_in *= src[ins[pi]]
                 pi += 1
@@ -126,6 +140,25 @@ def _range(kb: KernelBuilder, op: graph.RangeOp) -> list[Tensor]:
         return i.cast(element) * const(op.delta_value, element) + const(op.start_value, element)
 
     return [kb.compute(_result_shape(op), element, body)]
+
+
+@lowering(graph.SizesOp)
+def _sizes(kb: KernelBuilder, op: graph.SizesOp) -> list[Tensor]:
+    """Each element its size (a `te.size` where it is known only at run time), picked by the
+    row-major position of the index."""
+    element = op.result.type.element_type  # type: ignore[attr-defined]
+    shape, values = _result_shape(op), op.values.values
+
+    def body(*i: Expr) -> Expr:
+        position: Expr | int = 0
+        for d, index in enumerate(i):
+            position = index if d == 0 else position * shape[d] + index
+        value = const(values[-1], element)
+        for k in range(len(values) - 2, -1, -1):
+            value = select(position.eq(k), const(values[k], element), value)  # type: ignore[union-attr]
+        return value
+
+    return [kb.compute(shape, element, body)]
 
 
 @lowering(graph.TransposeOp)

@@ -161,7 +161,7 @@ class FullSlicePattern(RewritePattern):
         assert isinstance(op.input.type, TensorType)
         bounds = zip(*(get_ints(op.properties, n) for n in ("starts", "ends", "steps")))
         # range equality compares the index sequences: range(0, -1, -1) == range(1).
-        if all(isinstance(size, int) and range(lo, hi, step) == range(size)
+        if all(all(isinstance(v, int) for v in (lo, hi, size)) and range(lo, hi, step) == range(size)
                for (lo, hi, step), size in zip(bounds, shape_of(op.input.type))):
             _replace_by(rewriter, op, op.input)
 

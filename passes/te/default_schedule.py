@@ -32,6 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from minitvm.dialects import te
 from minitvm.schedules.kernel import is_scheduled, kernels, set_default_schedule
 
 
@@ -40,6 +41,7 @@ class DefaultSchedulePass(ModulePass):
     name = "te-default-schedule"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        te.refuse_symbolic(op, self.name)
         for kernel in list(kernels(op)):
             if not is_scheduled(kernel):
                 set_default_schedule(kernel)

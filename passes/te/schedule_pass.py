@@ -34,9 +34,9 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
 from minitvm.dialects import te
+from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import kernel_nests, scheduled_nest
 from minitvm.errors import MinitvmError
-from minitvm.dialects.te_inline import inline_computes
 
 
 def computes_of(kernel: func.FuncOp) -> list[te.ComputeOp]:
@@ -117,6 +117,7 @@ class SchedulePass(ModulePass, ABC):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernel, compute = find_compute(op, self.kernel, self.compute)
+        te.refuse_symbolic(kernel, self.name)
         try:
             primitives = self.primitives(compute)
         except MinitvmError as error:

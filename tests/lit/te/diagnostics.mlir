@@ -75,10 +75,10 @@ func.func @no_reduction_axes(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // Shapes are static.
 // CHECK:      {{^}}// {{-----}}
-// CHECK-NEXT: {{^}}te.compute: the result must have a static shape{{$}}
+// CHECK-NEXT: {{^}}te.compute: the result must have a known (static or symbolic) shape{{$}}
 // CHECK:      = "te.compute"() ({
 // CHECK-NEXT: {{\^+-*$}}
-// CHECK-NEXT: | Operation does not verify: te.compute: the result must have a static shape{{$}}
+// CHECK-NEXT: | Operation does not verify: te.compute: the result must have a known (static or symbolic) shape{{$}}
 func.func @dynamic_shape(%x: tensor<?xf32>) -> tensor<?xf32> {
   %r = te.compute (%i) in [4] : tensor<?xf32> {
     %v = te.read %x[%i] : tensor<?xf32>

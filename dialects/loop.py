@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     SignlessIntegerConstraint,
     StringAttr,
+    UnitAttr,
     VectorType,
     i1,
     i32,
@@ -55,6 +56,7 @@ from xdsl.irdl import (
     VarConstraint,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -91,6 +93,9 @@ VECTORIZE_HINT = "vectorize"
 #: each kernel it converts (the successor of `te.KERNEL_ATTR`) and tells @main from them by it.
 KERNEL_ATTR = "loop.kernel"
 
+#: Unit property of a `loop.for` whose upper bound is its first operand, a run-time value.
+DYNAMIC_ATTR = "dynamic"
+
 #: Integer attribute (bytes, a multiple of `runtime.abi.ALIGNMENT`) on a `loop.alloc` of the
 #: entry function: its offset into the arena. loop-plan-memory sets it; convert-loop-to-llvm's
 #: entry layout places the buffer there (unplanned allocs go above the planned ones).
@@ -116,14 +121,20 @@ class YieldOp(IRDLOperation):
 
 @irdl_op_definition
 class ForOp(IRDLOperation):
-    """`for (i = lb; i < ub; i += step)` with loop-carried values (iter_args)."""
+    """`for (i = lb; i < ub; i += step)` with loop-carried values (iter_args).
+
+    The upper bound is a number, or an index value known at run time (`upper_value`, a
+    size: `loop.for %i = 0 to %n (at most 512) step 4`); then `upper` bounds it, which passes
+    may use (how many iterations at most), and `trip_count` is that bound's."""
 
     name = "loop.for"
 
     lower = prop_def(IntegerAttr[I64])
     upper = prop_def(IntegerAttr[I64])
     step = prop_def(IntegerAttr[I64])
-    inits = var_operand_def()
+    dynamic_flag = opt_prop_def(UnitAttr, prop_name=DYNAMIC_ATTR)
+    #: The run-time upper bound first (when the op has `DYNAMIC_ATTR`), then the iter_args.
+    args = var_operand_def()
     res = var_result_def()
     body = region_def("single_block")
 
@@ -136,24 +147,44 @@ class ForOp(IRDLOperation):
         step: int,
         inits: Sequence[SSAValue] = (),
         body: Region | Block | None = None,
+        *,
+        upper_value: SSAValue | None = None,
     ):
         if body is None:
             body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
         if isinstance(body, Block):
             body = Region(body)
+        props: dict[str, Attribute] = {"lower": _int(lower), "upper": _int(upper), "step": _int(step)}
+        if upper_value is not None:
+            props[DYNAMIC_ATTR] = UnitAttr()
         super().__init__(
-            properties={"lower": _int(lower), "upper": _int(upper), "step": _int(step)},
-            operands=[list(inits)],
+            properties=props,
+            operands=[[*([upper_value] if upper_value is not None else []), *inits]],
             result_types=[[v.type for v in inits]],
             regions=[body],
         )
 
     @property
+    def upper_value(self) -> SSAValue | None:
+        """The run-time upper bound (None: `upper` is the bound)."""
+        return self.args[0] if DYNAMIC_ATTR in self.properties else None
+
+    @property
+    def is_dynamic(self) -> bool:
+        return DYNAMIC_ATTR in self.properties
+
+    @property
+    def inits(self) -> tuple[SSAValue, ...]:
+        return tuple(self.args[1:] if self.is_dynamic else self.args)
+
+    @property
     def bounds(self) -> tuple[int, int, int]:
+        """(lower, upper, step); for a loop to a run-time bound, `upper` bounds it."""
         return self.lower.value.data, self.upper.value.data, self.step.value.data
 
     @property
     def trip_count(self) -> int:
+        """The iterations (at most, for a loop to a run-time bound)."""
         lower, upper, step = self.bounds
         return max(0, -(-(upper - lower) // step))
 
@@ -171,6 +202,8 @@ class ForOp(IRDLOperation):
             raise VerifyException(f"loop.for: step must be positive, got {step}")
         if lower > upper:
             raise VerifyException(f"loop.for: lower bound {lower} exceeds upper bound {upper}")
+        if self.is_dynamic and (not self.args or not isinstance(self.args[0].type, IndexType)):
+            raise VerifyException("loop.for: a run-time upper bound must be an index value")
         block = self.body.block
         types = [v.type for v in self.inits]
         if [a.type for a in block.args] != [IndexType(), *types]:
@@ -187,7 +220,12 @@ class ForOp(IRDLOperation):
         lower, upper, step = self.bounds
         printer.print_string(" ")
         printer.print_ssa_value(self.induction_var)
-        printer.print_string(f" = {lower} to {upper} step {step}")
+        if self.upper_value is not None:
+            printer.print_string(f" = {lower} to ")
+            printer.print_ssa_value(self.upper_value)
+            printer.print_string(f" (at most {upper}) step {step}")
+        else:
+            printer.print_string(f" = {lower} to {upper} step {step}")
         if self.inits:
             printer.print_string(" iter_args(")
             printer.print_list(
@@ -213,7 +251,16 @@ class ForOp(IRDLOperation):
         parser.parse_punctuation("=")
         lower = parser.parse_integer()
         parser.parse_keyword("to")
-        upper = parser.parse_integer()
+        upper_value = None
+        if (bound := parser.parse_optional_unresolved_operand()) is not None:
+            upper_value = parser.resolve_operand(bound, IndexType())
+            parser.parse_punctuation("(")
+            parser.parse_keyword("at")
+            parser.parse_keyword("most")
+            upper = parser.parse_integer()
+            parser.parse_punctuation(")")
+        else:
+            upper = parser.parse_integer()
         parser.parse_keyword("step")
         step = parser.parse_integer()
         carried: list[Parser.UnresolvedArgument] = []
@@ -239,7 +286,7 @@ class ForOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         if not inits and not isinstance(body.block.last_op, YieldOp):
             body.block.add_op(YieldOp())
-        op = cls(lower, upper, step, inits, body)
+        op = cls(lower, upper, step, inits, body, upper_value=upper_value)
         op.attributes.update(attrs)
         return op
 

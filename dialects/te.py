@@ -66,7 +66,7 @@ from minitvm.dialects.graph.base import (
     shape_of,
     surely_below,
 )
-from minitvm.dialects.symbolic import SymDim, parse_dim
+from minitvm.symbolic import SymDim, parse_dim
 from minitvm.errors import MinitvmError
 
 #: Marks a `func.func` as a te kernel (a unit attribute on the function). convert-graph-to-te

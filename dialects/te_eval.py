@@ -43,7 +43,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minitvm.dialects.arith_ext import RemFOp
 from minitvm.dialects.graph.base import Dim, shape_of
 from minitvm.dialects.graph.constant import ConstantOp
-from minitvm.dialects.symbolic import SymbolicError, SymDim, evaluate
+from minitvm.symbolic import SymbolicError, SymDim, evaluate
 from minitvm.dialects.te import ComputeOp, ReadOp, SizeOp, YieldOp
 
 #: Index-space elements evaluated at once (result points x reduction points).

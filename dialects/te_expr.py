@@ -33,7 +33,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from minitvm.dialects.arith_ext import RemFOp
 from minitvm.dialects.graph.base import Dim, shape_of, tensor_type
-from minitvm.dialects.symbolic import SymDim
+from minitvm.symbolic import SymDim
 from minitvm.dialects.te import ComputeOp, ReadOp, SizeOp, YieldOp
 
 _blocks: list[Block] = []

@@ -2,7 +2,7 @@
 
 `from_onnx` reads a model, fixes its input shapes, runs ONNX shape inference and converts the
 graph node by node into `func.func @main` over shaped tensors (a dimension the model leaves
-dynamic is a symbol: `dialects/symbolic.py`, `onnx_symbolic.py`). Each node goes to
+dynamic is a symbol: `symbolic.py`, `onnx_symbolic.py`). Each node goes to
 the converter registered for its op type (`frontend/onnx_ops.py`), except that a node whose
 inputs are all known at import time is evaluated right here and becomes a constant: that is
 what folds the Shape -> Gather -> Concat -> Reshape chains exporters emit, and why every
@@ -46,7 +46,7 @@ import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op 
 import minitvm.frontend.onnx_text  # noqa: F401  (registers the TfIdfVectorizer converter)
 from minitvm.dialects.graph import ConstantOp
 from minitvm.dialects.graph.base import shape_of, tensor_type
-from minitvm.dialects.symbolic import SYMBOL_RANGE, SymbolicError, SymDim, symbol, symbol_ranges
+from minitvm.symbolic import SYMBOL_RANGE, SymbolicError, SymDim, symbol, symbol_ranges
 from minitvm.errors import FrontendError
 from minitvm.frontend import onnx_symbolic
 from minitvm.frontend.onnx_node import (
@@ -442,7 +442,7 @@ _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.]")
 class _Symbols:
     """The symbols of a model's dynamic input dimensions: a dim_param names one (the same
     name in two inputs is the same size), an unnamed dimension gets `<input>_<axis>`. Names
-    are made valid symbol names (`dialects/symbolic.py`) without merging two of them."""
+    are made valid symbol names (`symbolic.py`) without merging two of them."""
 
     def __init__(self) -> None:
         self.by_name: dict[str, SymDim] = {}

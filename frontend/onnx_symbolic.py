@@ -3,7 +3,7 @@
 Exporters compute reshape targets from the input's shape: `Shape -> Gather -> Unsqueeze ->
 Concat -> Reshape`, with a `Mul` or a `Div` for attention heads. With static shapes those
 chains are constants the importer folds with ONNX's reference implementation. With a
-symbolic dimension (`dialects/symbolic.py`) `Shape` gives an array of dtype object holding
+symbolic dimension (`symbolic.py`) `Shape` gives an array of dtype object holding
 `SymDim`s, and the reference cannot compute on it; this module evaluates the ops such chains
 use on those arrays (numpy's object arithmetic calls SymDim's operators), so the Reshape at
 the end gets a target such as `[batch, seq, 12, 64]` and the graph dialect a symbolic type.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from minitvm.dialects.symbolic import SymbolicError, SymDim, floordiv, mod, sym_max, sym_min
+from minitvm.symbolic import SymbolicError, SymDim, floordiv, mod, sym_max, sym_min
 from minitvm.frontend.onnx_node import NodeContext
 
 #: A node's outputs computed on import-time arrays; None leaves the node to its converter.

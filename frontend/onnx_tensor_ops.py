@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import VerifyException
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph import reference
 from minitvm.dialects.graph.base import Dim, ShapeError, broadcast_shapes, tensor_type
-from minitvm.dialects.symbolic import SymDim, ceildiv, product, sym_max, sym_min
+from minitvm.symbolic import SymDim, ceildiv, product, sym_max, sym_min
 from minitvm.frontend.onnx_node import AnyValue, NodeContext, Value, converter, element_type
 from minitvm.frontend.onnx_symbolic import finish
 

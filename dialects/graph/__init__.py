@@ -1,7 +1,7 @@
 """The graph dialect: a model as pure ops on shaped tensors.
 
 Every dimension is known at compile time as a number or as a symbolic size, an expression
-of the sizes the model names (`dialects/symbolic.py`: `tensor<?x128xf32,
+of the sizes the model names (`symbolic.py`: `tensor<?x128xf32,
 #graph.dims<"seq">>`, the `DimsAttr` encoding in `base.py`).
 
 This is the first level of minitvm's pipeline (ONNX -> graph -> te -> loop -> llvm). The ONNX

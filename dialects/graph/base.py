@@ -40,7 +40,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from minitvm.dialects.symbolic import SymbolicError, SymDim, parse_dim
+from minitvm.symbolic import SymbolicError, SymDim, parse_dim
 
 #: A tensor dimension: an int, or a `SymDim` (an expression of sizes named in the model).
 Dim = int | SymDim
@@ -192,7 +192,7 @@ class SizesAttr(ParametrizedAttribute):
 @irdl_attr_definition
 class DimsAttr(ParametrizedAttribute):
     """The sizes of a tensor's `?` dimensions, in order, as expressions of named sizes
-    (`dialects/symbolic.py`): `tensor<?x?x768xf32, #graph.dims<"batch", "seq">>`. The
+    (`symbolic.py`): `tensor<?x?x768xf32, #graph.dims<"batch", "seq">>`. The
     tensor type's encoding, so that types with the same symbolic shape are equal."""
 
     name = "graph.dims"

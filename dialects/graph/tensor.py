@@ -63,7 +63,7 @@ from minitvm.dialects.graph.base import (
     surely_below,
     tensor_type,
 )
-from minitvm.dialects.symbolic import SymDim, ceildiv, sym_max
+from minitvm.symbolic import SymDim, ceildiv, sym_max
 
 _UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
 

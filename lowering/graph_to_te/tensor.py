@@ -24,7 +24,7 @@ from xdsl.ir import Attribute
 
 from minitvm.dialects import graph, te
 from minitvm.dialects.graph.base import Dim, get_float, get_int, get_ints, get_str, shape_of
-from minitvm.dialects.symbolic import SymbolicError, mod
+from minitvm.symbolic import SymbolicError, mod
 from minitvm.dialects.te_expr import (
     Expr,
     Tensor,

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 
 from minitvm.dialects.graph.base import shape_of, tensor_type
-from minitvm.dialects.symbolic import SymDim, evaluate
+from minitvm.symbolic import SymDim, evaluate
 from minitvm.errors import FrontendError
 from minitvm.frontend import from_onnx
 from tests import models

@@ -23,7 +23,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import graph as g
-from minitvm.dialects.symbolic import symbol
+from minitvm.symbolic import symbol
 from minitvm.ir import parse_module, print_module
 
 

@@ -1,4 +1,4 @@
-"""Symbolic dimensions (dialects/symbolic.py): arithmetic in normal form that agrees with
+"""Symbolic dimensions (symbolic.py): arithmetic in normal form that agrees with
 integer arithmetic at every value of the symbols, decisions only where the symbols' ranges
 make them, and a text form that parses back to the same expression."""
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minitvm.dialects.symbolic import (
+from minitvm.symbolic import (
     SYMBOL_RANGE,
     SymbolicError,
     SymDim,

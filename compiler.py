@@ -28,7 +28,7 @@ from minitvm.dialects.graph.base import shape_of
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx, load_model
-from minitvm.frontend.onnx import absent_outputs, io_names
+from minitvm.frontend.onnx import absent_outputs, io_names, symbol_bounds
 from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
 from minitvm.kernel_build import build_kernels, lower_main
@@ -39,6 +39,7 @@ from minitvm.passes.te.apply_records import ApplyConfigsPass
 from minitvm.pipeline import CONV_BLOCK, Stage, build_stages, te_stages
 from minitvm.runtime import Executable, TensorSpec, random_arrays
 from minitvm.runtime.abi import ENTRY, NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
+from minitvm.runtime.executable import bare_symbol
 from minitvm.schedules.base import Config
 from minitvm.schedules.kernel import kernels
 
@@ -85,26 +86,9 @@ def _io_specs(
         group = []
         for name, type_ in zip(names, types, strict=True):
             assert isinstance(type_, TensorType)
-            group.append(TensorSpec(name, tuple(type_.get_shape()), numpy_dtype_of(type_.element_type)))
+            group.append(TensorSpec(name, shape_of(type_), numpy_dtype_of(type_.element_type)))
         specs.append(group)
     return specs[0], specs[1]
-
-
-def _refuse_symbolic(model: onnx.ModelProto, main: func.FuncOp, module: ModuleOp) -> None:
-    """Symbolic dimensions reach the graph dialect, but nothing below it compiles them yet:
-    a clear error until then, naming the first input with one."""
-    names = io_names(module)
-    initializers = {init.name for init in model.graph.initializer}
-    input_names = names[0] if names else [v.name for v in model.graph.input if v.name not in initializers]
-    for name, type_ in zip(input_names, main.function_type.inputs, strict=True):
-        dims = shape_of(type_) if isinstance(type_, TensorType) else ()
-        dynamic = [(i, d) for i, d in enumerate(dims) if not isinstance(d, int)]
-        if dynamic:
-            i, d = dynamic[0]
-            raise MinitvmError(
-                f"input '{name}' has a dynamic dimension {i} ('{d}'); minitvm compiles static "
-                f"shapes only so far: fix it with input_shapes={{'{name}': (...)}}"
-            )
 
 
 def _main(module: ModuleOp) -> func.FuncOp:
@@ -194,7 +178,6 @@ def _import(
     """The model's graph IR (`minitvm import`) and its inputs' and outputs' specs."""
     proto: onnx.ModelProto = report.timed("load", lambda: load_model(model))  # type: ignore[assignment]
     module: ModuleOp = report.timed("import", lambda: from_onnx(proto, input_shapes))  # type: ignore[assignment]
-    _refuse_symbolic(proto, _main(module), module)
     inputs, outputs = _io_specs(proto, _main(module), module)
     report.op_counts["graph"] = count_ops(module)
     return module, inputs, outputs
@@ -342,7 +325,22 @@ def build(
         threads_address=jit.global_address(NUM_THREADS_GLOBAL) if parallel else None,
         pool_address=jit.global_address(THREAD_POOL_GLOBAL) if parallel else None,
         exporter=functools.partial(export_library, native),
+        symbols=_checked_symbols(info.symbols, inputs),
+        bounds=symbol_bounds(module),
     )
+
+
+def _checked_symbols(symbols: Sequence[str], inputs: Sequence[TensorSpec]) -> list[str]:
+    """The entry's symbols, each of which some input's dimension must be (its value at run
+    time); a MinitvmError naming those that none is."""
+    named = {name for spec in inputs for d in spec.shape if (name := bare_symbol(d)) is not None}
+    missing = [s for s in symbols if s not in named]
+    if missing:
+        raise MinitvmError(
+            f"the sizes {', '.join(missing)} are no input's dimension, so no run could tell "
+            "them: give the inputs' shapes with input_shapes"
+        )
+    return list(symbols)
 
 
 def random_inputs(exe: Executable, seed: int = 0) -> dict[str, np.ndarray]:

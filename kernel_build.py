@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.parser import Parser
 from xdsl.rewriter import Rewriter
 
-from minitvm.dialects import te
+from minitvm.dialects import loop, te
 from minitvm.errors import MinitvmError
 from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
@@ -157,6 +157,7 @@ def compile_kernel(kernel: func.FuncOp, symbol: str, opt_level: int = 3) -> Kern
     seconds: dict[str, float] = {}
     counts: dict[str, int] = {}
     scratch: list[str] = []
+    symbols: list[str] = []
     for stage in kernel_stages(opt_level):
         _run_stage(stage, module, ctx, seconds, counts)
         if stage.label == "te -> loop":
@@ -164,12 +165,16 @@ def compile_kernel(kernel: func.FuncOp, symbol: str, opt_level: int = 3) -> Kern
             assert isinstance(lowered, func.FuncOp)
             scratch = [
                 str(t) for t in lowered.function_type.inputs.data[num_inputs + num_outputs :]
+                if isinstance(t, MemRefType)  # (then the symbols' values, if any)
             ]
+            names = lowered.attributes.get(loop.SYMBOLS_ATTR)
+            symbols = [s.data for s in names.data] if isinstance(names, ArrayAttr) else []  # type: ignore[attr-defined]
     code, parallel, times = emit_object(module, opt_level)
     seconds["LLVM"] = times.total
     return KernelObject(
-        symbol, code, num_inputs, num_outputs, tuple(scratch), parallel, counts, seconds
-    )
+        symbol, code, num_inputs, num_outputs, tuple(scratch), parallel, counts, seconds,
+        tuple(symbols),
+    )  # fmt: skip
 
 
 def lower_main(
@@ -192,7 +197,9 @@ def lower_main(
             )
             Rewriter.replace_op(call, renamed)
     signatures = {
-        k.symbol: KernelSignature(k.num_inputs, k.num_outputs, _memref_types(k.scratch, ctx))
+        k.symbol: KernelSignature(
+            k.num_inputs, k.num_outputs, _memref_types(k.scratch, ctx), list(k.symbols)
+        )
         for k in kernels.values()
     }
     seconds: dict[str, float] = {}

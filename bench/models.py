@@ -13,6 +13,7 @@
     light_model_path(name)               a model from the onnx wheel's backend/test/data/light
     with_random_weights(model, seed)     the same graph with seeded random weights of sane scale
     with_dynamic_dims(model, dims)       the same graph with named (dim_param) input dimensions
+    random_feeds(model, shapes, seed)    inputs of given shapes: floats, token ids, masks
 
 The light models carry every weight as `ConstantOfShape(0.02)`: with those, each conv of a
 deep net multiplies its activations by about 0.02 * fan_in, so outputs end up as constant
@@ -220,6 +221,24 @@ def with_dynamic_dims(
         output.type.tensor_type.ClearField("shape")
     del model.graph.value_info[:]
     return model
+
+
+def random_feeds(
+    model: onnx.ModelProto, shapes: dict[str, Sequence[int]], seed: int = 0
+) -> dict[str, np.ndarray]:
+    """Seeded inputs of `model` at `shapes`: floats N(0, 1); int64 inputs are token ids in
+    [0, 100), or 0/1 when their name says mask or type (attention masks, token types)."""
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for value in model.graph.input:
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type)
+        shape = tuple(shapes[value.name])
+        if dtype == np.int64:
+            high = 2 if ("mask" in value.name or "type" in value.name) else 100
+            feeds[value.name] = rng.integers(0, high, shape).astype(np.int64)
+        else:
+            feeds[value.name] = rng.standard_normal(shape).astype(dtype)
+    return feeds
 
 
 def matmul(m: int = 512, k: int = 512, n: int = 512) -> onnx.ModelProto:

@@ -31,6 +31,7 @@ from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     I1,
     I32,
     I64,
@@ -69,8 +70,9 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoMemoryEffect, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from minitvm.dialects.graph.base import DimsAttr, dims_problem
 from minitvm.dialects.graph.constant import ElementsAttr, verify_elements
-
+from minitvm.symbolic import SymDim, parse_dim
 
 # --------------------------------------------------------------------------------------------
 # Attribute names other modules set and read (discardable: a pass may drop them)
@@ -92,6 +94,11 @@ VECTORIZE_HINT = "vectorize"
 #: Unit attribute marking a `func.func` as a loop-level kernel: convert-te-to-loop sets it on
 #: each kernel it converts (the successor of `te.KERNEL_ATTR`) and tells @main from them by it.
 KERNEL_ATTR = "loop.kernel"
+
+#: Array of strings on a loop-level function: the symbols (sizes named in the model) its
+#: trailing index arguments hold, in order (convert-te-to-loop adds them to a kernel that has
+#: symbolic sizes; on the entry function: the order of the entry ABI's sizes).
+SYMBOLS_ATTR = "loop.symbols"
 
 #: Unit property of a `loop.for` whose upper bound is its first operand, a run-time value.
 DYNAMIC_ATTR = "dynamic"
@@ -828,6 +835,41 @@ class CopyOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class SizeOp(IRDLOperation):
+    """The run-time value of a size, an index: `%n = loop.size "batch*seq"`. In a kernel the
+    symbols are its trailing index arguments (named by the function's `SYMBOLS_ATTR`); in
+    the entry function they come from the entry ABI's sizes (convert-loop-to-llvm)."""
+
+    name = "loop.size"
+    size = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$size attr-dict"
+
+    def __init__(self, size: object):
+        super().__init__(properties={"size": StringAttr(str(size))}, result_types=[IndexType()])
+
+    @property
+    def value(self) -> int | SymDim:
+        return parse_dim(self.size.data)
+
+    def verify_(self) -> None:
+        problem = dims_problem(self.size.data)
+        if problem:
+            raise VerifyException(f"loop.size: {problem}")
+
+
+def dims_of(type_: MemRefType) -> tuple[int | SymDim, ...]:
+    """A buffer's dims: numbers, or the sizes its `#graph.dims` memory space names."""
+    space = type_.memory_space
+    shape = type_.get_shape()
+    if not isinstance(space, DimsAttr):
+        return tuple(shape)
+    symbolic = iter(space.dims)
+    return tuple(next(symbolic) if d == DYNAMIC_INDEX else d for d in shape)
+
+
 def defined_within(op: Operation) -> set[SSAValue]:
     """The values `op` and the ops in its regions define: results and block arguments
     (what a value used inside `op` but defined outside it is not)."""
@@ -842,7 +884,7 @@ def defined_within(op: Operation) -> set[SSAValue]:
 
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
-    AllocOp, ConstantOp, CopyOp,
+    AllocOp, ConstantOp, CopyOp, SizeOp,
     VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip
 

@@ -66,8 +66,8 @@ from minitvm.dialects.graph.base import (
     shape_of,
     surely_below,
 )
-from minitvm.symbolic import SymDim, parse_dim
 from minitvm.errors import MinitvmError
+from minitvm.symbolic import SymDim, parse_dim
 
 #: Marks a `func.func` as a te kernel (a unit attribute on the function). convert-graph-to-te
 #: sets it on each kernel it outlines; the te passes and convert-te-to-loop find kernels by it.
@@ -484,6 +484,15 @@ class ComputeOp(IRDLOperation):
         printer.print_attribute(self.result.type)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+
+
+def is_symbolic_kernel(kernel: func.FuncOp) -> bool:
+    """Whether a te kernel has sizes known only at run time (its loops then run to them:
+    schedules, which are built for numbers, leave it as it is so far)."""
+    return any(
+        isinstance(d, SymDim)
+        for c in kernel.walk() if isinstance(c, ComputeOp) for d in (*c.shape, *c.extents)
+    )  # fmt: skip
 
 
 def refuse_symbolic(module: Operation, stage: str) -> None:

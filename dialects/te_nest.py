@@ -23,7 +23,9 @@ from xdsl.dialects import func
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from minitvm.dialects import loop, te
+from minitvm.dialects.graph.base import surely_below
 from minitvm.errors import MinitvmError
+from minitvm.symbolic import SymDim
 
 # --------------------------------------------------------------------------------------------
 # One compute: its default loops, rewritten by its schedule
@@ -36,7 +38,7 @@ class Loop:
     reduction axis, and its marks (vectorize, unroll, parallel)."""
 
     name: str
-    extent: int
+    extent: int | SymDim  # (a size known only at run time: no schedule splits such a loop yet)
     reduction: bool
     hints: set[str] = field(default_factory=set)
 
@@ -200,7 +202,7 @@ def default_nest(compute: te.ComputeOp) -> LoopNest:
     if (
         reduction
         and spatial
-        and spatial[-1].extent >= 4
+        and not surely_below(spatial[-1].extent, 4)  # (a symbolic extent: taken as long)
         and _walks_contiguously(compute, compute.spatial_args[-1])
     ):
         return LoopNest([*spatial[:-1], *reduction, spatial[-1]])
@@ -218,6 +220,8 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
     it, it is spatial, the schedule marked none and the compute has the work for it."""
     if any(loop.PARALLEL_HINT in lp.hints for lp in nest.loops):
         return
+    if any(isinstance(lp.extent, SymDim) for lp in nest.loops):
+        return  # (parallel loops of a run-time trip count: not yet)
     work = sum(1 for _ in compute.body.walk())
     for lp in nest.loops:
         work *= lp.extent

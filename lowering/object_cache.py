@@ -83,6 +83,8 @@ class KernelObject:
     op_counts: dict[str, int] = field(default_factory=dict)
     #: Seconds its stages took when it was compiled (none when it came from the cache).
     seconds: dict[str, float] = field(default_factory=dict, compare=False)
+    #: The symbols whose values follow its buffers, as i64 arguments (`loop.SYMBOLS_ATTR`).
+    symbols: tuple[str, ...] = ()
 
     def header(self) -> dict[str, object]:
         return {
@@ -93,6 +95,7 @@ class KernelObject:
             "scratch": list(self.scratch),
             "parallel": self.parallel,
             "op_counts": self.op_counts,
+            **({"symbols": list(self.symbols)} if self.symbols else {}),
             "size": len(self.code),
             "sha256": hashlib.sha256(self.code).hexdigest(),
         }
@@ -111,6 +114,7 @@ class KernelObject:
                 str(head["symbol"]), code, int(head["num_inputs"]), int(head["num_outputs"]),
                 tuple(map(str, head["scratch"])), bool(head["parallel"]),
                 {str(k): int(v) for k, v in head["op_counts"].items()},
+                symbols=tuple(map(str, head.get("symbols", ()))),
             )  # fmt: skip
         except (ValueError, KeyError, TypeError, AttributeError):
             return None

@@ -26,18 +26,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
+    NoneAttr,
+    StringAttr,
     TensorType,
     UnitAttr,
     i1,
@@ -49,6 +52,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import graph, loop, te
 from minitvm.dialects.arith_values import constant_int
+from minitvm.dialects.graph.base import shape_of
 from minitvm.dialects.index_analysis import (
     DIVISIONS,
     REMAINDERS,
@@ -60,11 +64,44 @@ from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
+from minitvm.symbolic import SymDim, bounds, symbol, symbols_of
 
 
 def memref_of(type_: Attribute) -> MemRefType:
+    """The buffer of a tensor; symbolic dims keep their `#graph.dims` (as memory space)."""
     assert isinstance(type_, TensorType), type_
+    if isinstance(type_.encoding, graph.DimsAttr):
+        return MemRefType(type_.element_type, type_.get_shape(), NoneAttr(), type_.encoding)
     return MemRefType(type_.element_type, type_.get_shape())
+
+
+def _for(block: Block, extent: int | SymDim, inits: Sequence[SSAValue] = ()) -> loop.ForOp:
+    """`loop.for` over [0, extent): to a `loop.size` when the extent is a symbolic size
+    (bounded by what the symbols' ranges allow)."""
+    if not isinstance(extent, SymDim):
+        return loop.ForOp(0, extent, 1, inits)
+    size = loop.SizeOp(extent)
+    block.add_op(size)
+    high = bounds(extent)[1]
+    return loop.ForOp(0, min(high, MAX_TRIP) if high is not None else MAX_TRIP, 1, inits, upper_value=size.result)
+
+
+#: What a run-time trip count is bounded by where the symbols' ranges give no bound.
+MAX_TRIP = 2**62
+
+
+def symbols_used(kernel: func.FuncOp) -> list[str]:
+    """The symbols a te kernel's sizes name (its buffers' dims, extents, te.size reads)."""
+    names: set[str] = set()
+    for op in kernel.walk():
+        for value in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
+            if isinstance(value.type, TensorType):
+                names |= symbols_of(shape_of(value.type))
+        if isinstance(op, te.ComputeOp):
+            names |= symbols_of(op.extents)
+        elif isinstance(op, te.SizeOp):
+            names |= symbols_of(op.value)
+    return sorted(names)
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,6 +236,8 @@ class _ComputeEmitter:
                 buffer = self.buffers[op.tensor]
                 indices = [mapping.get(i, i) for i in op.indices]
                 new = loop.LoadOp(buffer, indices)
+            elif isinstance(op, te.SizeOp):
+                new = loop.SizeOp(op.value)
             elif (simple := self._simplified_division(block, op, mapping, loop_vars)) is not None:
                 mapping[op.results[0]] = simple
                 continue
@@ -218,7 +257,9 @@ class _ComputeEmitter:
         if not isinstance(op, DIVISIONS | REMAINDERS) or op.results[0].type != IndexType():
             return None
         ranges = {
-            loop_vars[lp.name]: (0, lp.extent - 1) for lp in self.nest.loops if lp.name in loop_vars
+            loop_vars[lp.name]: (0, lp.extent - 1)
+            for lp in self.nest.loops
+            if lp.name in loop_vars and isinstance(lp.extent, int)
         }
         lhs, rhs = (mapping.get(v, v) for v in op.operands)
         quotient = isinstance(op, DIVISIONS)
@@ -254,7 +295,7 @@ class _ComputeEmitter:
             innermost(block, loop_vars)
             return
         lp, rest = loops[0], loops[1:]
-        for_op = loop.ForOp(0, lp.extent, 1)
+        for_op = _for(block, lp.extent)
         for hint in _loop_hints(lp):
             for_op.attributes[hint] = UnitAttr()
         block.add_op(for_op)
@@ -308,7 +349,7 @@ class _ComputeEmitter:
             block.add_op(combined)
             return combined.results[0]
         lp, rest = loops[0], loops[1:]
-        for_op = loop.ForOp(0, lp.extent, 1, [acc])
+        for_op = _for(block, lp.extent, [acc])
         for hint in _loop_hints(lp):
             for_op.attributes[hint] = UnitAttr()
         block.add_op(for_op)
@@ -364,6 +405,8 @@ class KernelSignature:
     num_inputs: int
     num_outputs: int
     scratch: list[MemRefType]
+    #: the symbols whose values follow the buffers, as index arguments (`loop.SYMBOLS_ATTR`)
+    symbols: list[str] = field(default_factory=list)
 
 
 def _in_place_producer(consumer: te.ComputeOp, returned: Sequence[SSAValue]) -> te.ComputeOp | None:
@@ -434,7 +477,10 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
     in_types = [memref_of(a.type) for a in inputs]
     out_types = [memref_of(v.type) for v in ret.arguments]
     scratch_types = [memref_of(c.result.type) for c in scratch]
-    block = Block(arg_types=[*in_types, *out_types, *scratch_types])
+    symbols = symbols_used(kernel)
+    block = Block(arg_types=[*in_types, *out_types, *scratch_types, *(IndexType() for _ in symbols)])
+    for arg, name in zip(block.args[len(block.args) - len(symbols) :], symbols):
+        arg.name_hint = name.replace(".", "_")
     args = list(block.args)
     buffers: dict[SSAValue, SSAValue] = dict(zip(inputs, args))
     outs = args[len(inputs) : len(inputs) + len(out_types)]
@@ -459,7 +505,9 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
 
     new = func.FuncOp(kernel.sym_name.data, (block.arg_types, []), Region(block))
     new.attributes[loop.KERNEL_ATTR] = UnitAttr()
-    return new, KernelSignature(len(in_types), len(out_types), scratch_types)
+    if symbols:
+        new.attributes[loop.SYMBOLS_ATTR] = ArrayAttr([StringAttr(s) for s in symbols])
+    return new, KernelSignature(len(in_types), len(out_types), scratch_types, symbols)
 
 
 def convert_main(main: func.FuncOp, signatures: dict[str, KernelSignature]) -> func.FuncOp:
@@ -473,7 +521,14 @@ def convert_main(main: func.FuncOp, signatures: dict[str, KernelSignature]) -> f
     _MainConverter(block, dict(zip(old_block.args, block.args)), signatures).convert(
         old_block, ret, list(block.args[len(in_types) :])
     )
-    return func.FuncOp(main.sym_name.data, (block.arg_types, []), Region(block))
+    new = func.FuncOp(main.sym_name.data, (block.arg_types, []), Region(block))
+    symbols = sorted(
+        {s for t in (*in_types, *out_types) for s in symbols_of(loop.dims_of(t))}
+        | {s for signature in signatures.values() for s in signature.symbols}
+    )
+    if symbols:  # the order of the entry ABI's sizes
+        new.attributes[loop.SYMBOLS_ATTR] = ArrayAttr([StringAttr(s) for s in symbols])
+    return new
 
 
 @dataclass
@@ -521,7 +576,11 @@ class _MainConverter:
                 scratch = [loop.AllocOp(t) for t in signature.scratch]
                 self.top.add_ops(scratch)
                 operands = [self.buffers[o] for o in op.arguments]
-                block.add_op(func.CallOp(op.callee, [*operands, *results, *(s.result for s in scratch)], []))
+                sizes = [loop.SizeOp(symbol(s)) for s in signature.symbols]
+                block.add_ops(sizes)
+                block.add_op(func.CallOp(
+                    op.callee, [*operands, *results, *(s.result for s in scratch), *(s.result for s in sizes)], []
+                ))  # fmt: skip
             elif isinstance(op, graph.IfOp):
                 self._if(op, block)
             elif isinstance(op, graph.LoopOp):
@@ -618,7 +677,6 @@ class ConvertTeToLoopPass(ModulePass):
     name = "convert-te-to-loop"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        te.refuse_symbolic(op, self.name)
         signatures: dict[str, KernelSignature] = {}
         for fn in list(op.ops):
             if isinstance(fn, func.FuncOp) and te.KERNEL_ATTR in fn.attributes:

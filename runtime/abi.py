@@ -9,6 +9,9 @@ A compiled model is called through one entry function,
 
     void main(void **io, void **consts, char *arena);
 
+(with a fourth argument, `const int64_t *sizes`, for a model compiled with sizes known only
+at run time: the values of its symbols, `batch`, `seq`, ...)
+
 `io` points at the input buffers, then the output buffers, in the graph's order; `consts`
 at the weights, one per `loop.constant` of @main in order of appearance; `arena` at the
 intermediates, each at an offset fixed at compile time (`CompiledModuleInfo` in
@@ -32,6 +35,12 @@ import ctypes
 ENTRY = "main"
 #: `void main(void **io, void **consts, char *arena)`: the entry function's C type.
 ENTRY_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+#: `void main(void **io, void **consts, char *arena, const int64_t *sizes)`: the entry of a
+#: model compiled with symbolic sizes; `sizes` holds the symbols' values in the order the
+#: compiler lists them (`CompiledModuleInfo.symbols`).
+ENTRY_SIZES_SIGNATURE = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
+)
 
 #: Alignment in bytes of the buffers the runtime allocates (constants, outputs, the arena),
 #: of the arena offsets the compiler assigns and of the scratch buffers generated code

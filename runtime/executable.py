@@ -26,7 +26,8 @@ import numpy as np
 
 from minitvm.errors import MinitvmError
 from minitvm.runtime import thread_pool
-from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, NUM_THREADS_TYPE
+from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, ENTRY_SIZES_SIGNATURE, NUM_THREADS_TYPE
+from minitvm.symbolic import SYMBOL_RANGE, SymDim, evaluate, symbols_of
 
 EntryPoint = Callable[[ctypes.Array, ctypes.Array, ctypes.c_void_p], None]
 #: `exporter(inputs, outputs, constants, path, weights=...)`: writes a compiled model's code
@@ -36,14 +37,69 @@ Exporter = Callable[..., object]
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """Name, shape and element type of a model input or output."""
+    """Name, shape and element type of a model input or output; a dimension known only at
+    run time is a `SymDim` (`batch`, `seq + 1`)."""
 
     name: str
-    shape: tuple[int, ...]
+    shape: tuple[int | SymDim, ...]
     dtype: np.dtype
 
     def describe(self) -> str:
         return f"{self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
+
+    @property
+    def is_static(self) -> bool:
+        return all(isinstance(d, int) for d in self.shape)
+
+
+def bind_symbols(
+    specs: Sequence[TensorSpec],
+    arrays: Sequence[np.ndarray],
+    symbols: Sequence[str],
+    bounds: Mapping[str, tuple[int, int]],
+) -> dict[str, int]:
+    """The symbols' values the inputs' shapes give (a dimension that is just a symbol names
+    it), checked: every other symbolic dimension must then equal its expression, each
+    symbol is at least 1 and within its bound; a MinitvmError says which input is off."""
+    values: dict[str, int] = {}
+    origin: dict[str, str] = {}
+    for spec, array in zip(specs, arrays):
+        for axis, (dim, size) in enumerate(zip(spec.shape, array.shape)):
+            name = bare_symbol(dim)
+            if name is None or name in values:
+                continue
+            lo, hi = bounds.get(name, (1, SYMBOL_RANGE[1]))
+            if not lo <= size <= hi:
+                raise MinitvmError(
+                    f"input '{spec.name}' dimension {axis} ('{name}') is {size}, outside the "
+                    f"{lo}..{hi} the model was compiled for"
+                    + ("" if size else " (a size of 0 needs a compile with input_shapes)")
+                )
+            values[name] = size
+            origin[name] = f"input '{spec.name}' dimension {axis}"
+    missing = [s for s in symbols if s not in values]
+    if missing:
+        raise MinitvmError(
+            f"the sizes {', '.join(missing)} are no input's dimension: give them with "
+            "input_shapes when compiling"
+        )
+    for spec, array in zip(specs, arrays):
+        for axis, (dim, size) in enumerate(zip(spec.shape, array.shape)):
+            if isinstance(dim, SymDim) and evaluate(dim, values) != size:
+                told = ", ".join(f"{s} = {values[s]} (from {origin[s]})" for s in sorted(symbols_of(dim)))
+                raise MinitvmError(
+                    f"input '{spec.name}' dimension {axis} is {size}, but the model says "
+                    f"{dim} = {evaluate(dim, values)} there: {told}"
+                )
+    return values
+
+
+def bare_symbol(dim: object) -> str | None:
+    """The symbol's name if `dim` is just one symbol (`seq`, not `seq + 1`)."""
+    if not isinstance(dim, SymDim) or len(dim.terms) != 1:
+        return None
+    (monomial, coefficient), = dim.terms
+    return monomial[0] if coefficient == 1 and len(monomial) == 1 and isinstance(monomial[0], str) else None
 
 
 def random_arrays(specs: Sequence[TensorSpec], seed: int = 0) -> dict[str, np.ndarray]:
@@ -108,7 +164,9 @@ def physical_memory() -> int | None:
 def check_fits_in_memory(specs: Sequence[TensorSpec], arena_bytes: int) -> None:
     """A MinitvmError if one input, output or the intermediates alone would take more memory
     than the machine has: a clear message now instead of numpy's MemoryError mid-run."""
-    sizes = [(s.describe(), math.prod(s.shape) * np.dtype(s.dtype).itemsize) for s in specs]
+    sizes = [
+        (s.describe(), math.prod(s.shape) * np.dtype(s.dtype).itemsize) for s in specs if s.is_static
+    ]
     sizes.append(("intermediates", arena_bytes))
     for what, size in sizes:
         problem = beyond_memory(size)
@@ -161,8 +219,13 @@ def checked_inputs(
             array = np.asarray(inputs[spec.name])
         except (ValueError, TypeError) as e:  # a ragged nested list, an object numpy rejects
             raise MinitvmError(f"input '{spec.name}' is not an array: {e}") from None
-        if array.shape != spec.shape or array.dtype != spec.dtype:
-            if array.shape == spec.shape and array.dtype.newbyteorder("=") == spec.dtype:
+        shape_ok = array.shape == spec.shape or (
+            not spec.is_static
+            and len(array.shape) == len(spec.shape)
+            and all(isinstance(d, SymDim) or d == n for d, n in zip(spec.shape, array.shape))
+        )
+        if not shape_ok or array.dtype != spec.dtype:
+            if shape_ok and array.dtype.newbyteorder("=") == spec.dtype:
                 array = array.astype(spec.dtype)  # the same numbers in the other byte order
             else:
                 got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
@@ -212,13 +275,19 @@ class Executable(ModelSpecs):
         threads_address: int | None = None,
         pool_address: int | None = None,
         exporter: Exporter | None = None,
+        symbols: Sequence[str] = (),
+        bounds: Mapping[str, tuple[int, int]] | None = None,
     ):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
-        (`export`; the compiler's deploy/library.py)."""
+        (`export`; the compiler's deploy/library.py). `symbols`: the sizes the entry takes
+        as its fourth argument, in order (a model compiled with symbolic dimensions; their
+        values come from the inputs' shapes at each run, within `bounds`)."""
         check_fits_in_memory([*inputs, *outputs], arena_size)
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
-        self._entry = ENTRY_SIGNATURE(entry_address)
+        self.symbols = list(symbols)
+        self.bounds = dict(bounds or {})
+        self._entry = (ENTRY_SIZES_SIGNATURE if self.symbols else ENTRY_SIGNATURE)(entry_address)
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self._input_name_set = frozenset(s.name for s in self.inputs)
@@ -244,7 +313,7 @@ class Executable(ModelSpecs):
         self._output_slots: list[tuple[int, np.ndarray | None]] = []
         for slot, spec in enumerate(self.outputs, len(self.inputs)):
             buffer = None
-            if math.prod(spec.shape) * np.dtype(spec.dtype).itemsize <= SMALL_OUTPUT_BYTES:
+            if spec.is_static and math.prod(spec.shape) * np.dtype(spec.dtype).itemsize <= SMALL_OUTPUT_BYTES:
                 buffer = aligned_empty(spec.shape, spec.dtype)
                 self._io[slot] = data_address(buffer)
             self._output_slots.append((slot, buffer))
@@ -268,6 +337,11 @@ class Executable(ModelSpecs):
         beside it; with weights="file" its weights too): see `minitvm export`."""
         if self._exporter is None:
             raise MinitvmError("this Executable was not built by minitvm.compile: nothing to export")
+        if self.symbols:
+            raise MinitvmError(
+                f"a model compiled with sizes known only at run time ({', '.join(self.symbols)}) "
+                "cannot be exported yet: compile it with input_shapes, then export"
+            )
         return self._exporter(self.inputs, self.outputs, self._constants, path, weights=weights)
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -277,13 +351,23 @@ class Executable(ModelSpecs):
         arrays = self._checked_inputs(inputs)
         if self.num_threads < 1:
             raise MinitvmError(f"num_threads must be >= 1, got {self.num_threads}")
-        fresh = {slot: aligned_empty(spec.shape, spec.dtype) for slot, spec in self._large_outputs}
+        sizes: dict[str, int] = {}
+        if self.symbols:
+            sizes = bind_symbols(self.inputs, arrays, self.symbols, self.bounds)
+        fresh = {
+            slot: aligned_empty([evaluate(d, sizes) for d in spec.shape], spec.dtype)
+            for slot, spec in self._large_outputs
+        }
         with self._lock:
             if self._threads is not None:
                 self._threads.value = self.num_threads
             for slot, array in (*enumerate(arrays), *fresh.items()):
                 self._io[slot] = data_address(array)
-            self._entry(self._io, self._consts, self._arena)
+            if self.symbols:
+                values = (ctypes.c_int64 * len(self.symbols))(*(sizes[s] for s in self.symbols))
+                self._entry(self._io, self._consts, self._arena, values)
+            else:
+                self._entry(self._io, self._consts, self._arena)
             return [
                 fresh[slot] if buffer is None else buffer.copy()
                 for slot, buffer in self._output_slots

@@ -130,10 +130,9 @@ def kernels(module: ModuleOp) -> Iterator[func.FuncOp]:
 def apply_kernel_configs(module: ModuleOp, lookup: Callable[[str], Config | None], target: str) -> int:
     """Give each kernel whose task key `lookup` knows that config (tuning records applied),
     and record it on the kernel as `te.tuned`; how many kernels changed."""
-    te.refuse_symbolic(module, "te-apply-records")
     applied = 0
     for kernel in kernels(module):
-        if kernel_template(kernel) is None:
+        if te.is_symbolic_kernel(kernel) or kernel_template(kernel) is None:
             continue
         config = lookup(kernel_task_key(kernel, target))
         if config is not None:

@@ -40,7 +40,7 @@ becomes a multi-threaded region (parallel.py). MLIR counterpart: the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.context import Context
@@ -52,6 +52,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StringAttr,
     i64,
 )
 from xdsl.ir import Attribute
@@ -81,6 +82,9 @@ class CompiledModuleInfo:
     allocs: list[tuple[int, int]]
     #: Bytes the arena must have (a multiple of 64; the arena must be 64-byte aligned).
     arena_size: int
+    #: The symbols whose values `main`'s fourth argument points to (int64, in this order);
+    #: empty: `main` takes three arguments.
+    symbols: list[str] = field(default_factory=list)
 
     def constant_arrays(self) -> list[np.ndarray]:
         """The constants' data, in `consts` order (C-contiguous; bool for i1)."""
@@ -93,6 +97,7 @@ class CompiledModuleInfo:
                 "constants": ArrayAttr([ArrayAttr([v, t]) for v, t in self.constants]),
                 "allocs": DenseArrayBase.from_list(i64, [n for a in self.allocs for n in a]),
                 "arena_size": IntegerAttr(self.arena_size, i64),
+                **({"symbols": ArrayAttr([StringAttr(s) for s in self.symbols])} if self.symbols else {}),
             }
         )
 
@@ -109,11 +114,13 @@ class CompiledModuleInfo:
         flat = list(data["allocs"].iter_values())  # type: ignore[union-attr]
         size = data["arena_size"]
         assert isinstance(size, IntegerAttr)
+        symbols = data.get("symbols")
         return CompiledModuleInfo(
             io,  # type: ignore[arg-type]
             constants,  # type: ignore[arg-type]
             list(zip(flat[::2], flat[1::2])),
             size.value.data,
+            [s.data for s in symbols.data] if isinstance(symbols, ArrayAttr) else [],  # type: ignore[attr-defined]
         )
 
 
@@ -156,7 +163,9 @@ class ConvertLoopToLlvmPass(ModulePass):
         for global_ in reversed(symbols.globals):
             Rewriter.insert_op(global_, InsertPoint.at_start(block))
         if layout is not None:
-            info = CompiledModuleInfo(layout.io, layout.constants, layout.allocs, layout.arena_size)
+            info = CompiledModuleInfo(
+                layout.io, layout.constants, layout.allocs, layout.arena_size, layout.symbols
+            )
             op.attributes[ENTRY_ATTR] = info.to_attr()
 
 

@@ -52,6 +52,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from minitvm.dialects import loop
 from minitvm.dialects.graph.constant import elements_array
+from minitvm.lowering.loop_to_llvm import vector as _vector  # noqa: F401  (its LOWERINGS)
 from minitvm.lowering.loop_to_llvm.emitter import (
     Emitter,
     LoweringError,
@@ -65,8 +66,8 @@ from minitvm.lowering.loop_to_llvm.emitter import (
     with_element,
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
-from minitvm.lowering.loop_to_llvm import vector as _vector  # noqa: F401  (its LOWERINGS)
 from minitvm.runtime.abi import ALIGNMENT, ENTRY
+from minitvm.symbolic import Call, SymDim, product
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
@@ -88,6 +89,9 @@ class EntryLayout:
     constants: list[tuple[Attribute, MemRefType]] = field(default_factory=list)
     allocs: list[tuple[int, int]] = field(default_factory=list)  # (offset, bytes) per alloc
     arena_size: int = 0
+    #: The symbols whose values the entry's fourth argument points to, in order (none: the
+    #: entry takes three arguments).
+    symbols: list[str] = field(default_factory=list)
 
 
 class FunctionLowering(Emitter):
@@ -113,13 +117,16 @@ class FunctionLowering(Emitter):
                 raise LoweringError(
                     f"convert-loop-to-llvm: @{ENTRY} must take only buffers and return nothing"
                 )
-            arg_types: list[Attribute] = [_ptr, _ptr, _ptr]
+            arg_types: list[Attribute] = [_ptr, _ptr, _ptr, *([_ptr] if _symbols_of(fn) else [])]
         else:
             arg_types = [llvm_type(t) for t in inputs]
         self.type = llvm.LLVMFunctionType(arg_types, llvm_type(outputs[0]) if outputs else None)
         super().__init__(symbols, arg_types)
         self.values: dict[SSAValue, SSAValue] = {}
         self.heap: list[SSAValue] = []  # buffers to free before returning
+        #: symbol name -> its value (i64), bound by `_bind_symbols`; sizes emitted from them
+        self.symbol_values: dict[str, SSAValue] = {}
+        self._sizes: dict[str, SSAValue] = {}
 
     # ---------------------------------------------------------------- driver
 
@@ -133,6 +140,7 @@ class FunctionLowering(Emitter):
             self._bind_entry_abi(body)
         else:
             self.values.update(zip(body.args, self.entry.args))
+        self._bind_symbols(body)
         self._prepare_buffers(body)
         self.lower_block(body)
         return llvm.FuncOp(
@@ -180,6 +188,8 @@ class FunctionLowering(Emitter):
                 self.values[op.result] = self._broadcast(self.values[op.value], op.result.type)
             case loop.AllocOp() | loop.ConstantOp():
                 pass  # bound up front by _prepare_buffers
+            case loop.SizeOp():
+                self.values[op.result] = self.size_value(op.value)
             case loop.CopyOp():
                 self._copy(op)
             case func.CallOp():
@@ -204,7 +214,8 @@ class FunctionLowering(Emitter):
         `ParallelFunctionLowering` outlines `parallel` loops before it gets here)."""
         lower, upper, step = op.bounds
         inits = [self.values[v] for v in op.inits]
-        if op.trip_count <= 1:  # no loop: the body once (or never) in the current block
+        bound = self.values[op.upper_value] if op.upper_value is not None else self.const(upper, i64)
+        if not op.is_dynamic and op.trip_count <= 1:  # no loop: the body once (or never)
             results = inits
             if op.trip_count == 1:
                 self.values[op.induction_var] = self.const(lower, i64)
@@ -218,7 +229,7 @@ class FunctionLowering(Emitter):
         self.emit(llvm.BrOp(header, self.const(lower, i64), *inits))
         self.start(header)
         iv, *carried = header.args
-        more = self.value(llvm.ICmpOp(iv, self.const(upper, i64), _slt))
+        more = self.value(llvm.ICmpOp(iv, bound, _slt))
         self.emit(llvm.CondBrOp(more, body, [], exit_, []))
         self.start(body)
         self.values[op.induction_var] = iv
@@ -291,17 +302,18 @@ class FunctionLowering(Emitter):
     def _address(
         self, buffer: SSAValue, indices: tuple[SSAValue, ...] | list[SSAValue]
     ) -> SSAValue:
-        """`getelementptr inbounds` to buffer[indices], row-major, static strides."""
+        """`getelementptr inbounds` to buffer[indices], row-major; strides are numbers, or
+        sizes computed once from the symbols for a buffer with symbolic dims."""
         type_ = buffer.type
         assert isinstance(type_, MemRefType)
         offset: SSAValue | None = None
         constant = 0
-        for index, stride in zip(indices, row_major_strides(type_)):
+        for index, stride in zip(indices, _strides(type_)):
             value = self.values[index]
-            if value in self.known_ints:
+            if value in self.known_ints and isinstance(stride, int):
                 constant += self.known_ints[value] * stride
                 continue
-            term = self.mul(value, self.const(stride, i64))
+            term = self.mul(value, self.size_value(stride))
             offset = term if offset is None else self.add(offset, term)
         base = self.values[buffer]
         element = storage_type(type_.element_type)
@@ -389,6 +401,8 @@ class FunctionLowering(Emitter):
                 self.values[op.result] = self._constant_buffer(op)
 
     def _alloc(self, type_: MemRefType, planned_offset: int | None = None) -> SSAValue:
+        if any(isinstance(d, SymDim) for d in loop.dims_of(type_)):
+            return self._alloc_per_run(type_)
         size = num_elements(type_) * byte_size(type_.element_type)
         if self.layout is not None:  # the entry function: a slice of the arena
             offset = self.layout.arena_size if planned_offset is None else planned_offset
@@ -410,6 +424,85 @@ class FunctionLowering(Emitter):
         buffer = self.hoist(op)
         self.heap.append(buffer)
         return buffer
+
+    def _alloc_per_run(self, type_: MemRefType) -> SSAValue:
+        """A buffer whose size is known only at run time: allocated at the function's entry
+        and freed before it returns (planning such buffers into the arena is to come)."""
+        size = product(loop.dims_of(type_)) * byte_size(type_.element_type)
+        bytes_ = self.size_value(size + (ALIGNMENT - 1))
+        rounded = self.hoist(llvm.AndOp(bytes_, self.const(-ALIGNMENT, i64)))
+        self.symbols.declare("aligned_alloc", [i64, i64], _ptr)
+        op = llvm.CallOp("aligned_alloc", self.const(ALIGNMENT, i64), rounded, return_type=_ptr)
+        buffer = self.hoist(op)
+        self.heap.append(buffer)
+        return buffer
+
+    # ---------------------------------------------------------------- sizes known at run time
+
+    def _bind_symbols(self, body: Block) -> None:
+        """The symbols' values: a kernel's trailing index arguments; the entry's sizes array
+        (its fourth argument, in `loop.SYMBOLS_ATTR` order)."""
+        names = _symbols_of(self.fn)
+        if not names:
+            return
+        if self.layout is not None:
+            self.layout.symbols = names
+            sizes = self.entry.args[3]
+            for n, name in enumerate(names):
+                slot = self.hoist(self._constant_gep(sizes, i64, n)) if n else sizes
+                self.symbol_values[name] = self.hoist(llvm.LoadOp(slot, i64, alignment=8))
+            return
+        args = body.args[len(body.args) - len(names) :]
+        self.symbol_values = {name: self.values[arg] for name, arg in zip(names, args)}
+
+    def size_value(self, size: int | SymDim) -> SSAValue:
+        """A size as an i64 value, computed once in the entry block from the symbols."""
+        if isinstance(size, int):
+            return self.const(size, i64)
+        key = str(size)
+        if key not in self._sizes:
+            total: SSAValue | None = None
+            for monomial, coefficient in size.terms:
+                term = self.const(coefficient, i64) if coefficient != 1 or not monomial else None
+                for atom in monomial:
+                    factor = self._atom_value(atom)
+                    term = factor if term is None else self.hoist(llvm.MulOp(term, factor))
+                assert term is not None
+                total = term if total is None else self.hoist(llvm.AddOp(total, term))
+            assert total is not None
+            self._sizes[key] = total
+        return self._sizes[key]
+
+    def _atom_value(self, atom: object) -> SSAValue:
+        if isinstance(atom, str):
+            if atom not in self.symbol_values:
+                raise LoweringError(
+                    f"convert-loop-to-llvm: @{self.name} uses size '{atom}' but has no such "
+                    f"symbol (loop.symbols = {sorted(self.symbol_values)})"
+                )
+            return self.symbol_values[atom]
+        assert isinstance(atom, Call)
+        a, b = (self.size_value(arg) for arg in atom.args[:2])
+        if atom.fn in ("max", "min"):
+            result = a
+            for arg in atom.args[1:]:
+                other = self.size_value(arg)
+                bigger = self.hoist(llvm.ICmpOp(result, other, icmp_predicate("sgt")))
+                pick = (result, other) if atom.fn == "max" else (other, result)
+                result = self.hoist(llvm.SelectOp(bigger, *pick))
+            return result
+        # floor division and modulo (the sizes are mostly non-negative, but not always:
+        # floordiv(h - 3, 2) of a small h): truncating ones, corrected toward -inf
+        quotient = self.hoist(llvm.SDivOp(a, b))
+        remainder = self.hoist(llvm.SRemOp(a, b))
+        zero = self.const(0, i64)
+        inexact = self.hoist(llvm.ICmpOp(remainder, zero, _ne))
+        signs = self.hoist(llvm.XOrOp(remainder, b))
+        opposite = self.hoist(llvm.ICmpOp(signs, zero, _slt))
+        fix = self.hoist(llvm.AndOp(inexact, opposite))
+        if atom.fn == "floordiv":
+            return self.hoist(llvm.SubOp(quotient, self.hoist(llvm.ZExtOp(fix, i64))))
+        return self.hoist(llvm.SelectOp(fix, self.hoist(llvm.AddOp(remainder, b)), remainder))
 
     def _constant_buffer(self, op: loop.ConstantOp) -> SSAValue:
         type_ = op.result.type
@@ -435,6 +528,19 @@ class FunctionLowering(Emitter):
             )
         )
         return self.hoist(llvm.AddressOfOp(name, _ptr))
+
+
+def _symbols_of(fn: func.FuncOp) -> list[str]:
+    attr = fn.attributes.get(loop.SYMBOLS_ATTR)
+    return [s.data for s in attr.data] if isinstance(attr, ArrayAttr) else []  # type: ignore[attr-defined]
+
+
+def _strides(type_: MemRefType) -> list[int | SymDim]:
+    """Row-major strides of a buffer (symbolic where its dims are)."""
+    dims = loop.dims_of(type_)
+    if not any(isinstance(d, SymDim) for d in dims):
+        return list(row_major_strides(type_))
+    return [product(dims[k + 1 :]) for k in range(len(dims))]
 
 
 # ---------------------------------------------------------------- planned arena offsets

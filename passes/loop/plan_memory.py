@@ -49,6 +49,7 @@ from xdsl.passes import ModulePass
 
 from minitvm.dialects import loop
 from minitvm.runtime.abi import ALIGNMENT, ENTRY
+from minitvm.symbolic import SymDim
 
 
 def _round_up(n: int) -> int:
@@ -92,6 +93,8 @@ def live_ranges(block: Block) -> list[LiveRange]:
     for n, op in enumerate(block.ops):
         if not isinstance(op, loop.AllocOp):
             continue
+        if any(isinstance(d, SymDim) for d in loop.dims_of(op.result.type)):  # type: ignore[arg-type]
+            continue  # a size known at run time: allocated per run (convert-loop-to-llvm)
         uses = []
         for use in op.result.uses:
             user: Operation | None = use.operation

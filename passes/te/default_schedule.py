@@ -41,7 +41,6 @@ class DefaultSchedulePass(ModulePass):
     name = "te-default-schedule"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        te.refuse_symbolic(op, self.name)
         for kernel in list(kernels(op)):
-            if not is_scheduled(kernel):
+            if not is_scheduled(kernel) and not te.is_symbolic_kernel(kernel):
                 set_default_schedule(kernel)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+import models
 import numpy as np
 import onnx
 import pytest
@@ -19,10 +20,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 
 from minitvm.dialects.graph.base import shape_of, tensor_type
-from minitvm.symbolic import SymDim, evaluate
 from minitvm.errors import FrontendError
 from minitvm.frontend import from_onnx
-from tests import models
+from minitvm.symbolic import SymDim, evaluate
 
 
 def _named_types(module: ModuleOp) -> dict[str, TensorType]:

@@ -10,8 +10,9 @@ graph passes first (layouts, packed weights, fusion), as a compile does."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
+import models
 import numpy as np
 import onnx
 import pytest
@@ -24,9 +25,8 @@ from minitvm.ir import make_context, parse_module
 from minitvm.passes.registry import make_pass
 from minitvm.pipeline import graph_passes
 from minitvm.runtime.ort import ort_session
-from tests import models
 
-ONNX_DIR = os.path.join(os.path.dirname(__file__), "..", "models", "onnx")
+ONNX_DIR = models.ONNX_DIR
 
 
 def te_module(model: onnx.ModelProto, bounds: Mapping[str, Sequence[object]] | None = None) -> ModuleOp:
@@ -40,21 +40,6 @@ def te_module(model: onnx.ModelProto, bounds: Mapping[str, Sequence[object]] | N
     return module
 
 
-def feeds_for(model: onnx.ModelProto, shapes: Mapping[str, Sequence[int]], seed: int) -> dict[str, np.ndarray]:
-    """Random inputs: floats N(0, 1); token ids below 100; masks and token types 0 or 1."""
-    rng = np.random.default_rng(seed)
-    feeds = {}
-    for value in model.graph.input:
-        dtype = onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type)
-        shape = shapes[value.name]
-        if dtype == np.int64:
-            high = 2 if ("mask" in value.name or "type" in value.name) else 100
-            feeds[value.name] = rng.integers(0, high, shape).astype(np.int64)
-        else:
-            feeds[value.name] = rng.standard_normal(shape).astype(dtype)
-    return feeds
-
-
 def assert_runs_at(
     model: onnx.ModelProto,
     shapes_list: Sequence[Mapping[str, Sequence[int]]],
@@ -65,7 +50,7 @@ def assert_runs_at(
     session = ort_session(model, num_threads=1)
     names = [v.name for v in model.graph.input]
     for seed, shapes in enumerate(shapes_list):
-        feeds = feeds_for(model, shapes, seed)
+        feeds = models.random_feeds(model, shapes, seed)
         got = run_module(module, [feeds[n] for n in names])
         want = session(feeds)
         for ours, theirs in zip(got, want, strict=True):
@@ -75,43 +60,7 @@ def assert_runs_at(
     return module
 
 
-CASES: dict[str, tuple[Callable[[], onnx.ModelProto], list[dict[str, tuple[int, ...]]], dict | None]] = {
-    "bert_layer": (
-        lambda: models.bert_encoder_layer(seq=16, hidden=64, heads=4, ffn=128, dynamic=True),
-        [{"hidden_states": (2, 5, 64)}, {"hidden_states": (1, 9, 64)}, {"hidden_states": (3, 1, 64)}],
-        None,
-    ),
-    "resnet18": (
-        lambda: models.with_dynamic_dims(models.resnet18(image=64), {"x": ["batch", None, "h", "w"]}),
-        [{"x": (1, 3, 32, 40)}, {"x": (2, 3, 37, 29)}],
-        None,
-    ),
-    "mobilenet_v2": (
-        lambda: models.with_dynamic_dims(models.mobilenet_v2(image=64), {"x": ["batch", None, "h", "w"]}),
-        [{"x": (1, 3, 40, 33)}, {"x": (2, 3, 32, 32)}],
-        None,
-    ),
-    "mlp": (
-        lambda: models.with_dynamic_dims(models.mlp(), {"x": ["batch", None]}),
-        [{"x": (3, 784)}, {"x": (1, 784)}],
-        None,
-    ),
-    "gpt2_export": (
-        lambda: onnx.load(os.path.join(ONNX_DIR, "gpt2_dynamic.onnx")),
-        [{"input_ids": (2, 9), "attention_mask": (2, 9)}, {"input_ids": (1, 4), "attention_mask": (1, 4)}],
-        None,
-    ),
-    "bert_export": (
-        lambda: onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx")),
-        [dict.fromkeys(("input_ids", "attention_mask", "token_type_ids"), s) for s in ((2, 11), (1, 5))],
-        dict.fromkeys(("input_ids", "attention_mask", "token_type_ids"), (None, "1..64")),
-    ),
-    "vit_export": (
-        lambda: onnx.load(os.path.join(ONNX_DIR, "vit_dynamic.onnx")),
-        [{"pixel_values": (2, 3, 32, 32)}, {"pixel_values": (1, 3, 32, 32)}],
-        None,
-    ),
-}  # fmt: skip
+CASES = models.SYMBOLIC_CASES
 
 
 @pytest.mark.parametrize("name", CASES)

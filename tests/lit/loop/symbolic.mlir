@@ -1,0 +1,24 @@
+// The loop dialect with sizes known at run time: a loop to a run-time bound (and the bound
+// on it passes may use), `loop.size`, and buffers whose `?` dims carry their expressions.
+// RUN: minitvm-opt %s | filecheck %s
+// RUN: minitvm-opt %s | minitvm-opt | filecheck %s
+// RUN: minitvm-opt %s --print-op-generic | minitvm-opt | filecheck %s
+
+// CHECK-LABEL: func.func @k(%a: memref<?x4xf32, #graph.dims<"n">>, %n: index) attributes {loop.symbols = ["n"]} {
+// CHECK-NEXT:    %z = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %rows = loop.size "n"
+// CHECK-NEXT:    %s = loop.for %i = 0 to %rows (at most 64) step 1 iter_args(%acc = %z) -> (f32) {
+// CHECK-NEXT:      %v = loop.load %a[%i, %i] : memref<?x4xf32, #graph.dims<"n">> -> f32
+// CHECK-NEXT:      %t = arith.addf %acc, %v : f32
+// CHECK-NEXT:      loop.yield %t : f32
+// CHECK-NEXT:    }
+func.func @k(%a: memref<?x4xf32, #graph.dims<"n">>, %n: index) attributes {loop.symbols = ["n"]} {
+  %z = arith.constant 0.0 : f32
+  %rows = loop.size "n"
+  %s = loop.for %i = 0 to %rows (at most 64) step 1 iter_args(%acc = %z) -> (f32) {
+    %v = loop.load %a[%i, %i] : memref<?x4xf32, #graph.dims<"n">> -> f32
+    %t = arith.addf %acc, %v : f32
+    loop.yield %t : f32
+  }
+  func.return
+}

@@ -1,0 +1,75 @@
+"""Compile once, run any size (issue 19): a model with symbolic dimensions compiles to ONE
+Executable whose kernels loop to run-time bounds, and `run` takes the symbols' values from
+the inputs' shapes; checked against ONNX Runtime at every size, with the number of builds
+counted. Inputs that contradict the model's symbols or bounds are clear errors."""
+
+from __future__ import annotations
+
+import os
+
+import models
+import numpy as np
+import onnx
+import pytest
+
+import minitvm
+import minitvm.compiler
+from minitvm.errors import MinitvmError
+from minitvm.runtime.ort import ort_session
+
+ONNX_DIR = models.ONNX_DIR
+BERT_INPUTS = models.BERT_INPUTS
+
+
+CASES = models.SYMBOLIC_CASES
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_one_compile_runs_every_size(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    build, shapes_list, bounds = CASES[name]
+    model = build()
+    builds = []
+    real_build = minitvm.compiler.build
+    monkeypatch.setattr(minitvm.compiler, "build", lambda *a, **k: builds.append(1) or real_build(*a, **k))
+    exe = minitvm.compile(model, input_shapes=bounds, num_threads=1)
+    session = ort_session(model, num_threads=1)
+    for seed, shapes in enumerate(shapes_list):
+        feeds = models.random_feeds(model, shapes, seed)
+        got, want = exe.run(feeds), session(feeds)
+        for ours, theirs, output in zip(got, want, exe.output_names, strict=True):
+            assert ours.shape == theirs.shape, (output, shapes)
+            np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * float(np.abs(theirs).max()))
+    assert len(builds) == 1  # every size ran the one build
+    assert exe.symbols  # and it is the symbolic one
+
+
+def test_the_inputs_must_agree_with_the_symbols() -> None:
+    model = onnx.load(os.path.join(ONNX_DIR, "gpt2_dynamic.onnx"))
+    exe = minitvm.compile(model, num_threads=1)
+    assert [str(d) for d in exe.input_shapes["input_ids"]] == ["batch", "sequence"]
+    ids = np.zeros((2, 9), np.int64)
+    with pytest.raises(MinitvmError) as info:
+        exe.run({"input_ids": ids, "attention_mask": np.ones((2, 7), np.int64)})
+    assert str(info.value) == (
+        "input 'attention_mask' dimension 1 is 7, but the model says sequence = 9 there: "
+        "sequence = 9 (from input 'input_ids' dimension 1)"
+    )
+    with pytest.raises(MinitvmError, match=r"input 'input_ids' is int64\[2\] but the model expects input_ids: int64\[batch, sequence\]"):
+        exe.run({"input_ids": np.zeros(2, np.int64), "attention_mask": np.ones((2, 9), np.int64)})
+    with pytest.raises(MinitvmError, match=r"dimension 0 \('batch'\) is 0, outside the 1\.\.2147483647 .*a size of 0 needs a compile with input_shapes"):
+        exe.run({"input_ids": np.zeros((0, 9), np.int64), "attention_mask": np.ones((0, 9), np.int64)})
+
+
+def test_a_bound_is_checked_at_run_time() -> None:
+    model = onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx"))
+    exe = minitvm.compile(model, input_shapes=dict.fromkeys(BERT_INPUTS, (None, "1..64")), num_threads=1)
+    assert exe.bounds == {"sequence": (1, 64)}
+    feeds = models.random_feeds(model, dict.fromkeys(BERT_INPUTS, (1, 65)), 0)
+    with pytest.raises(MinitvmError, match=r"input 'input_ids' dimension 1 \('sequence'\) is 65, outside the 1\.\.64 the model was compiled for"):
+        exe.run(feeds)
+
+
+def test_a_symbolic_model_does_not_export_yet(tmp_path: object) -> None:
+    exe = minitvm.compile(models.with_dynamic_dims(models.mlp(), {"x": ["batch", None]}), num_threads=1)
+    with pytest.raises(MinitvmError, match=r"sizes known only at run time \(batch\) cannot be exported yet"):
+        exe.export(os.path.join(str(tmp_path), "m.so"))

@@ -464,12 +464,16 @@ def lower_bound(value: int | SymDim) -> int | None:
 
 
 def _decide_negative(diff: int | SymDim, what: str) -> bool:
-    """Whether `diff < 0`, if the symbols' ranges decide it."""
+    """Whether `diff < 0`, if the symbols' ranges decide it (or, under `size_hints`, as it
+    is at the hinted sizes)."""
     low, high = bounds(diff)
     if low is not None and low >= 0:
         return False
     if high is not None and high < 0:
         return True
+    hinted = _at_hints(diff)
+    if hinted is not None:
+        return hinted < 0
     raise SymbolicError(f"cannot decide whether {what} before run time")
 
 
@@ -477,7 +481,40 @@ def _decide_zero(value: SymDim) -> bool:
     low, high = bounds(value)
     if (low is not None and low > 0) or (high is not None and high < 0):
         return False
+    hinted = _at_hints(value)
+    if hinted is not None:
+        return hinted == 0
     raise SymbolicError(f"cannot decide whether {value} is 0 before run time")
+
+
+#: The size a symbol is taken to have under `size_hints` when no hint names it (clamped to
+#: its range): a middling sequence length or image side.
+DEFAULT_HINT = 128
+
+_HINTS: ContextVar[dict[str, int] | None] = ContextVar("minitvm_size_hints", default=None)
+
+
+@contextmanager
+def size_hints(hints: Mapping[str, int] | None = None) -> Iterator[None]:
+    """Decide what the symbols' ranges cannot as if each symbol had its hinted size
+    (`DEFAULT_HINT` if none): for heuristics only, such as a schedule template's choice of
+    blocks, whose result is correct at every size (a split of a symbolic extent is guarded)."""
+    token = _HINTS.set(dict(hints or {}))
+    try:
+        yield
+    finally:
+        _HINTS.reset(token)
+
+
+def _at_hints(value: SymDim) -> int | None:
+    hints = _HINTS.get()
+    if hints is None:
+        return None
+    env = {}
+    for name in value.symbols:
+        lo, hi = symbol_range(name)
+        env[name] = min(max(hints.get(name, DEFAULT_HINT), lo), hi)
+    return value.evaluate(env)
 
 
 # --------------------------------------------------------------------------------------------
@@ -687,6 +724,7 @@ __all__ = [
     "sym_max",
     "sym_min",
     "symbol",
+    "size_hints",
     "symbol_range",
     "symbol_ranges",
     "symbols_of",

@@ -25,7 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minitvm.dialects import loop, te
 from minitvm.dialects.graph.base import surely_below
 from minitvm.errors import MinitvmError
-from minitvm.symbolic import SymDim
+from minitvm.symbolic import SymDim, ceildiv, mod
 
 # --------------------------------------------------------------------------------------------
 # One compute: its default loops, rewritten by its schedule
@@ -67,8 +67,9 @@ class LoopNest:
         lp = self.loops[n]
         if factor < 1:
             raise MinitvmError(f"schedule: split factor of '{name}' must be >= 1, got {factor}")
-        outer = Loop(f"{name}.o", -(-lp.extent // factor), lp.reduction)
-        inner = Loop(f"{name}.i", min(factor, lp.extent), lp.reduction)
+        outer = Loop(f"{name}.o", ceildiv(lp.extent, factor), lp.reduction)
+        # (a symbolic extent: a whole `factor`, guarded, its full tiles peeled by te_to_loop)
+        inner = Loop(f"{name}.i", factor if isinstance(lp.extent, SymDim) else min(factor, lp.extent), lp.reduction)
         self.loops[n : n + 1] = [outer, inner]
         self.splits[name] = (outer.name, inner.name, inner.extent)
         self.extents[name] = lp.extent
@@ -150,8 +151,16 @@ class LoopNest:
         """Axes whose split does not divide them: their rebuilt index may overrun."""
         return [
             name for name, (outer, inner, factor) in self.splits.items()
-            if self.extents[name] % factor
+            if mod(self.extents[name], factor) != 0
         ]  # fmt: skip
+
+    def peeled_split(self, loop_name: str) -> tuple[str, int | SymDim, int] | None:
+        """(axis, extent, factor) when loop `loop_name` is the outer part of a split of a
+        symbolic extent: its full tiles run without the axis's guard, the rest after them."""
+        for name, (outer, _, factor) in self.splits.items():
+            if outer == loop_name and isinstance(self.extents[name], SymDim):
+                return name, self.extents[name], factor
+        return None
 
     @property
     def reductions_innermost(self) -> bool:

@@ -64,7 +64,7 @@ from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
-from minitvm.symbolic import SymDim, bounds, symbol, symbols_of
+from minitvm.symbolic import SymDim, bounds, floordiv, mod, symbol, symbols_of
 
 
 def memref_of(type_: Attribute) -> MemRefType:
@@ -182,6 +182,9 @@ class _ComputeEmitter:
         self.element_type = compute.result.type.element_type
         #: loop name -> consumers whose loops run inside that loop (#te.compute_at)
         self.attached: dict[str, list[_ComputeEmitter]] = {}
+        #: split axes whose guard is left out while the full tiles of a peeled split are
+        #: emitted (see `_emit_nest`)
+        self.unguarded: set[str] = set()
 
     # The loop variables -> original axis indices (undoing splits and fusions), emitted in
     # the block `emit_into` is building.
@@ -213,7 +216,7 @@ class _ComputeEmitter:
     def guard(self, block: Block, loop_vars, axes: Sequence[str]) -> SSAValue | None:
         condition: Expr | None = None
         with emit_into(block):
-            for name in axes:
+            for name in (a for a in axes if a not in self.unguarded):
                 inside = self.axis_index(name, loop_vars) < self.nest.extents[name]
                 condition = inside if condition is None else condition & inside
         return None if condition is None else condition.value
@@ -295,13 +298,39 @@ class _ComputeEmitter:
             innermost(block, loop_vars)
             return
         lp, rest = loops[0], loops[1:]
-        for_op = _for(block, lp.extent)
+        peel = self.nest.peeled_split(lp.name)
+        if peel is None or peel[0] not in self.nest.guarded_axes() or peel[0] in self.unguarded:
+            self._emit_loop(block, lp, _for(block, lp.extent), None, rest, loop_vars, innermost, attach)
+            return
+        # The outer loop of a split of a symbolic extent: its full tiles first, without the
+        # axis's guard (what keeps a register block's rows unguarded), then the partial tile,
+        # if any, with it.
+        axis, extent, factor = peel
+        full = floordiv(extent, factor)
+        self.unguarded.add(axis)
+        self._emit_loop(block, lp, _for(block, full), None, rest, loop_vars, innermost, attach)
+        self.unguarded.discard(axis)
+        partial = _for(block, floordiv(mod(extent, factor) + (factor - 1), factor))
+        start = loop.SizeOp(full) if isinstance(full, SymDim) else arith.ConstantOp(IntegerAttr(full, IndexType()))
+        block.add_op(start)
+        self._emit_loop(block, lp, partial, start.results[0], rest, loop_vars, innermost, attach)
+
+    def _emit_loop(
+        self, block, lp: Loop, for_op: loop.ForOp, offset: SSAValue | None, rest, loop_vars, innermost, attach
+    ) -> None:
+        """Append `for_op` running loop `lp` (its index `offset` + the induction variable)
+        and, inside it, the loops `rest`."""
         for hint in _loop_hints(lp):
             for_op.attributes[hint] = UnitAttr()
         block.add_op(for_op)
         body = for_op.body.block
         body.args[0].name_hint = lp.name.replace(".", "_")
-        inner_vars = {**loop_vars, lp.name: body.args[0]}
+        index = body.args[0]
+        if offset is not None:
+            shifted = arith.AddiOp(offset, index)
+            body.add_op(shifted)
+            index = shifted.result
+        inner_vars = {**loop_vars, lp.name: index}
         with emit_into(body):
             inner_vars.update(self._fused_parts(lp.name, inner_vars))
         self._emit_nest(body, rest, inner_vars, innermost, attach)
@@ -503,6 +532,8 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
             block.add_op(loop.CopyOp(buffers[value], outs[n]))
     block.add_op(func.ReturnOp())
 
+    for size in [op for op in block.walk() if isinstance(op, te.SizeOp)]:  # (from guards)
+        Rewriter.replace_op(size, loop.SizeOp(size.value))
     new = func.FuncOp(kernel.sym_name.data, (block.arg_types, []), Region(block))
     new.attributes[loop.KERNEL_ATTR] = UnitAttr()
     if symbols:

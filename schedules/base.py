@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Attribute
 
+from minitvm.symbolic import SymDim
 from minitvm.dialects import te
 from minitvm.errors import MinitvmError
 from minitvm.host import host_register_file
@@ -66,7 +67,11 @@ def is_sum(compute: te.ComputeOp) -> bool:
     return compute.reduce_kind is not None and compute.reduce_kind.data == "sum"
 
 
-def divisors(n: int, candidates: Sequence[int]) -> tuple[int, ...]:
+def divisors(n: int | SymDim, candidates: Sequence[int]) -> tuple[int, ...]:
+    """The candidates that split `n` evenly; all of them for a size known only at run time
+    (its split is guarded, its full tiles peeled from the last one: te_to_loop)."""
+    if isinstance(n, SymDim):
+        return tuple(candidates)
     return tuple(c for c in candidates if c <= n and n % c == 0)
 
 

@@ -55,6 +55,13 @@ def set_default_schedule(kernel: func.FuncOp) -> None:
         schedule_fused_kernel(kernel, anchor)
 
 
+def clear_schedule(kernel: func.FuncOp) -> None:
+    """Drop every schedule from `kernel` (what a template that gave up half-way left)."""
+    for compute in _computes(kernel):
+        compute.attributes.pop(te.SCHEDULE_ATTR, None)
+    kernel.attributes.pop(te.TUNED_ATTR, None)
+
+
 def is_scheduled(kernel: func.FuncOp) -> bool:
     """Whether any compute of `kernel` has a schedule (its default, or one written by hand)."""
     return any(compute.schedule for compute in _computes(kernel))

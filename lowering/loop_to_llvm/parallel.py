@@ -108,8 +108,21 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
         parent.emit(llvm.StoreOp(parent.values[value], slot, alignment=align))
     body = parent.hoist(llvm.AddressOfOp(name + CHUNK_SUFFIX, _ptr))
     parent.symbols.declare(PARALLEL_FOR, [_ptr, _ptr, i64], None)
-    parent.call(PARALLEL_FOR, [body, ctx, parent.const(op.trip_count, i64)], None)
+    parent.call(PARALLEL_FOR, [body, ctx, _trip(parent, op)], None)
     return True
+
+
+def _trip(parent: FunctionLowering, op: loop.ForOp) -> SSAValue:
+    """The loop's trip count as an i64 value: a number, or from its run-time upper bound."""
+    if op.upper_value is None:
+        return parent.const(op.trip_count, i64)
+    lower, _, step = op.bounds
+    upper = parent.values[op.upper_value]
+    span = parent.sub(upper, parent.const(lower, i64))
+    if step != 1:
+        span = parent.value(llvm.SDivOp(parent.add(span, parent.const(step - 1, i64)), parent.const(step, i64)))
+    positive = parent.value(llvm.ICmpOp(span, parent.const(0, i64), icmp_predicate("sgt")))
+    return parent.value(llvm.SelectOp(positive, span, parent.const(0, i64)))
 
 
 def is_outlined(symbol: str) -> bool:

@@ -188,7 +188,7 @@ def _promote(
     assert isinstance(old_yield, loop.YieldOp)
     rewriter.replace(old_yield, loop.YieldOp(*old_yield.values, *current))
     lower, upper, step = for_op.bounds
-    new = loop.ForOp(lower, upper, step, [*for_op.inits, *inits], body)
+    new = loop.ForOp(lower, upper, step, [*for_op.inits, *inits], body, upper_value=for_op.upper_value)
     new.attributes.update(for_op.attributes)
     rewriter.insert(new, InsertPoint.before(for_op))
     for old_result, new_result in zip(for_op.results, new.results):

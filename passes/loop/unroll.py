@@ -69,7 +69,7 @@ class UnrollLoopPattern(RewritePattern):
     def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter) -> None:
         if not self.unrollable(op):
             return
-        if op.trip_count > self.max_trip_count:
+        if op.is_dynamic or op.trip_count > self.max_trip_count:  # (a run-time trip count)
             del op.attributes[loop.UNROLL_HINT]
             rewriter.notify_op_modified(op)
             return

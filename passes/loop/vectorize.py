@@ -584,6 +584,10 @@ class VectorizeLoopPattern(RewritePattern):
     def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter) -> None:
         if loop.VECTORIZE_HINT not in op.attributes:
             return
+        if op.is_dynamic:  # a run-time trip count: the loop stays scalar
+            del op.attributes[loop.VECTORIZE_HINT]
+            rewriter.notify_op_modified(op)
+            return
         try:
             block, results = LoopVectorizer(op, self.fma).build()
         except (NotVectorizable, VerifyException) as reason:

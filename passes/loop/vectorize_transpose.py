@@ -129,7 +129,7 @@ def _only_op(block_ops: Sequence[Operation]) -> Operation | None:
 
 def _counts(op: loop.ForOp) -> bool:
     lower, _, step = op.bounds
-    return lower == 0 and step == 1 and op.trip_count in LANE_COUNTS and not op.inits
+    return lower == 0 and step == 1 and not op.is_dynamic and op.trip_count in LANE_COUNTS and not op.inits
 
 
 def match_tile(outer: loop.ForOp) -> _Tile | None:

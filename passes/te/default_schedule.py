@@ -33,7 +33,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from minitvm.dialects import te
-from minitvm.schedules.kernel import is_scheduled, kernels, set_default_schedule
+from minitvm.dialects.te_nest import kernel_nests
+from minitvm.errors import MinitvmError
+from minitvm.schedules.kernel import clear_schedule, is_scheduled, kernels, set_default_schedule
+from minitvm.symbolic import SymbolicError, size_hints
 
 
 @dataclass(frozen=True)
@@ -42,5 +45,14 @@ class DefaultSchedulePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in list(kernels(op)):
-            if not is_scheduled(kernel) and not te.is_symbolic_kernel(kernel):
+            if is_scheduled(kernel):
+                continue
+            if not te.is_symbolic_kernel(kernel):
                 set_default_schedule(kernel)
+                continue
+            try:  # templates that need numbers give up (SymbolicError): the plain loops then
+                with size_hints():
+                    set_default_schedule(kernel)
+                    kernel_nests(kernel)
+            except (SymbolicError, MinitvmError):
+                clear_schedule(kernel)

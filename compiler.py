@@ -327,6 +327,7 @@ def build(
         exporter=functools.partial(export_library, native),
         symbols=_checked_symbols(info.symbols, inputs),
         bounds=symbol_bounds(module),
+        arena_size_expr=info.arena_size_expr,
     )
 
 

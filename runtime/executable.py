@@ -27,7 +27,7 @@ import numpy as np
 from minitvm.errors import MinitvmError
 from minitvm.runtime import thread_pool
 from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, ENTRY_SIZES_SIGNATURE, NUM_THREADS_TYPE
-from minitvm.symbolic import SYMBOL_RANGE, SymDim, evaluate, symbols_of
+from minitvm.symbolic import SYMBOL_RANGE, SymDim, evaluate, parse_dim, symbols_of
 
 EntryPoint = Callable[[ctypes.Array, ctypes.Array, ctypes.c_void_p], None]
 #: `exporter(inputs, outputs, constants, path, weights=...)`: writes a compiled model's code
@@ -277,6 +277,7 @@ class Executable(ModelSpecs):
         exporter: Exporter | None = None,
         symbols: Sequence[str] = (),
         bounds: Mapping[str, tuple[int, int]] | None = None,
+        arena_size_expr: str = "0",
     ):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
@@ -287,6 +288,9 @@ class Executable(ModelSpecs):
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self.symbols = list(symbols)
         self.bounds = dict(bounds or {})
+        #: The arena the sizes of a run need (buffers of run-time size lie above the rest):
+        #: it grows to the largest run's, and is reused by every run after it.
+        self._arena_size_expr = parse_dim(arena_size_expr)
         self._entry = (ENTRY_SIZES_SIGNATURE if self.symbols else ENTRY_SIGNATURE)(entry_address)
         self.inputs = list(inputs)
         self.outputs = list(outputs)
@@ -364,6 +368,10 @@ class Executable(ModelSpecs):
             for slot, array in (*enumerate(arrays), *fresh.items()):
                 self._io[slot] = data_address(array)
             if self.symbols:
+                needed = evaluate(self._arena_size_expr, sizes)
+                if needed > self._arena_storage.size:
+                    self._arena_storage = aligned_empty((needed,), np.uint8)
+                    self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data)
                 values = (ctypes.c_int64 * len(self.symbols))(*(sizes[s] for s in self.symbols))
                 self._entry(self._io, self._consts, self._arena, values)
             else:

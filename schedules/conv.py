@@ -57,10 +57,7 @@ class ConvNchwcTemplate(ScheduleTemplate):
             return None
         width, blocks = shape[3], shape[1]
         return [
-            Knob(
-                "ow_block",
-                tuple(b for b in range(1, min(width, MAX_ACCUMULATORS) + 1) if width % b == 0),
-            ),
+            Knob("ow_block", divisors(width, range(1, MAX_ACCUMULATORS + 1))),
             Knob("oc_block", divisors(blocks, (1, 2, 4))),
             Knob("reduction_order", ("c_kh_kw", "kh_kw_c")),
             Knob("unroll_kw", (0, 1)),
@@ -112,7 +109,7 @@ class ConvNchwcTemplate(ScheduleTemplate):
 
         candidates = [
             (ow, oc)
-            for ow in range(1, min(width, 14) + 1) if width % ow == 0
+            for ow in divisors(width, range(1, 15))
             for oc in divisors(blocks, (1, 2, 4)) if ow * oc * vectors <= budget
         ]  # fmt: skip
         return max(candidates, key=score)

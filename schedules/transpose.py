@@ -151,4 +151,5 @@ REGISTER_TILES = (4, 8, 16)
 
 def _tiles(extent: int) -> tuple[int, ...]:
     """Tile sizes of an axis: 4, 8 and 16 where they divide it, and all of it if it is short."""
-    return tuple(sorted({*divisors(extent, (4, 8, 16)), *((extent,) if extent <= 16 else ())}))
+    whole = (extent,) if isinstance(extent, int) and extent <= 16 else ()
+    return tuple(sorted({*divisors(extent, (4, 8, 16)), *whole}))

@@ -85,6 +85,9 @@ class CompiledModuleInfo:
     #: The symbols whose values `main`'s fourth argument points to (int64, in this order);
     #: empty: `main` takes three arguments.
     symbols: list[str] = field(default_factory=list)
+    #: Bytes the arena must have with the buffers of run-time size, as an expression of the
+    #: symbols (text; "0": none), which the run time evaluates at each run.
+    arena_size_expr: str = "0"
 
     def constant_arrays(self) -> list[np.ndarray]:
         """The constants' data, in `consts` order (C-contiguous; bool for i1)."""
@@ -98,6 +101,7 @@ class CompiledModuleInfo:
                 "allocs": DenseArrayBase.from_list(i64, [n for a in self.allocs for n in a]),
                 "arena_size": IntegerAttr(self.arena_size, i64),
                 **({"symbols": ArrayAttr([StringAttr(s) for s in self.symbols])} if self.symbols else {}),
+                **({"arena_size_expr": StringAttr(self.arena_size_expr)} if self.arena_size_expr != "0" else {}),
             }
         )
 
@@ -115,12 +119,14 @@ class CompiledModuleInfo:
         size = data["arena_size"]
         assert isinstance(size, IntegerAttr)
         symbols = data.get("symbols")
+        expr = data.get("arena_size_expr")
         return CompiledModuleInfo(
             io,  # type: ignore[arg-type]
             constants,  # type: ignore[arg-type]
             list(zip(flat[::2], flat[1::2])),
             size.value.data,
             [s.data for s in symbols.data] if isinstance(symbols, ArrayAttr) else [],  # type: ignore[attr-defined]
+            expr.data if isinstance(expr, StringAttr) else "0",
         )
 
 
@@ -164,8 +170,9 @@ class ConvertLoopToLlvmPass(ModulePass):
             Rewriter.insert_op(global_, InsertPoint.at_start(block))
         if layout is not None:
             info = CompiledModuleInfo(
-                layout.io, layout.constants, layout.allocs, layout.arena_size, layout.symbols
-            )
+                layout.io, layout.constants, layout.allocs, layout.arena_size, layout.symbols,
+                str(layout.arena_size_expr),
+            )  # fmt: skip
             op.attributes[ENTRY_ATTR] = info.to_attr()
 
 

@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
+    StringAttr,
     TensorType,
     UnitAttr,
     VectorType,
@@ -67,7 +68,7 @@ from minitvm.lowering.loop_to_llvm.emitter import (
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
 from minitvm.runtime.abi import ALIGNMENT, ENTRY
-from minitvm.symbolic import Call, SymDim, product
+from minitvm.symbolic import Call, SymDim, ceildiv, parse_dim, product, sym_max
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
@@ -92,6 +93,9 @@ class EntryLayout:
     #: The symbols whose values the entry's fourth argument points to, in order (none: the
     #: entry takes three arguments).
     symbols: list[str] = field(default_factory=list)
+    #: The arena's end with the buffers of run-time size (above `arena_size`), an expression
+    #: of the symbols (0: there are none).
+    arena_size_expr: int | SymDim = 0
 
 
 class FunctionLowering(Emitter):
@@ -400,8 +404,10 @@ class FunctionLowering(Emitter):
             elif isinstance(op, loop.ConstantOp):
                 self.values[op.result] = self._constant_buffer(op)
 
-    def _alloc(self, type_: MemRefType, planned_offset: int | None = None) -> SSAValue:
+    def _alloc(self, type_: MemRefType, planned_offset: int | SymDim | None = None) -> SSAValue:
         if any(isinstance(d, SymDim) for d in loop.dims_of(type_)):
+            if self.layout is not None and planned_offset is not None:
+                return self._arena_slice(type_, planned_offset)
             return self._alloc_per_run(type_)
         size = num_elements(type_) * byte_size(type_.element_type)
         if self.layout is not None:  # the entry function: a slice of the arena
@@ -424,6 +430,16 @@ class FunctionLowering(Emitter):
         buffer = self.hoist(op)
         self.heap.append(buffer)
         return buffer
+
+    def _arena_slice(self, type_: MemRefType, offset: int | SymDim) -> SSAValue:
+        """A buffer of run-time size at its planned offset (an expression of the symbols):
+        the run time makes the arena as big as `arena_size_expr` says."""
+        assert self.layout is not None
+        size = product(loop.dims_of(type_)) * byte_size(type_.element_type)
+        end = offset + ceildiv(size, ALIGNMENT) * ALIGNMENT
+        self.layout.arena_size_expr = sym_max(self.layout.arena_size_expr, end)
+        arena = self.entry.args[2]
+        return self.hoist(llvm.GEPOp.from_mixed_indices(arena, [self.size_value(offset)], i8, inbounds=True))
 
     def _alloc_per_run(self, type_: MemRefType) -> SSAValue:
         """A buffer whose size is known only at run time: allocated at the function's entry
@@ -546,11 +562,14 @@ def _strides(type_: MemRefType) -> list[int | SymDim]:
 # ---------------------------------------------------------------- planned arena offsets
 
 
-def _planned_offset(op: loop.AllocOp) -> int | None:
-    """The arena offset loop-plan-memory gave `op` (an `offset` attribute), if any."""
+def _planned_offset(op: loop.AllocOp) -> int | SymDim | None:
+    """The arena offset loop-plan-memory gave `op` (an `offset` attribute), if any: an
+    expression of the symbols for a buffer of run-time size."""
     attr = op.attributes.get(loop.OFFSET_ATTR)
     if attr is None:
         return None
+    if isinstance(attr, StringAttr):
+        return parse_dim(attr.data)
     if not isinstance(attr, IntegerAttr) or attr.value.data < 0 or attr.value.data % ALIGNMENT:
         raise LoweringError(
             f"convert-loop-to-llvm: loop.alloc offset must be a non-negative multiple of "
@@ -563,9 +582,11 @@ def _planned_arena_end(body: Block) -> int:
     """Bytes the planned allocs of the entry function take (0 when none is planned)."""
     end = 0
     for op in body.walk():
-        if isinstance(op, loop.AllocOp) and (offset := _planned_offset(op)) is not None:
+        if isinstance(op, loop.AllocOp) and isinstance(offset := _planned_offset(op), int):
             type_ = op.result.type
             assert isinstance(type_, MemRefType)
+            if any(isinstance(d, SymDim) for d in loop.dims_of(type_)):
+                continue  # above the static arena (EntryLayout.arena_size_expr)
             size = num_elements(type_) * byte_size(type_.element_type)
             end = max(end, offset + _round_up(size))
     return end

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    StringAttr,
     i64,
 )
 from xdsl.ir import Block, Operation
@@ -49,15 +50,16 @@ from xdsl.passes import ModulePass
 
 from minitvm.dialects import loop
 from minitvm.runtime.abi import ALIGNMENT, ENTRY
-from minitvm.symbolic import SymDim
+from minitvm.symbolic import SymDim, ceildiv, product, sym_max
 
 
 def _round_up(n: int) -> int:
     return -(-n // ALIGNMENT) * ALIGNMENT
 
 
-def buffer_bytes(type_: MemRefType) -> int:
-    """Bytes of a buffer (i1 takes a byte), as convert-loop-to-llvm stores it."""
+def buffer_bytes(type_: MemRefType) -> int | SymDim:
+    """Bytes of a buffer (i1 takes a byte), as convert-loop-to-llvm stores it: an expression
+    of the symbols for a buffer with symbolic dims."""
     element = type_.element_type
     if isinstance(element, IntegerType):
         width = (element.width.data + 7) // 8
@@ -66,10 +68,7 @@ def buffer_bytes(type_: MemRefType) -> int:
     else:
         assert isinstance(element, AnyFloat), element
         width = element.bitwidth // 8
-    count = 1
-    for extent in type_.get_shape():
-        count *= extent
-    return count * width
+    return product(loop.dims_of(type_)) * width
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ class LiveRange:
     last use: it must own its bytes from `first` to `last`, both included."""
 
     alloc: loop.AllocOp
-    size: int
+    size: int | SymDim
     first: int
     last: int
 
@@ -86,15 +85,16 @@ class LiveRange:
         return self.first <= other.last and other.first <= self.last
 
 
-def live_ranges(block: Block) -> list[LiveRange]:
-    """The live range of every `loop.alloc` directly in `block`, in order of appearance."""
+def live_ranges(block: Block, symbolic: bool = False) -> list[LiveRange]:
+    """The live range of every `loop.alloc` directly in `block` of a static size (with
+    `symbolic`: of a size known only at run time), in order of appearance."""
     position: dict[Operation, int] = {op: n for n, op in enumerate(block.ops)}
     ranges = []
     for n, op in enumerate(block.ops):
         if not isinstance(op, loop.AllocOp):
             continue
-        if any(isinstance(d, SymDim) for d in loop.dims_of(op.result.type)):  # type: ignore[arg-type]
-            continue  # a size known at run time: allocated per run (convert-loop-to-llvm)
+        if any(isinstance(d, SymDim) for d in loop.dims_of(op.result.type)) != symbolic:  # type: ignore[arg-type]
+            continue
         uses = []
         for use in op.result.uses:
             user: Operation | None = use.operation
@@ -103,9 +103,34 @@ def live_ranges(block: Block) -> list[LiveRange]:
             if user is not None:
                 uses.append(position[user])
         assert isinstance(op.result.type, MemRefType)
-        size = _round_up(buffer_bytes(op.result.type))
-        ranges.append(LiveRange(op, size, min(uses, default=n), max(uses, default=n)))
+        size = buffer_bytes(op.result.type)
+        size = _round_up(size) if isinstance(size, int) else ceildiv(size, ALIGNMENT) * ALIGNMENT
+        ranges.append(LiveRange(op, size, min(uses, default=n), max(uses, default=n)))  # type: ignore[arg-type]
     return ranges
+
+
+def assign_slots(ranges: Sequence[LiveRange], base: int) -> tuple[list[int | SymDim], int | SymDim]:
+    """Offsets for buffers of run-time size, from `base` up: each takes the first slot whose
+    buffers' lives do not overlap its own (first come, first served), a slot is as big as
+    its biggest buffer at run time (`max` of their sizes), slots lie back to back. The
+    offsets, in `ranges` order, and the arena's end: expressions of the symbols."""
+    slots: list[list[LiveRange]] = []
+    slot_of: list[int] = []
+    for current in ranges:
+        for n, members in enumerate(slots):
+            if not any(m.overlaps(current) for m in members):
+                members.append(current)
+                slot_of.append(n)
+                break
+        else:
+            slots.append([current])
+            slot_of.append(len(slots) - 1)
+    starts: list[int | SymDim] = []
+    end: int | SymDim = base
+    for members in slots:
+        starts.append(end)
+        end = end + sym_max(*(m.size for m in members))
+    return [starts[n] for n in slot_of], end
 
 
 def assign_offsets(ranges: Sequence[LiveRange]) -> tuple[list[int], int]:
@@ -156,6 +181,14 @@ def plan_function(fn: func.FuncOp) -> MemoryPlan:
     offsets, arena = assign_offsets(ranges)
     for live, offset in zip(ranges, offsets, strict=True):
         live.alloc.attributes[loop.OFFSET_ATTR] = IntegerAttr(offset, i64)
+    symbolic = live_ranges(fn.body.block, symbolic=True)
+    # Buffers of run-time size go above the static ones, at offsets the entry computes from
+    # the sizes (the run time grows the arena to fit: CompiledModuleInfo.arena_size_expr).
+    dynamic_offsets, _ = assign_slots(symbolic, arena)
+    for live, offset in zip(symbolic, dynamic_offsets, strict=True):
+        live.alloc.attributes[loop.OFFSET_ATTR] = (
+            IntegerAttr(offset, i64) if isinstance(offset, int) else StringAttr(str(offset))
+        )
     return MemoryPlan(sum(r.size for r in ranges), arena)
 
 

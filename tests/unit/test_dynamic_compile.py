@@ -73,3 +73,20 @@ def test_a_symbolic_model_does_not_export_yet(tmp_path: object) -> None:
     exe = minitvm.compile(models.with_dynamic_dims(models.mlp(), {"x": ["batch", None]}), num_threads=1)
     with pytest.raises(MinitvmError, match=r"sizes known only at run time \(batch\) cannot be exported yet"):
         exe.export(os.path.join(str(tmp_path), "m.so"))
+
+
+def test_intermediates_live_in_one_arena_that_grows_to_the_largest_run() -> None:
+    """Buffers of run-time size are planned into the arena (offsets computed from the sizes,
+    slots shared by buffers that do not live at once): a run at a size seen before, or a
+    smaller one, allocates nothing for them."""
+    exe = minitvm.compile(models.bert_encoder_layer(seq=16, hidden=64, heads=4, ffn=128, dynamic=True))
+    x = {s: np.ones((1, s, 64), np.float32) for s in (4, 32, 8)}
+    exe.run({"hidden_states": x[4]})
+    small = exe._arena_storage
+    exe.run({"hidden_states": x[4]})
+    assert exe._arena_storage is small
+    exe.run({"hidden_states": x[32]})
+    large = exe._arena_storage
+    assert large is not small and large.size > small.size
+    exe.run({"hidden_states": x[8]})
+    assert exe._arena_storage is large

@@ -152,3 +152,32 @@ def test_light_models_match_ort_in_a_planned_arena(name: str) -> None:
     for ours, theirs in zip(got, ort_outputs(model, feeds), strict=True):
         atol = 1e-4 * min(1.0, float(np.abs(theirs).max()))
         np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=atol)
+
+
+_SYMBOLIC = """
+func.func private @k(memref<?x8xf32, #graph.dims<"n">>, memref<?x8xf32, #graph.dims<"n">>) -> ()
+func.func private @w(memref<?x8xf32, #graph.dims<"n">>, memref<?xf32, #graph.dims<"2*n">>) -> ()
+func.func @main(%x: memref<?x8xf32, #graph.dims<"n">>, %y: memref<?x8xf32, #graph.dims<"n">>) attributes {loop.symbols = ["n"]} {
+  %a = loop.alloc : memref<?x8xf32, #graph.dims<"n">>
+  %b = loop.alloc : memref<?xf32, #graph.dims<"2*n">>
+  %c = loop.alloc : memref<?x8xf32, #graph.dims<"n">>
+  func.call @k(%x, %a) : (memref<?x8xf32, #graph.dims<"n">>, memref<?x8xf32, #graph.dims<"n">>) -> ()
+  func.call @w(%a, %b) : (memref<?x8xf32, #graph.dims<"n">>, memref<?xf32, #graph.dims<"2*n">>) -> ()
+  func.call @w(%c, %b) : (memref<?x8xf32, #graph.dims<"n">>, memref<?xf32, #graph.dims<"2*n">>) -> ()
+  func.call @k(%c, %y) : (memref<?x8xf32, #graph.dims<"n">>, memref<?x8xf32, #graph.dims<"n">>) -> ()
+  func.return
+}
+"""
+
+
+def test_buffers_of_run_time_size_share_slots_sized_by_the_largest() -> None:
+    """%a dies where %c is born: they share a slot; %b lives across both: its own slot, above
+    it. A slot is as big as its largest buffer at run time (a `max` of their sizes)."""
+    module = parse_module(_SYMBOLIC)
+    PlanMemoryPass().apply(Context(), module)
+    main = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    offsets = [op.attributes[loop.OFFSET_ATTR] for op in main.body.block.ops if isinstance(op, loop.AllocOp)]
+    assert [str(o) for o in offsets] == ["0 : i64", '"64*floordiv(32*n + 63, 64)"', "0 : i64"]
+    _, info = lower_to_llvm(module)
+    assert info.symbols == ["n"]
+    assert info.arena_size_expr == "64*floordiv(32*n + 63, 64) + 64*floordiv(8*n + 63, 64)"

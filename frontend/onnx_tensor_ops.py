@@ -18,7 +18,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph import reference
-from minitvm.dialects.graph.base import Dim, ShapeError, broadcast_shapes, tensor_type
+from minitvm.dialects.graph.base import Dim, ShapeError, broadcast_shapes, fmt_shape, tensor_type
 from minitvm.symbolic import SymDim, ceildiv, product, sym_max, sym_min
 from minitvm.frontend.onnx_node import AnyValue, NodeContext, Value, converter, element_type
 from minitvm.frontend.onnx_symbolic import finish
@@ -182,10 +182,12 @@ def resolve_reshape(
     total, known = product(source), product(out)
     if inferred is not None:
         if known == 0 or total % known:
-            raise ctx.error(f"cannot reshape {tuple(source)} to {list(target)}")
+            raise ctx.error(f"cannot reshape {fmt_shape(source)} to [{', '.join(map(str, target))}]")
         out[inferred] = total // known
     if product(out) != total:
-        raise ctx.error(f"cannot reshape {tuple(source)} ({total} elements) to {list(target)}")
+        raise ctx.error(
+            f"cannot reshape {fmt_shape(source)} ({total} elements) to [{', '.join(map(str, target))}]"
+        )
     return out
 
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import random
 
-import minitvm
 import numpy as np
 import onnxruntime as ort
 import pytest
+from models import light_model_path, with_random_weights
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr
+
+import minitvm
 from minitvm.compiler import random_inputs
 from minitvm.dialects import loop
 from minitvm.ir import parse_module
@@ -20,10 +25,6 @@ from minitvm.passes.loop.plan_memory import (
     live_ranges,
 )
 from minitvm.runtime.abi import ALIGNMENT
-from models import light_model_path, with_random_weights
-from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr
 
 CHAIN = """
 func.func @f(%a: memref<256xf32>, %b: memref<256xf32>) {

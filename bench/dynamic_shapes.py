@@ -1,0 +1,116 @@
+"""One dynamic compile against a static compile per shape and ONNX Runtime (issue 19).
+
+A BERT-base encoder layer with symbolic batch and sequence (`bert_encoder_layer(dynamic=
+True)`), run at sequence lengths 1, 7, 64, 128 and 384 (batch 1), and the onnx wheel's light
+ResNet-50 (random weights) with a symbolic batch, run at batch 1, 3 and 8. For each shape:
+the dynamic Executable's median latency, a static compile's at that shape, ONNX Runtime's,
+the three interleaved run by run (`timed_runs`), and the ratios; the compile seconds of the
+dynamic model (once) and of each static one. The light ResNet-50 flattens with a Reshape to
+a constant [1, 2048]; it is given [-1, 2048], as an export with a dynamic batch writes it.
+
+    python bench/dynamic_shapes.py [--threads 1,2] [--repeat 20] [--warmup 3] [bert] [resnet50]
+
+A measurement, not a test: nothing fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+import minitvm
+from minitvm.bench import models
+from minitvm.machine import cpu_model
+from minitvm.runtime.ort import ort_session
+from minitvm.runtime.timing import timed_runs
+
+
+def bert(shape: Sequence[int] | None) -> onnx.ModelProto:
+    if shape is None:
+        return models.bert_encoder_layer(seq=128, dynamic=True)
+    return models.bert_encoder_layer(seq=shape[1], batch=shape[0])
+
+
+def resnet50(shape: Sequence[int] | None) -> onnx.ModelProto:
+    model = models.with_random_weights(onnx.load(models.light_model_path("resnet50")))
+    name = model.graph.input[0].name
+    if shape is None:
+        model = models.with_dynamic_dims(model, {name: ["batch", None, None, None]})
+        flat = [n for n in model.graph.node if n.op_type == "Reshape"][-1]
+        target = next(t for t in model.graph.initializer if t.name == flat.input[1])
+        target.CopyFrom(numpy_helper.from_array(np.array([-1, 2048], np.int64), target.name))
+        return model
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = shape[0]
+    flat = [n for n in model.graph.node if n.op_type == "Reshape"][-1]
+    target = next(t for t in model.graph.initializer if t.name == flat.input[1])
+    target.CopyFrom(numpy_helper.from_array(np.array([shape[0], 2048], np.int64), target.name))
+    del model.graph.value_info[:]
+    for output in model.graph.output:
+        output.type.tensor_type.ClearField("shape")
+    return model
+
+
+CASES: dict[str, tuple[Callable[[Sequence[int] | None], onnx.ModelProto], list[tuple[int, ...]]]] = {
+    "bert": (bert, [(1, 1, 768), (1, 7, 768), (1, 64, 768), (1, 128, 768), (1, 384, 768)]),
+    "resnet50": (resnet50, [(1, 3, 224, 224), (3, 3, 224, 224), (8, 3, 224, 224)]),
+}
+
+
+def timed_compile(model: onnx.ModelProto, threads: int) -> tuple[minitvm.Executable, float]:
+    start = time.perf_counter()
+    exe = minitvm.compile(model, num_threads=threads)
+    return exe, time.perf_counter() - start
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(f"CPU: {cpu_model()}; median of {args.repeat} interleaved runs after {args.warmup}")
+    print("| case | shape | threads | dynamic ms | static ms | ORT ms | dynamic/static | dynamic/ORT |")
+    print("|---|---|---|---|---|---|---|---|")
+    compile_rows = []
+    for name in args.cases:
+        build, shapes = CASES[name]
+        for threads in (int(t) for t in args.threads.split(",")):
+            dynamic_model = build(None)
+            dynamic, dynamic_seconds = timed_compile(dynamic_model, threads)
+            compile_rows.append((name, "dynamic (all shapes)", threads, dynamic_seconds))
+            for shape in shapes:
+                static_model = build(shape)
+                static, static_seconds = timed_compile(static_model, threads)
+                compile_rows.append((name, "x".join(map(str, shape)), threads, static_seconds))
+                session = ort_session(static_model, num_threads=threads)
+                feeds = {dynamic.input_names[0]: np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
+                ours, theirs = dynamic.run(feeds), session(feeds)
+                error = max(float(np.abs(a - b).max()) for a, b in zip(ours, theirs, strict=True))
+                runners = {
+                    "dynamic": lambda d=dynamic, f=feeds: d.run(f),
+                    "static": lambda s=static, f=feeds: s.run(f),
+                    "ort": lambda s=session, f=feeds: s(f),
+                }
+                _, times = timed_runs(runners, args.warmup, args.repeat)
+                ms = {k: 1e3 * statistics.median(v) for k, v in times.items()}
+                print(
+                    f"| {name} | {'x'.join(map(str, shape))} | {threads} | {ms['dynamic']:.2f} | "
+                    f"{ms['static']:.2f} | {ms['ort']:.2f} | {ms['dynamic'] / ms['static']:.2f}x | "
+                    f"{ms['dynamic'] / ms['ort']:.2f}x |" + (f" (max abs error {error:.1e})" if error > 1e-3 else ""),
+                    flush=True,
+                )
+    print("\n| case | compile | threads | seconds |\n|---|---|---|---|")
+    for name, what, threads, seconds in compile_rows:
+        print(f"| {name} | {what} | {threads} | {seconds:.1f} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -182,9 +182,10 @@ class _ComputeEmitter:
         self.element_type = compute.result.type.element_type
         #: loop name -> consumers whose loops run inside that loop (#te.compute_at)
         self.attached: dict[str, list[_ComputeEmitter]] = {}
-        #: split axes whose guard is left out while the full tiles of a peeled split are
-        #: emitted (see `_emit_nest`)
+        #: split axes whose guard is left out while the tiles of a peeled split are emitted,
+        #: and the run-time extents of the inner loops of partial tiles (see `_emit_nest`)
         self.unguarded: set[str] = set()
+        self.extent_overrides: dict[str, int | SymDim] = {}
 
     # The loop variables -> original axis indices (undoing splits and fusions), emitted in
     # the block `emit_into` is building.
@@ -300,20 +301,27 @@ class _ComputeEmitter:
         lp, rest = loops[0], loops[1:]
         peel = self.nest.peeled_split(lp.name)
         if peel is None or peel[0] not in self.nest.guarded_axes() or peel[0] in self.unguarded:
-            self._emit_loop(block, lp, _for(block, lp.extent), None, rest, loop_vars, innermost, attach)
+            extent = self.extent_overrides.get(lp.name, lp.extent)
+            self._emit_loop(block, lp, _for(block, extent), None, rest, loop_vars, innermost, attach)
             return
-        # The outer loop of a split of a symbolic extent: its full tiles first, without the
-        # axis's guard (what keeps a register block's rows unguarded), then the partial tile,
-        # if any, with it.
+        # The outer loop of a split of a symbolic extent: its full tiles first, then the
+        # partial tile, if any, whose inner loop runs to what is left of the extent; neither
+        # needs the axis's guard (what keeps a register block's rows unguarded).
         axis, extent, factor = peel
+        inner = self.nest.splits[axis][1]
         full = floordiv(extent, factor)
         self.unguarded.add(axis)
         self._emit_loop(block, lp, _for(block, full), None, rest, loop_vars, innermost, attach)
-        self.unguarded.discard(axis)
         partial = _for(block, floordiv(mod(extent, factor) + (factor - 1), factor))
         start = loop.SizeOp(full) if isinstance(full, SymDim) else arith.ConstantOp(IntegerAttr(full, IndexType()))
         block.add_op(start)
+        if any(other.name == inner for other in self.nest.loops):
+            self.extent_overrides[inner] = mod(extent, factor)
+        else:  # (the inner loop was fused into another: the partial tile keeps the guard)
+            self.unguarded.discard(axis)
         self._emit_loop(block, lp, partial, start.results[0], rest, loop_vars, innermost, attach)
+        self.extent_overrides.pop(inner, None)
+        self.unguarded.discard(axis)
 
     def _emit_loop(
         self, block, lp: Loop, for_op: loop.ForOp, offset: SSAValue | None, rest, loop_vars, innermost, attach

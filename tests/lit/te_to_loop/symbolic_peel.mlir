@@ -1,19 +1,21 @@
 // A split of a symbolic extent (4 rows of a GEMM-like block over n rows) is peeled: the
-// full tiles, floordiv(n, 4) of them, run without the rows' guard, so that a register block
-// stays unguarded; the partial tile, if any (floordiv(mod(n, 4) + 3, 4) iterations: 0 or
-// 1), runs after them, starting at floordiv(n, 4), with the guard `row < n`.
+// full tiles, floordiv(n, 4) of them, run the 4 rows; the partial tile, if any
+// (floordiv(mod(n, 4) + 3, 4) iterations: 0 or 1), starts at floordiv(n, 4) and runs its
+// rows to what is left, mod(n, 4). Neither needs the guard `row < n` that a split which does
+// not divide its extent otherwise takes, so a register block's rows stay unguarded.
 // RUN: minitvm-opt %s -p convert-te-to-loop | filecheck %s
 
 // CHECK:         %[[FULL:\w+]] = loop.size "floordiv(n, 4)"
 // CHECK-NEXT:    loop.for %[[O:\w+]] = 0 to %[[FULL]] (at most 536870911) step 1 {
-// CHECK-NOT:       loop.if
+// CHECK-NEXT:      loop.for %{{\w+}} = 0 to 4 step 1 {
 // CHECK:         %[[PART:\w+]] = loop.size "floordiv(mod(n, 4) + 3, 4)"
 // CHECK-NEXT:    %[[START:\w+]] = loop.size "floordiv(n, 4)"
 // CHECK-NEXT:    loop.for %[[T:\w+]] = 0 to %[[PART]] (at most 1) step 1 {
 // CHECK-NEXT:      %[[TILE:\w+]] = arith.addi %[[START]], %[[T]] : index
-// CHECK:             %[[ROWS:\w+]] = loop.size "n"
-// CHECK-NEXT:        %[[IN:\w+]] = arith.cmpi slt, %{{\w+}}, %[[ROWS]] : index
-// CHECK-NEXT:        loop.if %[[IN]] {
+// CHECK-NEXT:      %[[LEFT:\w+]] = loop.size "mod(n, 4)"
+// CHECK-NEXT:      loop.for %{{\w+}} = 0 to %[[LEFT]] (at most 3) step 1 {
+// CHECK-NOT:     loop.if
+
 func.func @rows_0(%a: tensor<?x16xf32, #graph.dims<"n">>, %b: tensor<16x32xf32>) -> tensor<?x32xf32, #graph.dims<"n">> attributes {te.kernel} {
   %c = te.compute (%i, %j) in ["n", 32] sum (%k) in [16] {schedule = [#te.split<"i0", 4>, #te.reorder<["i0.o", "r0", "i0.i", "i1"]>, #te.unroll<"i0.i">]} : tensor<?x32xf32, #graph.dims<"n">> {
     %x = te.read %a[%i, %k] : tensor<?x16xf32, #graph.dims<"n">>

@@ -71,11 +71,14 @@ def timed_compile(model: onnx.ModelProto, threads: int) -> tuple[minitvm.Executa
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("cases", nargs="*", default=list(CASES), choices=list(CASES))
+    parser.add_argument("cases", nargs="*", help=f"of {', '.join(CASES)} (default: all)")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     args = parser.parse_args(argv)
+    if unknown := [c for c in args.cases if c not in CASES]:
+        parser.error(f"unknown case(s) {', '.join(unknown)}; the cases: {', '.join(CASES)}")
+    args.cases = args.cases or list(CASES)
     print(f"CPU: {cpu_model()}; median of {args.repeat} interleaved runs after {args.warmup}")
     print("| case | shape | threads | dynamic ms | static ms | ORT ms | dynamic/static | dynamic/ORT |")
     print("|---|---|---|---|---|---|---|---|")

@@ -25,7 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minitvm.dialects import loop, te
 from minitvm.dialects.graph.base import surely_below
 from minitvm.errors import MinitvmError
-from minitvm.symbolic import SymDim, ceildiv, mod
+from minitvm.symbolic import SymDim, ceildiv, mod, size_hints
 
 # --------------------------------------------------------------------------------------------
 # One compute: its default loops, rewritten by its schedule
@@ -229,19 +229,20 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
     it, it is spatial, the schedule marked none and the compute has the work for it."""
     if any(loop.PARALLEL_HINT in lp.hints for lp in nest.loops):
         return
-    if any(isinstance(lp.extent, SymDim) for lp in nest.loops):
-        return  # (parallel loops of a run-time trip count: not yet)
-    work = sum(1 for _ in compute.body.walk())
-    for lp in nest.loops:
-        work *= lp.extent
-    if work < PARALLEL_MIN_WORK:
-        return
-    for lp in nest.loops:
-        if lp.reduction:
+    # (symbolic extents: decided at middling sizes, a heuristic; the loop then runs to its
+    # run-time trip count on the threads, whatever that is)
+    with size_hints():
+        work = sum(1 for _ in compute.body.walk())
+        for lp in nest.loops:
+            work = work * lp.extent
+        if work < PARALLEL_MIN_WORK:
             return
-        if lp.extent >= 2:
-            lp.hints.add(loop.PARALLEL_HINT)
-            return
+        for lp in nest.loops:
+            if lp.reduction:
+                return
+            if lp.extent >= 2:
+                lp.hints.add(loop.PARALLEL_HINT)
+                return
 
 
 def scheduled_nest(compute: te.ComputeOp) -> LoopNest:

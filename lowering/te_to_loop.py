@@ -492,6 +492,29 @@ def _attach(
     return set(host)
 
 
+def _hoist_sizes(block: Block) -> None:
+    """Every `loop.size` at the top of the kernel, once per size: they depend on the
+    symbols alone, and a parallel loop's outlined body then receives them as it receives
+    any value defined outside it."""
+    first: dict[str, loop.SizeOp] = {}
+    top = block.first_op
+    for size in [op for op in block.walk() if isinstance(op, loop.SizeOp)]:
+        key = size.size.data
+        if key in first:
+            size.result.replace_all_uses_with(first[key].result)
+            Rewriter.erase_op(size)
+            continue
+        first[key] = size
+        if size is top:
+            top = size.next_op
+            continue
+        size.detach()
+        if top is None:
+            block.add_op(size)
+        else:
+            block.insert_op_before(size, top)
+
+
 def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
     """A te kernel -> `@k(inputs..., outputs..., scratch...)` over memrefs."""
     inline_computes(kernel)
@@ -542,6 +565,7 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
 
     for size in [op for op in block.walk() if isinstance(op, te.SizeOp)]:  # (from guards)
         Rewriter.replace_op(size, loop.SizeOp(size.value))
+    _hoist_sizes(block)
     new = func.FuncOp(kernel.sym_name.data, (block.arg_types, []), Region(block))
     new.attributes[loop.KERNEL_ATTR] = UnitAttr()
     if symbols:

@@ -130,6 +130,9 @@ class FunctionLowering(Emitter):
         self.heap: list[SSAValue] = []  # buffers to free before returning
         #: symbol name -> its value (i64), bound by `_bind_symbols`; sizes emitted from them
         self.symbol_values: dict[str, SSAValue] = {}
+        #: a kernel's symbols and the loop-level arguments holding them (an outlined
+        #: parallel loop receives them with its other captured values)
+        self.symbol_args: list[tuple[str, SSAValue]] = []
         self._sizes: dict[str, SSAValue] = {}
 
     # ---------------------------------------------------------------- driver
@@ -469,7 +472,8 @@ class FunctionLowering(Emitter):
                 self.symbol_values[name] = self.hoist(llvm.LoadOp(slot, i64, alignment=8))
             return
         args = body.args[len(body.args) - len(names) :]
-        self.symbol_values = {name: self.values[arg] for name, arg in zip(names, args)}
+        self.symbol_args = list(zip(names, args))
+        self.symbol_values = {name: self.values[arg] for name, arg in self.symbol_args}
 
     def size_value(self, size: int | SymDim) -> SSAValue:
         """A size as an i64 value, computed once in the entry block from the symbols."""

@@ -91,6 +91,7 @@ def lower_parallel_for(parent: FunctionLowering, op: loop.ForOp) -> bool:
         if v not in constants and parent.values[v] in parent.known_ints
     }
     passed = [v for v in captured if v not in constants and v not in known]
+    passed += [arg for _, arg in parent.symbol_args if arg not in passed]  # (sizes, strides)
     name = f"{parent.name}__par{len(parent.symbols.functions) // 2}"
 
     chunk = _ChunkLowering(parent, name, op, passed, constants, known)
@@ -213,6 +214,7 @@ class _ChunkLowering(FunctionLowering):
         # buffers may share bytes when their lifetimes do not overlap).
         super().__init__(signature, parent.symbols, None, parent.noalias and parent.layout is None)
         self.loop = op
+        self.parent_symbols = list(parent.symbol_args)
         self.passed = list(passed)
         self.constants = list(constants)
         self.known = known
@@ -221,6 +223,8 @@ class _ChunkLowering(FunctionLowering):
         body = self.loop.body.block
         *args, lo, hi = self.entry.args
         self.values.update(zip(self.passed, args))
+        self.symbol_args = self.parent_symbols
+        self.symbol_values = {name: self.values[arg] for name, arg in self.symbol_args}
         for value in self.constants:
             assert isinstance(value.owner, Operation)
             self.lower_op(value.owner)

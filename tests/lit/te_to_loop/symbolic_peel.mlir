@@ -5,14 +5,15 @@
 // not divide its extent otherwise takes, so a register block's rows stay unguarded.
 // RUN: minitvm-opt %s -p convert-te-to-loop | filecheck %s
 
+// The sizes a kernel uses are computed once, at its top (an outlined parallel loop gets
+// them as it gets any value from outside).
 // CHECK:         %[[FULL:\w+]] = loop.size "floordiv(n, 4)"
+// CHECK-NEXT:    %[[PART:\w+]] = loop.size "floordiv(mod(n, 4) + 3, 4)"
+// CHECK-NEXT:    %[[LEFT:\w+]] = loop.size "mod(n, 4)"
 // CHECK-NEXT:    loop.for %[[O:\w+]] = 0 to %[[FULL]] (at most 536870911) step 1 {
 // CHECK-NEXT:      loop.for %{{\w+}} = 0 to 4 step 1 {
-// CHECK:         %[[PART:\w+]] = loop.size "floordiv(mod(n, 4) + 3, 4)"
-// CHECK-NEXT:    %[[START:\w+]] = loop.size "floordiv(n, 4)"
-// CHECK-NEXT:    loop.for %[[T:\w+]] = 0 to %[[PART]] (at most 1) step 1 {
-// CHECK-NEXT:      %[[TILE:\w+]] = arith.addi %[[START]], %[[T]] : index
-// CHECK-NEXT:      %[[LEFT:\w+]] = loop.size "mod(n, 4)"
+// CHECK:         loop.for %[[T:\w+]] = 0 to %[[PART]] (at most 1) step 1 {
+// CHECK-NEXT:      %[[TILE:\w+]] = arith.addi %[[FULL]], %[[T]] : index
 // CHECK-NEXT:      loop.for %{{\w+}} = 0 to %[[LEFT]] (at most 3) step 1 {
 // CHECK-NOT:     loop.if
 

@@ -39,9 +39,9 @@ from minitvm.passes.te.apply_records import ApplyConfigsPass
 from minitvm.pipeline import CONV_BLOCK, Stage, build_stages, te_stages
 from minitvm.runtime import Executable, TensorSpec, random_arrays
 from minitvm.runtime.abi import ENTRY, NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
-from minitvm.runtime.executable import bare_symbol
 from minitvm.schedules.base import Config
 from minitvm.schedules.kernel import kernels
+from minitvm.symbolic import bare_symbol
 
 
 @dataclass

@@ -341,6 +341,17 @@ def _terms(value: int | SymDim) -> tuple[tuple[Monomial, int], ...]:
     return (((), int(value)),) if int(value) else ()
 
 
+def bare_symbol(dim: object) -> str | None:
+    """The symbol's name if `dim` is just one symbol (`seq`, not `seq + 1` or `2*seq`): a
+    dimension whose size at run time gives that symbol its value."""
+    if not isinstance(dim, SymDim) or len(dim.terms) != 1:
+        return None
+    ((monomial, coefficient),) = dim.terms
+    if coefficient == 1 and len(monomial) == 1 and isinstance(monomial[0], str):
+        return monomial[0]
+    return None
+
+
 def symbol(name: str) -> SymDim:
     """The dimension named `name`."""
     if not _NAME.fullmatch(name):
@@ -711,6 +722,7 @@ __all__ = [
     "Call",
     "SymDim",
     "SymbolicError",
+    "bare_symbol",
     "bounds",
     "ceildiv",
     "evaluate",
@@ -720,11 +732,11 @@ __all__ = [
     "mod",
     "parse_dim",
     "product",
+    "size_hints",
     "substitute",
     "sym_max",
     "sym_min",
     "symbol",
-    "size_hints",
     "symbol_range",
     "symbol_ranges",
     "symbols_of",

@@ -43,8 +43,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minitvm.dialects.arith_ext import RemFOp
 from minitvm.dialects.graph.base import Dim, shape_of
 from minitvm.dialects.graph.constant import ConstantOp
-from minitvm.symbolic import SymbolicError, SymDim, evaluate
 from minitvm.dialects.te import ComputeOp, ReadOp, SizeOp, YieldOp
+from minitvm.symbolic import SymbolicError, bare_symbol, evaluate
 
 #: Index-space elements evaluated at once (result points x reduction points).
 BOX_LIMIT = 1 << 22
@@ -511,10 +511,8 @@ def _bind(args: Sequence[SSAValue], inputs: Sequence[np.ndarray], what: str) -> 
         array = np.asarray(value, dtype=dtype_of(type_.element_type))
         dims = shape_of(type_)
         for dim, size in zip(dims, array.shape):
-            if isinstance(dim, SymDim) and len(dim.terms) == 1 and dim.terms[0][1] == 1:
-                (monomial, _), = dim.terms
-                if len(monomial) == 1 and isinstance(monomial[0], str):
-                    sizes.setdefault(monomial[0], size)
+            if (name := bare_symbol(dim)) is not None:
+                sizes.setdefault(name, size)
         arrays.append((i, arg, array, dims))
     for i, arg, array, dims in arrays:
         if len(array.shape) != len(dims) or array.shape != _sizes_of(dims):

@@ -27,7 +27,7 @@ import numpy as np
 from minitvm.errors import MinitvmError
 from minitvm.runtime import thread_pool
 from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, ENTRY_SIZES_SIGNATURE, NUM_THREADS_TYPE
-from minitvm.symbolic import SYMBOL_RANGE, SymDim, evaluate, parse_dim, symbols_of
+from minitvm.symbolic import SYMBOL_RANGE, SymDim, bare_symbol, evaluate, parse_dim, symbols_of
 
 EntryPoint = Callable[[ctypes.Array, ctypes.Array, ctypes.c_void_p], None]
 #: `exporter(inputs, outputs, constants, path, weights=...)`: writes a compiled model's code
@@ -93,13 +93,6 @@ def bind_symbols(
                 )
     return values
 
-
-def bare_symbol(dim: object) -> str | None:
-    """The symbol's name if `dim` is just one symbol (`seq`, not `seq + 1`)."""
-    if not isinstance(dim, SymDim) or len(dim.terms) != 1:
-        return None
-    (monomial, coefficient), = dim.terms
-    return monomial[0] if coefficient == 1 and len(monomial) == 1 and isinstance(monomial[0], str) else None
 
 
 def random_arrays(specs: Sequence[TensorSpec], seed: int = 0) -> dict[str, np.ndarray]:

@@ -3,6 +3,11 @@
 Tools written against `onnx.backend.base.Backend` (ONNX's own backend test runner among
 them) drive minitvm through this module; it sits beside `compiler.py` and only calls it.
 
+A model whose inputs have symbolic dimensions (`batch`, `seq`, or unnamed) is compiled once,
+at its first run, for every shape they allow: later runs of other sizes reuse it. A model the
+frontend cannot compile that way (an op that needs its shape known), and a run the dynamic
+compile does not take (a size of 0, or beyond a bound), get a compile for the run's shapes.
+
 The one mismatch it bridges: ONNX node tests pass shape-like operands (Reshape's shape,
 Slice's bounds, Pad's pads, Resize's scales, Reduce axes, Range's arguments, ...) as graph
 inputs fed at run time, while minitvm compiles for static shapes and its frontend wants those
@@ -82,7 +87,14 @@ class MinitvmRep(BackendRep):
         for name in self._sequences | self._optional_sequences:
             items = arrays[name] or ()
             given.update({sequence_item_name(name, i): a for i, a in enumerate(items)})
-        results = executable.run({name: given[name] for name in executable.input_names})
+        try:
+            results = executable.run({name: given[name] for name in executable.input_names})
+        except MinitvmError:
+            if not executable.symbols:
+                raise
+            # a shape the dynamic compile does not take (a size of 0): this run's own
+            executable = self._compile(arrays, pinned=True)
+            results = executable.run({name: given[name] for name in executable.input_names})
         absent = executable.stats.get("absent_outputs", ())
         return self._outputs_type(
             *_grouped(self.output_names, executable.output_names, results, absent)
@@ -127,27 +139,52 @@ class MinitvmRep(BackendRep):
         frozen)."""
         return self._sequences | self._optionals
 
-    def _key(self, arrays: dict[str, Any], frozen: Sequence[str]) -> tuple[object, ...]:
+    def _key(self, arrays: dict[str, Any], frozen: Sequence[str], pinned: bool = True) -> tuple[object, ...]:
+        """What an Executable is cached under: the inputs' element types and shapes (only
+        their ranks where the model's dimensions are left to run time, unless `pinned`) and
+        the values of the frozen ones."""
         return tuple(
             (name, None) if a is None
             else (name, tuple((i.dtype.str, i.shape) for i in a)) if isinstance(a, list)
-            else (name, a.dtype.str, a.shape, a.tobytes() if name in frozen else None)
+            else (name, a.dtype.str, a.shape if pinned or not self._is_dynamic(name, frozen) else a.ndim,
+                  a.tobytes() if name in frozen else None)
             for name, a in arrays.items()
         )  # fmt: skip
 
-    def _cached(self, arrays: dict[str, np.ndarray]) -> Executable | None:
-        key = self._key(arrays, self._frozen(arrays))
-        executable = self._executables.get(key)
-        if executable is not None:
-            self._executables.move_to_end(key)
-        return executable
+    def _is_dynamic(self, name: str, frozen: Sequence[str]) -> bool:
+        """An input compiled with the model's own symbolic dimensions (not this run's)."""
+        return (
+            self._declared[name] is None and name not in frozen and name not in self._structured
+        )
 
-    def _compile(self, arrays: dict[str, np.ndarray]) -> Executable:
-        """Compile for this run, freezing more inputs as the frontend asks for them."""
+    def _cached(self, arrays: dict[str, np.ndarray]) -> Executable | None:
+        frozen = self._frozen(arrays)
+        for key in (self._key(arrays, frozen), self._key(arrays, frozen, pinned=False)):
+            executable = self._executables.get(key)
+            if executable is not None:
+                self._executables.move_to_end(key)
+                return executable
+        return None
+
+    def _compile(self, arrays: dict[str, np.ndarray], pinned: bool = False) -> Executable:
+        """Compile for this run, freezing more inputs as the frontend asks for them: once for
+        every shape the model's symbolic dimensions allow, else (a model that needs them
+        known, or a run the dynamic compile does not take) for this run's shapes."""
         while True:
             frozen = self._frozen(arrays)
             try:
-                executable = self._compile_frozen(arrays, frozen)
+                executable = None
+                dynamic = [n for n in arrays if self._is_dynamic(n, frozen)]
+                if not pinned and dynamic and all(arrays[n].size for n in dynamic):
+                    try:
+                        executable = self._compile_frozen(arrays, frozen, pinned=False)
+                    except NonConstantOperandError:
+                        raise
+                    except Exception:  # noqa: BLE001  (whatever stops it, a compile for shapes may not)
+                        pinned = True  # this model compiles for shapes only
+                if executable is None:
+                    pinned = True
+                    executable = self._compile_frozen(arrays, frozen)
                 break
             except NonConstantOperandError as error:
                 feeding = self._feeding_inputs(error.value_name)
@@ -158,18 +195,21 @@ class MinitvmRep(BackendRep):
                 self._executables.clear()  # their keys lack the newly frozen values
         if self.constant_inputs is None:
             self.constant_inputs = ()
-        self._executables[self._key(arrays, frozen)] = executable
+        self._executables[self._key(arrays, frozen, pinned)] = executable
         while len(self._executables) > self._cache_size:
             self._executables.popitem(last=False)
         return executable
 
-    def _compile_frozen(self, arrays: dict[str, np.ndarray], frozen: Sequence[str]) -> Executable:
+    def _compile_frozen(
+        self, arrays: dict[str, np.ndarray], frozen: Sequence[str], pinned: bool = True
+    ) -> Executable:
         model = _freeze(self.model, {n: arrays[n] for n in frozen})
         shapes: dict[str, Any] = {
             name: array.shape
             for name, array in arrays.items()
             if name not in frozen and name not in self._structured
             and self._declared[name] != array.shape
+            and (pinned or not self._is_dynamic(name, frozen))
         }  # fmt: skip
         for name in self._structured:
             value = arrays[name]

@@ -325,17 +325,20 @@ def build(
         threads_address=jit.global_address(NUM_THREADS_GLOBAL) if parallel else None,
         pool_address=jit.global_address(THREAD_POOL_GLOBAL) if parallel else None,
         exporter=functools.partial(export_library, native),
-        symbols=_checked_symbols(info.symbols, inputs),
+        symbols=_checked_symbols(info.symbols, inputs, info.set_sizes),
         bounds=symbol_bounds(module),
         arena_size_expr=info.arena_size_expr,
+        set_sizes=info.set_sizes,
     )
 
 
-def _checked_symbols(symbols: Sequence[str], inputs: Sequence[TensorSpec]) -> list[str]:
+def _checked_symbols(
+    symbols: Sequence[str], inputs: Sequence[TensorSpec], set_sizes: Mapping[str, str]
+) -> list[str]:
     """The entry's symbols, each of which some input's dimension must be (its value at run
-    time); a MinitvmError naming those that none is."""
+    time) unless the entry sets it as it runs; a MinitvmError naming those that none is."""
     named = {name for spec in inputs for d in spec.shape if (name := bare_symbol(d)) is not None}
-    missing = [s for s in symbols if s not in named]
+    missing = [s for s in symbols if s not in named and s not in set_sizes]
     if missing:
         raise MinitvmError(
             f"the sizes {', '.join(missing)} are no input's dimension, so no run could tell "

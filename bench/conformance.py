@@ -7,7 +7,7 @@ the test suite's. `--all` runs every case ONNX's node suite has (its data writte
 tests/conformance/data_all/) through minitvm and through ONNX Runtime (CPUExecutionProvider),
 both judged by the same verdict (`assert_outputs`), and reports side by side: a per-op table,
 totals, the cases ORT passes and minitvm fails grouped by reason, the cases out of minitvm's
-scope (training, random generators, strings, data-dependent shapes), and those minitvm passes
+scope (training, random generators, strings, other domains), and those minitvm passes
 and ORT fails.
 
 Each runner's cases run in child processes, one case at a time: a segfault in generated code is

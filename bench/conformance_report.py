@@ -5,8 +5,8 @@ Pure functions over the runners' results (bench/conformance.py runs the cases), 
 tests/unit/test_conformance_report.py checks them on fabricated results:
 
   * `out_of_scope`: the cases the issue puts outside minitvm (training, random generators,
-    strings, data-dependent output shapes, domains other than the default one, opsets below
-    7), from the model alone;
+    strings, domains other than the default one, opsets below 7), from the model alone (ops
+    whose output shapes depend on values, NonZero and the like, are in scope since issue 19);
   * `reason`: a failure's short category ("unsupported op Foo", "element type bfloat16",
     "wrong result", "crash", ...), so that hundreds of failures read as a few dozen groups;
   * `op_rows` and `totals`: the per-op table;
@@ -47,10 +47,9 @@ def result_json(result: Result) -> dict[str, Any]:
 TRAINING = "training"
 RANDOM = "random generator"
 STRING = "string"
-DATA_DEPENDENT = "data-dependent shape"
 OTHER_DOMAIN = "not the default domain"
 OLD_OPSET = "opset below 7"
-SCOPES = (TRAINING, RANDOM, STRING, DATA_DEPENDENT, OTHER_DOMAIN, OLD_OPSET)
+SCOPES = (TRAINING, RANDOM, STRING, OTHER_DOMAIN, OLD_OPSET)
 
 #: Issue 20's scope: the default ONNX domain at opsets 7 to the newest (ai.onnx.ml's
 #: classical-ML ops and opsets 1-6 are outside it).
@@ -69,8 +68,6 @@ _RANDOM_OPS = frozenset(
     }
 )
 _STRING_OPS = frozenset({"RegexFullMatch", "StringConcat", "StringNormalizer", "StringSplit"})
-#: Ops whose output shape depends on their input's values (TopK: when k is fed at run time).
-_DATA_DEPENDENT_OPS = frozenset({"Compress", "NonMaxSuppression", "NonZero", "Unique"})
 
 
 def out_of_scope(model: onnx.ModelProto) -> str | None:
@@ -85,10 +82,6 @@ def out_of_scope(model: onnx.ModelProto) -> str | None:
         return RANDOM
     if any(node.op_type in _STRING_OPS for node in nodes) or _has_strings(graph):
         return STRING
-    constants = {t.name for t in graph.initializer}
-    constants |= {out for node in nodes if node.op_type == "Constant" for out in node.output}
-    if any(_is_data_dependent(node, constants) for node in nodes):
-        return DATA_DEPENDENT
     if any(node.domain not in _DEFAULT_DOMAINS for node in nodes):
         return OTHER_DOMAIN
     opsets = [o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS]
@@ -129,12 +122,6 @@ def _has_strings(graph: onnx.GraphProto) -> bool:
         if value_type.tensor_type.elem_type == onnx.TensorProto.STRING:
             return True
     return False
-
-
-def _is_data_dependent(node: onnx.NodeProto, constants: set[str]) -> bool:
-    if node.op_type in _DATA_DEPENDENT_OPS:
-        return True
-    return node.op_type == "TopK" and len(node.input) > 1 and node.input[1] not in constants
 
 
 # --------------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects.graph.base import DimsAttr, dims_problem
 from minitvm.dialects.graph.constant import ElementsAttr, verify_elements
-from minitvm.symbolic import SymDim, parse_dim
+from minitvm.symbolic import SymbolicError, SymDim, bare_symbol, parse_dim, substitute, symbols_of
 
 # --------------------------------------------------------------------------------------------
 # Attribute names other modules set and read (discardable: a pass may drop them)
@@ -860,6 +860,61 @@ class SizeOp(IRDLOperation):
             raise VerifyException(f"loop.size: {problem}")
 
 
+@irdl_op_definition
+class SetSizeOp(IRDLOperation):
+    """Gives a size known only once the model runs its value, in the entry function: the count
+    a `graph.flat_nonzero` found. `bound` (an expression of the model's other sizes) is the
+    most it can be: buffers of that size are planned for the bound, the value sets how much
+    of them the ops after this one use.
+
+        loop.set_size "nz" = %count at most "6"
+    """
+
+    name = "loop.set_size"
+    size = prop_def(StringAttr)
+    bound = prop_def(StringAttr)
+    value = operand_def(IndexType)
+    assembly_format = "$size `=` $value `at` `most` $bound attr-dict"
+
+    def __init__(self, size: str, value: SSAValue, bound: int | SymDim):
+        props = {"size": StringAttr(size), "bound": StringAttr(str(bound))}
+        super().__init__(properties=props, operands=[value])
+
+    @property
+    def bound_value(self) -> int | SymDim:
+        return parse_dim(self.bound.data)
+
+    def verify_(self) -> None:
+        problem = dims_problem(self.size.data)
+        if problem:
+            raise VerifyException(f"loop.set_size: {problem}")
+        try:
+            parse_dim(self.bound.data)
+        except SymbolicError as e:
+            raise VerifyException(f"loop.set_size: bound: {e}") from None
+        if bare_symbol(parse_dim(self.size.data)) is None:
+            raise VerifyException(f"loop.set_size: '{self.size.data}' is not a size's name")
+
+
+def set_size_bounds(fn: Operation) -> dict[str, int | SymDim]:
+    """The sizes `fn` (the entry function) sets as it runs (`loop.set_size`), in order, each
+    with its bound: what a buffer whose size involves one is planned for. A bound in terms of
+    an earlier set size (the count of a count's positions) is given in terms of its bound."""
+    found: dict[str, int | SymDim] = {}
+    for op in fn.walk():
+        if isinstance(op, SetSizeOp):
+            found[op.size.data] = bounded_size(op.bound_value, found)
+    return found
+
+
+def bounded_size(size: int | SymDim, bounds: dict[str, int | SymDim]) -> int | SymDim:
+    """`size` with each size set at run time replaced by its bound: the most it can be
+    (sizes only grow with their symbols)."""
+    if isinstance(size, int) or not bounds or not symbols_of(size) & bounds.keys():
+        return size
+    return substitute(size, bounds)
+
+
 def dims_of(type_: MemRefType) -> tuple[int | SymDim, ...]:
     """A buffer's dims: numbers, or the sizes its `#graph.dims` memory space names."""
     space = type_.memory_space
@@ -884,7 +939,7 @@ def defined_within(op: Operation) -> set[SSAValue]:
 
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
-    AllocOp, ConstantOp, CopyOp, SizeOp,
+    AllocOp, ConstantOp, CopyOp, SizeOp, SetSizeOp,
     VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip
 

@@ -12,6 +12,7 @@ nest. ONNX defines most of them by such a function body too.
     OneHot                        where(equal(indices, arange(depth)), on, off)
     Hardmax                       equal(arg_max, arange), cast
     TopK (k known at import)      k rounds of arg_max, gather_elements, mask the winner
+                                  (k at run time: onnx_data_dependent.py)
     window functions, mel banks   constants (their inputs set the shape), folded at import
 """
 
@@ -24,6 +25,7 @@ from xdsl.ir import SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph.constant import element_type_of, numpy_dtype_of
+from minitvm.frontend.onnx_data_dependent import top_k_at_run_time
 from minitvm.frontend.onnx_node import NodeContext, Value, converter
 
 # --------------------------------------------------------------------------------------------
@@ -253,18 +255,21 @@ def convert_top_k(ctx: NodeContext) -> list[Value]:
     """The k largest (or smallest) elements along `axis` and their indices, in order, ties
     to the lower index: k rounds of arg_max, gather_elements of the value, and the winner
     masked out (to -inf, or the type's lowest value) for the next round. k comes from the
-    attribute (opset < 10) or input 1, and must be known at import time: it sets the shape.
+    attribute (opset < 10) or input 1; one known only at run time sets a run-time size
+    (`top_k_at_run_time`).
     A row holding the masking value itself (-inf, or an integer type's lowest) can repeat an
     index once its other elements are used up. k = 0 (the spec asks for a positive k; ONNX's
     reference and ONNX Runtime give empty results) gives empty results."""
     shape = ctx.shape(0)
     axis = ctx.axis(ctx.attr_int("axis", -1), len(shape))
+    largest = bool(ctx.attr_int("largest", 1))
+    if ctx.opset >= 10 and not ctx.is_const(1):
+        return top_k_at_run_time(ctx, axis, largest)
     k = ctx.attr_int("k", 0) if ctx.opset < 10 else int(ctx.const(1, "K").reshape(-1)[0])
     if not 0 <= k <= shape[axis]:
         raise ctx.error(f"k = {k} must be in [0, {shape[axis]}] (the axis length)")
     if k > MAX_TOP_K:
         raise ctx.error(f"k = {k} is more than the {MAX_TOP_K} rounds TopK is expanded into")
-    largest = bool(ctx.attr_int("largest", 1))
     dtype = ctx.dtype(0)
     if k == 0:
         empty = [*shape[:axis], 0, *shape[axis + 1 :]]

@@ -588,6 +588,7 @@ def convert_main(main: func.FuncOp, signatures: dict[str, KernelSignature]) -> f
     symbols = sorted(
         {s for t in (*in_types, *out_types) for s in symbols_of(loop.dims_of(t))}
         | {s for signature in signatures.values() for s in signature.symbols}
+        | set(loop.set_size_bounds(new))
     )
     if symbols:  # the order of the entry ABI's sizes
         new.attributes[loop.SYMBOLS_ATTR] = ArrayAttr([StringAttr(s) for s in symbols])
@@ -608,7 +609,7 @@ class _MainConverter:
         # A call or if result that the model returns is written straight into its output.
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp) and value not in self.direct:
+            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
         for value, out in zip(ret.arguments, outs):
@@ -644,6 +645,8 @@ class _MainConverter:
                 block.add_op(func.CallOp(
                     op.callee, [*operands, *results, *(s.result for s in scratch), *(s.result for s in sizes)], []
                 ))  # fmt: skip
+            elif isinstance(op, graph.FlatNonzeroOp):
+                self._flat_nonzero(op, block)
             elif isinstance(op, graph.IfOp):
                 self._if(op, block)
             elif isinstance(op, graph.LoopOp):
@@ -717,6 +720,42 @@ class _MainConverter:
         block.add_ops([below, going])
         for value, buffer in ((i, iteration), (cond, condition), (going.result, flag)):
             block.add_op(loop.StoreOp(value, buffer, []))  # (rank-0 buffers)
+
+    def _flat_nonzero(self, op: graph.FlatNonzeroOp, block: Block) -> None:
+        """One pass over the mask in row-major order, the count carried through the loops:
+        each element's position is stored at `result[count]` and the count goes up by one
+        where the mask is true (no branch: count <= position, so the store stays within the
+        buffer, which is as long as the mask). The count then sets the result's size."""
+        result = self._buffer(op.result)
+        mask = self.buffers[op.mask]
+        zero, one = (arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (0, 1))
+        block.add_ops([zero, one])
+        dims = shape_of(op.mask.type)
+
+        def nest(block: Block, depth: int, indices: list[SSAValue], flat: SSAValue, count: SSAValue) -> SSAValue:
+            if depth == len(dims):
+                taken = loop.LoadOp(mask, indices)
+                position = arith.IndexCastOp(flat, i64)
+                store = loop.StoreOp(position.result, result, [count])
+                step = arith.SelectOp(taken.result, one.result, zero.result)
+                total = arith.AddiOp(count, step.result)
+                block.add_ops([taken, position, store, step, total])
+                return total.result
+            for_op = _for(block, dims[depth], [count])
+            block.add_op(for_op)
+            body = for_op.body.block
+            i, carried = body.args
+            extent = for_op.upper_value or arith.ConstantOp(IntegerAttr(dims[depth], IndexType())).result
+            if extent.owner.parent is None:
+                body.add_op(extent.owner)  # type: ignore[arg-type]
+            scaled = arith.MuliOp(flat, extent)
+            inner = arith.AddiOp(scaled.result, i)
+            body.add_ops([scaled, inner])
+            body.add_op(loop.YieldOp(nest(body, depth + 1, [*indices, i], inner.result, carried)))
+            return for_op.res[0]
+
+        count = nest(block, 0, [], zero.result, zero.result)
+        block.add_op(loop.SetSizeOp(op.size, count, op.bound))
 
     def _if(self, op: graph.IfOp, block: Block) -> None:
         """`cond` read from its buffer; each branch a loop.if (the else on `not cond`) that

@@ -271,16 +271,27 @@ class Executable(ModelSpecs):
         symbols: Sequence[str] = (),
         bounds: Mapping[str, tuple[int, int]] | None = None,
         arena_size_expr: str = "0",
+        set_sizes: Mapping[str, str] | None = None,
     ):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
         (`export`; the compiler's deploy/library.py). `symbols`: the sizes the entry takes
         as its fourth argument, in order (a model compiled with symbolic dimensions; their
-        values come from the inputs' shapes at each run, within `bounds`)."""
+        values come from the inputs' shapes at each run, within `bounds`), except for those of
+        `set_sizes`: counts the code finds as it runs (NonZero's), each with its bound, an
+        expression of the symbols before it; their values come back in the sizes array and
+        give the outputs whose shapes use them their run-time shapes."""
         check_fits_in_memory([*inputs, *outputs], arena_size)
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self.symbols = list(symbols)
         self.bounds = dict(bounds or {})
+        self.set_sizes = {name: parse_dim(bound) for name, bound in (set_sizes or {}).items()}
+        self._input_symbols = [s for s in self.symbols if s not in self.set_sizes]
+        #: The outputs whose shapes use a size set as the code runs: (position, spec).
+        self._set_size_outputs = [
+            (n, spec) for n, spec in enumerate(outputs)
+            if any(symbols_of(d) & self.set_sizes.keys() for d in spec.shape if isinstance(d, SymDim))
+        ]  # fmt: skip
         #: The arena the sizes of a run need (buffers of run-time size lie above the rest):
         #: it grows to the largest run's, and is reused by every run after it.
         self._arena_size_expr = parse_dim(arena_size_expr)
@@ -350,7 +361,9 @@ class Executable(ModelSpecs):
             raise MinitvmError(f"num_threads must be >= 1, got {self.num_threads}")
         sizes: dict[str, int] = {}
         if self.symbols:
-            sizes = bind_symbols(self.inputs, arrays, self.symbols, self.bounds)
+            sizes = bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds)
+            for name, bound in self.set_sizes.items():  # outputs are allocated for the bounds
+                sizes[name] = evaluate(bound, sizes)
         fresh = {
             slot: aligned_empty([evaluate(d, sizes) for d in spec.shape], spec.dtype)
             for slot, spec in self._large_outputs
@@ -369,10 +382,24 @@ class Executable(ModelSpecs):
                 self._entry(self._io, self._consts, self._arena, values)
             else:
                 self._entry(self._io, self._consts, self._arena)
-            return [
+            results = [
                 fresh[slot] if buffer is None else buffer.copy()
                 for slot, buffer in self._output_slots
             ]
+            if self._set_size_outputs:
+                found = dict(zip(self.symbols, values))
+                for n, spec in self._set_size_outputs:
+                    results[n] = _leading(results[n], [evaluate(d, found) for d in spec.shape])
+            return results
+
+
+def _leading(buffer: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """An output written for a run-time size that the code found as it ran: its first
+    elements, in `shape` (copied when it takes less than half the buffer, so that a few
+    values found in a large buffer do not keep it alive)."""
+    count = math.prod(shape)
+    leading = buffer.reshape(-1)[:count].reshape(shape)
+    return leading.copy() if 2 * count < buffer.size else leading
 
 
 class GraphModule:

@@ -63,7 +63,7 @@ from minitvm.dialects.graph.base import (
     surely_below,
     tensor_type,
 )
-from minitvm.symbolic import SymDim, ceildiv, sym_max
+from minitvm.symbolic import SymDim, bare_symbol, ceildiv, product, sym_max, symbol
 
 _UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -197,6 +197,51 @@ class SizesOp(GraphOp):
             raise ShapeError(
                 f"{self.name}: {len(self.values.entries.data)} values for a result of static "
                 f"shape {fmt_shape(shape_of(result))}"
+            )
+
+
+@irdl_op_definition
+class FlatNonzeroOp(GraphOp):
+    """The row-major positions of the true elements of `mask`, in increasing order: numpy's
+    `flatnonzero`. How many there are is known only once the op runs, so the result's one
+    dimension is a size of its own (`#graph.dims<"nonzero_0">`), at most the mask's element
+    count, that the ops after it take as a run-time size. The one op whose result shape
+    depends on values: NonZero, Compress, Unique and TopK with a run-time k are built on it.
+
+        %i = graph.flat_nonzero %mask : tensor<2x3xi1> -> tensor<?xi64, #graph.dims<"nz">>
+    """
+
+    name = "graph.flat_nonzero"
+    mask = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$mask attr-dict `:` type($mask) `->` type($result)"
+
+    @classmethod
+    def make(cls, mask: SSAValue, *, size: str):  # type: ignore[override]
+        """`size`: the name of the count, a symbol no other value of the module uses."""
+        return cls.create_with([mask], [tensor_type([symbol(size)], i64)], {})
+
+    @property
+    def size(self) -> str:
+        """The name of the run-time count (the result's dimension)."""
+        name = bare_symbol(shape_of(self.result.type)[0])
+        assert name is not None
+        return name
+
+    @property
+    def bound(self) -> int | SymDim:
+        """The most the count can be: the mask's element count."""
+        return product(shape_of(self.mask.type))
+
+    def verify_(self) -> None:
+        mask = as_tensor(self.name, "mask", self.mask.type)
+        check_elements(self.name, "mask", mask, "bool")
+        result = as_tensor(self.name, "result", self.result.type)
+        shape = shape_of(result)
+        if result.element_type != i64 or len(shape) != 1 or bare_symbol(shape[0]) is None:
+            raise ShapeError(
+                f"{self.name}: result must be a vector of i64 whose size is a symbol of its "
+                f"own (the count), got {result}"
             )
 
 
@@ -936,7 +981,7 @@ class ArgMinOp(ArgReduceOp):
 
 
 TENSOR_OPS = [
-    ReshapeOp, ExpandOp, RangeOp, SizesOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
+    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
     TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
     ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp, CumSumOp, CumProdOp,

@@ -88,6 +88,10 @@ class CompiledModuleInfo:
     #: Bytes the arena must have with the buffers of run-time size, as an expression of the
     #: symbols (text; "0": none), which the run time evaluates at each run.
     arena_size_expr: str = "0"
+    #: The symbols `main` sets as it runs (`loop.set_size`: counts that ops found), each with
+    #: its bound (text, an expression of the other symbols); the run time reads their values
+    #: back from the sizes array after the call.
+    set_sizes: dict[str, str] = field(default_factory=dict)
 
     def constant_arrays(self) -> list[np.ndarray]:
         """The constants' data, in `consts` order (C-contiguous; bool for i1)."""
@@ -102,6 +106,8 @@ class CompiledModuleInfo:
                 "arena_size": IntegerAttr(self.arena_size, i64),
                 **({"symbols": ArrayAttr([StringAttr(s) for s in self.symbols])} if self.symbols else {}),
                 **({"arena_size_expr": StringAttr(self.arena_size_expr)} if self.arena_size_expr != "0" else {}),
+                **({"set_sizes": DictionaryAttr({k: StringAttr(v) for k, v in self.set_sizes.items()})}
+                   if self.set_sizes else {}),
             }
         )
 
@@ -120,6 +126,7 @@ class CompiledModuleInfo:
         assert isinstance(size, IntegerAttr)
         symbols = data.get("symbols")
         expr = data.get("arena_size_expr")
+        set_sizes = data.get("set_sizes")
         return CompiledModuleInfo(
             io,  # type: ignore[arg-type]
             constants,  # type: ignore[arg-type]
@@ -127,6 +134,7 @@ class CompiledModuleInfo:
             size.value.data,
             [s.data for s in symbols.data] if isinstance(symbols, ArrayAttr) else [],  # type: ignore[attr-defined]
             expr.data if isinstance(expr, StringAttr) else "0",
+            {k: v.data for k, v in set_sizes.data.items()} if isinstance(set_sizes, DictionaryAttr) else {},  # type: ignore[attr-defined]
         )
 
 
@@ -171,7 +179,7 @@ class ConvertLoopToLlvmPass(ModulePass):
         if layout is not None:
             info = CompiledModuleInfo(
                 layout.io, layout.constants, layout.allocs, layout.arena_size, layout.symbols,
-                str(layout.arena_size_expr),
+                str(layout.arena_size_expr), dict(layout.set_sizes),
             )  # fmt: skip
             op.attributes[ENTRY_ATTR] = info.to_attr()
 

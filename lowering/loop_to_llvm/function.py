@@ -28,7 +28,7 @@ place: splitting is quadratic in block size (xDSL's scf-to-cf on 20k ops took 35
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,7 +68,7 @@ from minitvm.lowering.loop_to_llvm.emitter import (
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
 from minitvm.runtime.abi import ALIGNMENT, ENTRY
-from minitvm.symbolic import Call, SymDim, ceildiv, parse_dim, product, sym_max
+from minitvm.symbolic import Call, SymDim, ceildiv, parse_dim, product, sym_max, symbols_of
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
@@ -96,6 +96,8 @@ class EntryLayout:
     #: The arena's end with the buffers of run-time size (above `arena_size`), an expression
     #: of the symbols (0: there are none).
     arena_size_expr: int | SymDim = 0
+    #: The sizes the entry sets as it runs (`loop.set_size`), each with its bound (text).
+    set_sizes: dict[str, str] = field(default_factory=dict)
 
 
 class FunctionLowering(Emitter):
@@ -134,6 +136,10 @@ class FunctionLowering(Emitter):
         #: parallel loop receives them with its other captured values)
         self.symbol_args: list[tuple[str, SSAValue]] = []
         self._sizes: dict[str, SSAValue] = {}
+        #: the sizes the entry sets as it runs (`loop.set_size`), with their bounds: read
+        #: from the sizes array where they are used, buffers planned for the bounds
+        self.set_sizes = loop.set_size_bounds(fn) if entry is not None else {}
+        self._size_slots: dict[str, SSAValue] = {}
 
     # ---------------------------------------------------------------- driver
 
@@ -197,6 +203,10 @@ class FunctionLowering(Emitter):
                 pass  # bound up front by _prepare_buffers
             case loop.SizeOp():
                 self.values[op.result] = self.size_value(op.value)
+            case loop.SetSizeOp():
+                if op.size.data not in self._size_slots:
+                    raise LoweringError(f"convert-loop-to-llvm: loop.set_size outside @{ENTRY}")
+                self.emit(llvm.StoreOp(self.values[op.value], self._size_slots[op.size.data], alignment=8))
             case loop.CopyOp():
                 self._copy(op)
             case func.CallOp():
@@ -438,7 +448,7 @@ class FunctionLowering(Emitter):
         """A buffer of run-time size at its planned offset (an expression of the symbols):
         the run time makes the arena as big as `arena_size_expr` says."""
         assert self.layout is not None
-        size = product(loop.dims_of(type_)) * byte_size(type_.element_type)
+        size = loop.bounded_size(product(loop.dims_of(type_)) * byte_size(type_.element_type), self.set_sizes)
         end = offset + ceildiv(size, ALIGNMENT) * ALIGNMENT
         self.layout.arena_size_expr = sym_max(self.layout.arena_size_expr, end)
         arena = self.entry.args[2]
@@ -447,7 +457,7 @@ class FunctionLowering(Emitter):
     def _alloc_per_run(self, type_: MemRefType) -> SSAValue:
         """A buffer whose size is known only at run time: allocated at the function's entry
         and freed before it returns (planning such buffers into the arena is to come)."""
-        size = product(loop.dims_of(type_)) * byte_size(type_.element_type)
+        size = loop.bounded_size(product(loop.dims_of(type_)) * byte_size(type_.element_type), self.set_sizes)
         bytes_ = self.size_value(size + (ALIGNMENT - 1))
         rounded = self.hoist(llvm.AndOp(bytes_, self.const(-ALIGNMENT, i64)))
         self.symbols.declare("aligned_alloc", [i64, i64], _ptr)
@@ -466,35 +476,46 @@ class FunctionLowering(Emitter):
             return
         if self.layout is not None:
             self.layout.symbols = names
+            self.layout.set_sizes = {name: str(bound) for name, bound in self.set_sizes.items()}
             sizes = self.entry.args[3]
             for n, name in enumerate(names):
                 slot = self.hoist(self._constant_gep(sizes, i64, n)) if n else sizes
-                self.symbol_values[name] = self.hoist(llvm.LoadOp(slot, i64, alignment=8))
+                self._size_slots[name] = slot
+                if name not in self.set_sizes:  # (those set as the entry runs: see size_value)
+                    self.symbol_values[name] = self.hoist(llvm.LoadOp(slot, i64, alignment=8))
             return
         args = body.args[len(body.args) - len(names) :]
         self.symbol_args = list(zip(names, args))
         self.symbol_values = {name: self.values[arg] for name, arg in self.symbol_args}
 
     def size_value(self, size: int | SymDim) -> SSAValue:
-        """A size as an i64 value, computed once in the entry block from the symbols."""
+        """A size as an i64 value, computed once in the entry block from the symbols; one
+        that involves a size the entry sets as it runs, where it is used (after the set)."""
         if isinstance(size, int):
             return self.const(size, i64)
+        if self.set_sizes and symbols_of(size) & self.set_sizes.keys():
+            return self._size_expression(size, self.value)
         key = str(size)
         if key not in self._sizes:
-            total: SSAValue | None = None
-            for monomial, coefficient in size.terms:
-                term = self.const(coefficient, i64) if coefficient != 1 or not monomial else None
-                for atom in monomial:
-                    factor = self._atom_value(atom)
-                    term = factor if term is None else self.hoist(llvm.MulOp(term, factor))
-                assert term is not None
-                total = term if total is None else self.hoist(llvm.AddOp(total, term))
-            assert total is not None
-            self._sizes[key] = total
+            self._sizes[key] = self._size_expression(size, self.hoist)
         return self._sizes[key]
 
-    def _atom_value(self, atom: object) -> SSAValue:
+    def _size_expression(self, size: SymDim, place: Callable[[Operation], SSAValue]) -> SSAValue:
+        total: SSAValue | None = None
+        for monomial, coefficient in size.terms:
+            term = self.const(coefficient, i64) if coefficient != 1 or not monomial else None
+            for atom in monomial:
+                factor = self._atom_value(atom, place)
+                term = factor if term is None else place(llvm.MulOp(term, factor))
+            assert term is not None
+            total = term if total is None else place(llvm.AddOp(total, term))
+        assert total is not None
+        return total
+
+    def _atom_value(self, atom: object, place: Callable[[Operation], SSAValue]) -> SSAValue:
         if isinstance(atom, str):
+            if atom in self.set_sizes:
+                return place(llvm.LoadOp(self._size_slots[atom], i64, alignment=8))
             if atom not in self.symbol_values:
                 raise LoweringError(
                     f"convert-loop-to-llvm: @{self.name} uses size '{atom}' but has no such "
@@ -507,22 +528,22 @@ class FunctionLowering(Emitter):
             result = a
             for arg in atom.args[1:]:
                 other = self.size_value(arg)
-                bigger = self.hoist(llvm.ICmpOp(result, other, icmp_predicate("sgt")))
+                bigger = place(llvm.ICmpOp(result, other, icmp_predicate("sgt")))
                 pick = (result, other) if atom.fn == "max" else (other, result)
-                result = self.hoist(llvm.SelectOp(bigger, *pick))
+                result = place(llvm.SelectOp(bigger, *pick))
             return result
         # floor division and modulo (the sizes are mostly non-negative, but not always:
         # floordiv(h - 3, 2) of a small h): truncating ones, corrected toward -inf
-        quotient = self.hoist(llvm.SDivOp(a, b))
-        remainder = self.hoist(llvm.SRemOp(a, b))
+        quotient = place(llvm.SDivOp(a, b))
+        remainder = place(llvm.SRemOp(a, b))
         zero = self.const(0, i64)
-        inexact = self.hoist(llvm.ICmpOp(remainder, zero, _ne))
-        signs = self.hoist(llvm.XOrOp(remainder, b))
-        opposite = self.hoist(llvm.ICmpOp(signs, zero, _slt))
-        fix = self.hoist(llvm.AndOp(inexact, opposite))
+        inexact = place(llvm.ICmpOp(remainder, zero, _ne))
+        signs = place(llvm.XOrOp(remainder, b))
+        opposite = place(llvm.ICmpOp(signs, zero, _slt))
+        fix = place(llvm.AndOp(inexact, opposite))
         if atom.fn == "floordiv":
-            return self.hoist(llvm.SubOp(quotient, self.hoist(llvm.ZExtOp(fix, i64))))
-        return self.hoist(llvm.SelectOp(fix, self.hoist(llvm.AddOp(remainder, b)), remainder))
+            return place(llvm.SubOp(quotient, place(llvm.ZExtOp(fix, i64))))
+        return place(llvm.SelectOp(fix, place(llvm.AddOp(remainder, b)), remainder))
 
     def _constant_buffer(self, op: loop.ConstantOp) -> SSAValue:
         type_ = op.result.type

@@ -30,7 +30,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from minitvm.dialects.graph import reference
-from minitvm.dialects.graph.base import GraphOp
+from minitvm.dialects.graph.base import GraphOp, is_static
 from minitvm.dialects.graph.constant import ConstantOp, WeightsAttr
 
 
@@ -71,6 +71,8 @@ class FoldConstantPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, GraphOp) or (inputs := _constant_operands(op)) is None:
             return
+        if not all(is_static(r.type) for r in op.results):
+            return  # a constant has a static shape: it cannot stand for a run-time size
         size = _numel(op)
         # A big result is still folded when it is no bigger than its inputs (a transpose or
         # cast of a large weight): only ops that would grow the model (expand, tile, ...)

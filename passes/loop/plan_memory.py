@@ -85,9 +85,13 @@ class LiveRange:
         return self.first <= other.last and other.first <= self.last
 
 
-def live_ranges(block: Block, symbolic: bool = False) -> list[LiveRange]:
+def live_ranges(
+    block: Block, symbolic: bool = False, set_sizes: dict[str, int | SymDim] | None = None
+) -> list[LiveRange]:
     """The live range of every `loop.alloc` directly in `block` of a static size (with
-    `symbolic`: of a size known only at run time), in order of appearance."""
+    `symbolic`: of a size known only at run time), in order of appearance. A size the
+    function sets as it runs (`set_sizes`: `loop.set_size`'s, with their bounds) counts at
+    its bound: the offsets are computed before it has a value."""
     position: dict[Operation, int] = {op: n for n, op in enumerate(block.ops)}
     ranges = []
     for n, op in enumerate(block.ops):
@@ -103,7 +107,7 @@ def live_ranges(block: Block, symbolic: bool = False) -> list[LiveRange]:
             if user is not None:
                 uses.append(position[user])
         assert isinstance(op.result.type, MemRefType)
-        size = buffer_bytes(op.result.type)
+        size = loop.bounded_size(buffer_bytes(op.result.type), set_sizes or {})
         size = _round_up(size) if isinstance(size, int) else ceildiv(size, ALIGNMENT) * ALIGNMENT
         ranges.append(LiveRange(op, size, min(uses, default=n), max(uses, default=n)))  # type: ignore[arg-type]
     return ranges
@@ -181,7 +185,7 @@ def plan_function(fn: func.FuncOp) -> MemoryPlan:
     offsets, arena = assign_offsets(ranges)
     for live, offset in zip(ranges, offsets, strict=True):
         live.alloc.attributes[loop.OFFSET_ATTR] = IntegerAttr(offset, i64)
-    symbolic = live_ranges(fn.body.block, symbolic=True)
+    symbolic = live_ranges(fn.body.block, symbolic=True, set_sizes=loop.set_size_bounds(fn))
     # Buffers of run-time size go above the static ones, at offsets the entry computes from
     # the sizes (the run time grows the arena to fit: CompiledModuleInfo.arena_size_expr).
     dynamic_offsets, _ = assign_slots(symbolic, arena)

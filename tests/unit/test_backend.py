@@ -2,7 +2,8 @@
 
 What the backend adds to `minitvm.compile`: graph inputs that feed a shape-like operand are
 frozen into the model with the values of the run (found by asking the frontend), and the
-compiled Executable is cached under those values, recompiling when they change.
+compiled Executable is cached under those values, recompiling when they change; a model with
+symbolic dimensions is compiled once for all their sizes.
 """
 
 from __future__ import annotations
@@ -151,13 +152,57 @@ def test_inputs_by_name_and_outputs_by_name_or_position() -> None:
     assert len(list(outputs)) == 2
 
 
-def test_dynamic_input_dimensions_compile_per_input_shape() -> None:
+def test_dynamic_input_dimensions_compile_once() -> None:
+    """A model with a symbolic dimension is compiled once, for every size of it; a size of 0
+    (which a dynamic compile does not take) gets a compile of its own."""
     model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": (F, ["N", 3])}, ["y"])
     rep = MinitvmBackend.prepare(model)
-    for n in (2, 5, 2):
+    for n in (2, 5, 2, 7):
         x = np.linspace(-1, 1, n * 3, dtype=np.float32).reshape(n, 3)
         np.testing.assert_array_equal(rep.run([x])[0], np.maximum(x, 0))
+    assert rep.compile_count == 1
+    assert rep.run([np.zeros((0, 3), np.float32)])[0].shape == (0, 3)
+    rep.run([np.ones((3, 3), np.float32)])
     assert rep.compile_count == 2
+
+
+def test_a_model_that_needs_its_shapes_compiles_per_shape() -> None:
+    """A Reshape to a shape computed from the input's dimension by value, not by Shape, has
+    no compile for every size: each run's shape gets its own, as for a static model."""
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Reshape", ["r", "s"], ["y"])],
+        {"x": (F, ["N", 4]), "s": (I64, [1])},
+        ["y"],
+    )
+    rep = MinitvmBackend.prepare(model)
+    for n in (2, 3):
+        x = np.linspace(-1, 1, n * 4, dtype=np.float32).reshape(n, 4)
+        np.testing.assert_array_equal(rep.run([x, np.array([4 * n])])[0], np.maximum(x, 0).reshape(-1))
+    assert rep.compile_count == 2
+
+
+def test_data_dependent_outputs_compile_once() -> None:
+    """NonZero's and TopK's (k fed at run time) output shapes are found as they run: one
+    compile serves every input and every k."""
+    model = make_model(
+        [
+            helper.make_node("NonZero", ["x"], ["nz"]),
+            helper.make_node("TopK", ["x2", "k"], ["v", "i"], axis=1),
+        ],
+        {"x": (F, ["N", 3]), "x2": (F, [2, 6]), "k": (I64, [1])},
+        ["nz", "v", "i"],
+    )
+    rep = MinitvmBackend.prepare(model)
+    rng = np.random.default_rng(0)
+    for n, k in ((2, 1), (4, 6), (1, 0)):
+        x = (rng.random((n, 3)) < 0.5).astype(np.float32)
+        x2 = rng.standard_normal((2, 6)).astype(np.float32)
+        nz, v, i = rep.run([x, x2, np.array([k])])
+        np.testing.assert_array_equal(nz, np.array(np.nonzero(x)))
+        order = np.argsort(-x2, axis=1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(i, order)
+        np.testing.assert_array_equal(v, np.take_along_axis(x2, order, axis=1))
+    assert rep.compile_count == 1 and rep.constant_inputs == ()
 
 
 def test_prepare_rejects_an_unsupported_op_naming_it() -> None:

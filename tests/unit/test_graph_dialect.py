@@ -276,7 +276,9 @@ def test_every_op_round_trips_custom_and_generic():
         seq = symbol("seq")
         rg = b.insert(g.RangeOp.make(start=0, delta=2, length=seq, element_type=i64)).result
         sz = b.insert(g.SizesOp.make(values=[seq, 3 * seq + 1], shape=[2], element_type=i64)).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz]
+        positive = b.insert(g.GreaterOp.make(x, b.insert(g.ConstantOp.from_array(np.float32(0))).result)).result
+        nz = b.insert(g.FlatNonzeroOp.make(positive, size="nz")).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

@@ -705,10 +705,19 @@ def test_matches_onnxruntime(case: Case):
 def test_every_graph_op_is_covered():
     """Each op class has a reference kernel and at least one ONNX Runtime case above (but the
     blocked-layout and Winograd ops, which ONNX lacks: test_graph_nchwc.py and test_winograd.py
-    check them against graph.conv)."""
-    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp}
+    check them against graph.conv; and flat_nonzero, whose ONNX kin NonZero gives another
+    shape: below, and test_data_dependent.py through NonZero)."""
+    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp, g.FlatNonzeroOp}
     assert set(reference.supported_ops()) == set(g.GRAPH_OPS)
     assert not set(g.GRAPH_OPS) - covered - set(g.LAYOUT_OPS) - set(g.WINOGRAD_OPS)
+
+
+def test_flat_nonzero_gives_the_true_positions_in_order():
+    mask = np.array([[True, False, True], [False, False, True]])
+    op = build_op(Case("flat_nonzero", lambda m: g.FlatNonzeroOp.make(m, size="nz"), "NonZero", [mask]))
+    (positions,) = reference.evaluate(op, [mask])
+    np.testing.assert_array_equal(positions, [0, 2, 5])
+    assert positions.dtype == np.int64 and op.bound == 6 and op.size == "nz"
 
 
 def test_lrn_even_size_follows_the_spec_formula():

@@ -395,6 +395,17 @@ func.func @constant_splat_type() {
 
 // -----
 
+// A set size is a name, not an expression.
+// CHECK:      {{^}}// {{-----}}
+// CHECK:      {{^}}loop.set_size: '2*nz' is not a size's name{{$}}
+func.func @set_expression() {
+  %c = arith.constant 0 : index
+  loop.set_size "2*nz" = %c at most "8"
+  func.return
+}
+
+// -----
+
 // A loop with iter_args whose body has no terminator is rejected by xDSL while parsing the
 // region (a message only, no IR).
 // CHECK:      {{^}}// {{-----}}
@@ -406,3 +417,4 @@ func.func @yield_missing(%x: f32) -> f32 {
   }
   func.return %r : f32
 }
+

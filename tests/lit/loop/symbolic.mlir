@@ -22,3 +22,14 @@ func.func @k(%a: memref<?x4xf32, #graph.dims<"n">>, %n: index) attributes {loop.
   }
   func.return
 }
+
+// `loop.set_size`: the entry function gives a size found as it runs its value, with the
+// bound buffers of that size are planned for.
+// CHECK-LABEL: func.func @main(%m: memref<?xi1, #graph.dims<"b">>) attributes {loop.symbols = ["b", "nz"]} {
+// CHECK-NEXT:    %count = arith.constant 0 : index
+// CHECK-NEXT:    loop.set_size "nz" = %count at most "b"
+func.func @main(%m: memref<?xi1, #graph.dims<"b">>) attributes {loop.symbols = ["b", "nz"]} {
+  %count = arith.constant 0 : index
+  loop.set_size "nz" = %count at most "b"
+  func.return
+}

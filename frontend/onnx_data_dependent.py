@@ -1,0 +1,370 @@
+"""Converters of ops whose output shape depends on their input's values, built on one graph op.
+
+`graph.flat_nonzero` (the row-major positions of a mask's true elements, numpy's flatnonzero)
+is the only op whose result size is found as it runs: a size of its own that the ops after it
+take as a run-time size, as they take `batch` or `seq`. Everything else is ordinary tensor
+ops on that result:
+
+    NonZero(x)                 positions of x != 0, unravelled: (p // stride_d) % dim_d per axis
+    Compress(x, c, axis)       Gather(x, flat_nonzero(c), axis) (x flattened without an axis)
+    TopK(x, K) (K at run time) the k positions 0..k-1 = flat_nonzero(range(n) < K); each
+                               element's rank (how many beat it, ties to the lower index),
+                               the element of rank p taken for each p < k
+    Unique(x, axis, sorted)    u = how many elements (slices) have no equal one before them;
+                               each one's place among the u from an n x n comparison
+    NonMaxSuppression          a graph.loop over the score ranks keeps boxes greedily; the
+                               kept (batch, class, rank) triples are flat_nonzero's
+
+When the input that decides the size is a constant, the result is computed at import instead
+(a constant, or a constant index operand) and nothing is data-dependent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType, i1, i64
+from xdsl.ir import Block, Region, SSAValue
+
+from minitvm.dialects import graph as g
+from minitvm.dialects.graph.base import Dim
+from minitvm.dialects.graph.constant import element_type_of
+from minitvm.frontend.onnx_node import NodeContext, Value, converter
+from minitvm.symbolic import SymDim, product, symbol
+
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.]")
+
+
+def count_name(ctx: NodeContext) -> str:
+    """The name of the size a node's count gets: from its first output, which no other node
+    of the graph writes (`nonzero_out_count`)."""
+    stem = _NOT_IN_NAME.sub("_", ctx.node.output[0])
+    return f"{stem if stem[:1].isalpha() or stem[:1] == '_' else '_' + stem}_count"
+
+
+def flat_nonzero(ctx: NodeContext, mask: SSAValue) -> SSAValue:
+    """The positions of `mask`'s true elements (a vector of i64, its size found at run time)."""
+    return ctx.make1(g.FlatNonzeroOp, mask, size=count_name(ctx))
+
+
+def index_scalar(ctx: NodeContext, value: Dim, name: str) -> SSAValue:
+    """An i64 scalar holding a size: a constant, or a `graph.sizes` of a symbolic one."""
+    if isinstance(value, SymDim):
+        return ctx.make1(g.SizesOp, values=[value], shape=[], element_type=i64)
+    return ctx.materialize(np.array(value, np.int64), name)
+
+
+def _is_true(ctx: NodeContext, x: SSAValue) -> SSAValue:
+    """A boolean mask of x != 0 (x itself if boolean)."""
+    dtype = ctx.dtype(0)
+    if dtype == np.bool_:
+        return x
+    zero = ctx.materialize(np.zeros((), dtype), f"{ctx.node.output[0]}_zero")
+    return ctx.make1(g.NotOp, ctx.make1(g.EqualOp, x, zero))
+
+
+@converter("NonZero")
+def convert_non_zero(ctx: NodeContext) -> list[Value]:
+    """The indices of x's non-zero elements, one column per element in row-major order: shape
+    [rank, count]. A scalar counts as a vector of one (as numpy and ONNX Runtime do)."""
+    value = ctx.value(0)
+    if isinstance(value, np.ndarray):
+        return [np.array(np.nonzero(np.atleast_1d(value)), dtype=np.int64)]
+    shape = ctx.shape(0) or (1,)
+    mask = _is_true(ctx, ctx.tensor(0))
+    if not ctx.shape(0):
+        mask = ctx.make1(g.ReshapeOp, mask, shape=[1])
+    positions = flat_nonzero(ctx, mask)
+    count = symbol(count_name(ctx))
+    rows = []
+    name = ctx.node.output[0]
+    for axis, size in enumerate(shape):
+        stride = product(shape[axis + 1 :])
+        row = positions
+        if stride != 1:
+            row = ctx.make1(g.DivOp, row, index_scalar(ctx, stride, f"{name}_stride{axis}"))
+        if axis > 0:
+            row = ctx.make1(g.ModOp, row, index_scalar(ctx, size, f"{name}_size{axis}"))
+        rows.append(ctx.make1(g.ReshapeOp, row, shape=[1, count]))
+    return [rows[0] if len(rows) == 1 else ctx.make1(g.ConcatOp, rows, axis=0)]
+
+
+@converter("Compress")
+def convert_compress(ctx: NodeContext) -> list[Value]:
+    """The slices of x along `axis` (of the flattened x without one) where `condition` is
+    true; a condition shorter than the axis leaves the rest out, a longer one is cut."""
+    shape = ctx.shape(0)
+    x: Value = ctx.value(0)
+    if ctx.has_attr("axis"):
+        axis = ctx.axis(ctx.attr_int("axis", 0), len(shape))
+    else:
+        axis, shape = 0, (product(shape),)
+        if not isinstance(x, np.ndarray):
+            x = ctx.make1(g.ReshapeOp, x, shape=list(shape))
+        else:
+            x = x.reshape(-1)
+    if len(ctx.shape(1)) != 1:
+        raise ctx.error(f"condition must be a vector, got shape {list(ctx.shape(1))}")
+    length = ctx.shape(1)[0]
+    if isinstance(length, int) and isinstance(shape[axis], int) and length > shape[axis]:
+        raise ctx.error(
+            f"condition has {length} elements, more than the {shape[axis]} of axis {axis}"
+        )
+    condition = ctx.value(1)
+    if isinstance(condition, np.ndarray):
+        indices: Value = np.flatnonzero(condition).astype(np.int64)
+        if isinstance(x, np.ndarray):
+            return [np.take(x, indices, axis=axis)]
+        indices = ctx.materialize(indices, f"{ctx.node.output[0]}_indices")
+    else:
+        if ctx.dtype(1) != np.bool_:
+            condition = ctx.make1(g.CastOp, condition, to=element_type_of(np.dtype(np.bool_)))
+        indices = flat_nonzero(ctx, condition)
+    data = x if not isinstance(x, np.ndarray) else ctx.materialize(x, f"{ctx.node.output[0]}_data")
+    return [ctx.make1(g.GatherOp, data, indices, axis=axis)]
+
+
+def top_k_at_run_time(ctx: NodeContext, axis: int, largest: bool) -> list[Value]:
+    """TopK whose k comes at run time: the k positions 0..k-1 are the true elements of
+    range(n) < K (so k = min(K, n)). Element i's rank is how many elements beat it (greater,
+    or equal at a lower index; smaller for largest=0), from an n x n comparison per row; the
+    index of rank p is the sum of i * (rank_i == p), and its value is gathered. O(n^2) per
+    row, in the memory of an n x k selection: for the axis lengths TopK ranks (scores of
+    detections, a vocabulary's logits)."""
+    shape = ctx.shape(0)
+    n = shape[axis]
+    before, after = product(shape[:axis]), product(shape[axis + 1 :])
+    name = ctx.node.output[0]
+    x = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[before, n, after])
+    k_input = ctx.tensor(1)
+    if ctx.dtype(1) != np.int64:
+        k_input = ctx.make1(g.CastOp, k_input, to=i64)
+    k_scalar = ctx.make1(g.ReshapeOp, k_input, shape=[])
+    order = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
+    positions = flat_nonzero(ctx, ctx.make1(g.LessOp, order, k_scalar))
+    k = symbol(count_name(ctx))
+    # beats[a, i, j, b]: x[a, j, b] beats x[a, i, b]
+    xi = ctx.make1(g.ReshapeOp, x, shape=[before, n, 1, after])
+    xj = ctx.make1(g.ReshapeOp, x, shape=[before, 1, n, after])
+    i_index = ctx.make1(g.ReshapeOp, order, shape=[1, n, 1, 1])
+    j_index = ctx.make1(g.ReshapeOp, order, shape=[1, 1, n, 1])
+    better = ctx.make1(g.GreaterOp if largest else g.LessOp, xj, xi)
+    tied_before = ctx.make1(
+        g.AndOp, ctx.make1(g.EqualOp, xj, xi), ctx.make1(g.LessOp, j_index, i_index)
+    )
+    beats = ctx.make1(g.CastOp, ctx.make1(g.OrOp, better, tied_before), to=i64)
+    rank = ctx.make1(g.ReduceSumOp, beats, axes=[2], keepdims=1)  # [a, i, 1, b]
+    wanted = ctx.make1(g.ReshapeOp, positions, shape=[1, 1, k, 1])
+    chosen = ctx.make1(g.EqualOp, rank, wanted)  # [a, i, p, b]
+    zero = ctx.materialize(np.zeros((), np.int64), f"{name}_zero")
+    index = ctx.make1(
+        g.ReduceSumOp, ctx.make1(g.WhereOp, chosen, i_index, zero), axes=[1], keepdims=0
+    )  # [a, p, b]
+    values = ctx.make1(g.GatherElementsOp, x, index, axis=1)
+    out_shape = [*shape[:axis], k, *shape[axis + 1 :]]
+    return [
+        ctx.make1(g.ReshapeOp, values, shape=out_shape),
+        ctx.make1(g.ReshapeOp, index, shape=out_shape),
+    ]
+
+
+@converter("Unique")
+def convert_unique(ctx: NodeContext) -> list[Value]:
+    """The distinct elements of x (without `axis`: of x flattened), or its distinct slices
+    along `axis`; sorted ascending (slices lexicographically) or, with sorted=0, in order of
+    first occurrence; with each one's first index, every element's index into them, and
+    their counts. From an n x n comparison of the elements (slices): element i is a first
+    occurrence when no j < i equals it; its place among the distinct ones (its inverse index)
+    counts the first occurrences that come before it (a smaller value, or an earlier first
+    occurrence); the count u of first occurrences is found at run time."""
+    shape = ctx.shape(0)
+    name = ctx.node.output[0]
+    x = ctx.tensor(0)
+    if ctx.has_attr("axis"):
+        axis = ctx.axis(ctx.attr_int("axis", 0), len(shape))
+        perm = [axis, *(d for d in range(len(shape)) if d != axis)]
+        front = ctx.make1(g.TransposeOp, x, perm=perm) if axis else x
+        n, rest = shape[axis], product([d for i, d in enumerate(shape) if i != axis])
+    else:
+        axis, front = None, x
+        n, rest = product(shape), 1
+    slices = ctx.make1(g.ReshapeOp, front, shape=[n, rest])
+    a = ctx.make1(g.ReshapeOp, slices, shape=[n, 1, rest])  # slice i
+    b = ctx.make1(g.ReshapeOp, slices, shape=[1, n, rest])  # slice j
+    zero = ctx.materialize(np.zeros((), np.int64), f"{name}_zero")
+
+    def count(mask: SSAValue, axes: list[int]) -> SSAValue:
+        return ctx.make1(g.ReduceSumOp, ctx.make1(g.CastOp, mask, to=i64), axes=axes, keepdims=0)
+
+    differ = ctx.make1(g.NotOp, ctx.make1(g.EqualOp, a, b))  # [i, j, k]
+    equal = ctx.make1(g.EqualOp, count(differ, [2]), zero)  # [i, j]
+    order = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
+    i_index = ctx.make1(g.ReshapeOp, order, shape=[n, 1])
+    j_index = ctx.make1(g.ReshapeOp, order, shape=[1, n])
+    repeats = ctx.make1(g.AndOp, equal, ctx.make1(g.LessOp, j_index, i_index))
+    first = ctx.make1(g.EqualOp, count(repeats, [1]), zero)  # [i]
+    positions = flat_nonzero(ctx, first)
+    if ctx.attr_int("sorted", 1):
+        if rest == 1:
+            smaller = ctx.make1(g.LessOp, b, a)
+            before = ctx.make1(g.ReshapeOp, smaller, shape=[n, n])
+        else:  # at the first element where slices j and i differ, j's is smaller
+            where = ctx.make1(g.ArgMaxOp, ctx.make1(g.CastOp, differ, to=i64), axis=2, keepdims=1)
+            smaller = ctx.make1(g.CastOp, ctx.make1(g.LessOp, b, a), to=i64)
+            decided = ctx.make1(g.GatherElementsOp, smaller, where, axis=2)
+            one = ctx.materialize(np.ones((), np.int64), f"{name}_one")
+            before = ctx.make1(
+                g.AndOp,
+                ctx.make1(g.EqualOp, ctx.make1(g.ReshapeOp, decided, shape=[n, n]), one),
+                ctx.make1(g.NotOp, equal),
+            )
+    else:  # j is a first occurrence before i's
+        earliest = ctx.make1(g.ArgMaxOp, ctx.make1(g.CastOp, equal, to=i64), axis=1, keepdims=1)
+        before = ctx.make1(g.LessOp, j_index, earliest)
+    first_j = ctx.make1(g.ReshapeOp, first, shape=[1, n])
+    inverse = count(ctx.make1(g.AndOp, first_j, before), [1])  # [i]
+    u = symbol(count_name(ctx))
+    places = ctx.make1(g.RangeOp, start=0, delta=1, length=u, element_type=i64)
+    at = ctx.make1(g.EqualOp, ctx.make1(g.ReshapeOp, inverse, shape=[n, 1]), ctx.make1(g.ReshapeOp, places, shape=[1, u]))
+    counts = count(at, [0])
+    indices = positions  # the first occurrences, in order
+    if ctx.attr_int("sorted", 1):  # the one whose place is p, for each p
+        place = ctx.make1(g.GatherOp, inverse, positions, axis=0)
+        picked = ctx.make1(
+            g.EqualOp, ctx.make1(g.ReshapeOp, place, shape=[u, 1]), ctx.make1(g.ReshapeOp, places, shape=[1, u])
+        )  # [q, p]
+        column = ctx.make1(g.ReshapeOp, positions, shape=[u, 1])
+        indices = ctx.make1(
+            g.ReduceSumOp, ctx.make1(g.WhereOp, picked, column, zero), axes=[0], keepdims=0
+        )
+    data = x if axis is not None else ctx.make1(g.ReshapeOp, x, shape=[n])
+    y = ctx.make1(g.GatherOp, data, indices, axis=axis or 0)
+    return [y, indices, inverse, counts]
+
+
+@converter("NonMaxSuppression")
+def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
+    """[batch, class, box] of the boxes each class keeps, per batch and class in order of
+    decreasing score (ties to the lower index): greedily, a box is kept when its score is
+    above score_threshold (if given), fewer than max_output_boxes_per_class are kept so far,
+    and its IoU with none of those is above iou_threshold.
+
+    The greedy pass is sequential in score order, so it is a graph.loop over the ranks: at
+    rank t each (batch, class) takes its t-th box and compares it with all boxes at once
+    (O(boxes) per step, no boxes x boxes table), marking it kept in box order (for the next
+    comparisons) and in rank order; the loop stops once every class is full. The kept ranks,
+    row-major in (batch, class, rank), are the output's rows: flat_nonzero of them, the box
+    read from the score order at that position."""
+    boxes_shape, scores_shape = ctx.shape(0), ctx.shape(1)
+    if len(boxes_shape) != 3 or len(scores_shape) != 3 or boxes_shape[2] != 4:
+        raise ctx.error(
+            f"boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], got "
+            f"{list(boxes_shape)} and {list(scores_shape)}"
+        )
+    batch, n, _ = boxes_shape
+    classes = scores_shape[1]
+    name = ctx.node.output[0]
+    f32 = element_type_of(np.dtype(np.float32))
+
+    def scalar(i: int, dtype: type, default: float | None) -> SSAValue | None:
+        if not ctx.has_input(i):
+            return None if default is None else ctx.materialize(np.array(default, dtype), f"{name}_{i}")
+        value = ctx.value(i)
+        if isinstance(value, np.ndarray):
+            return ctx.materialize(np.asarray(value, dtype).reshape(()), f"{name}_{i}")
+        if ctx.dtype(i) != np.dtype(dtype):
+            value = ctx.make1(g.CastOp, value, to=element_type_of(np.dtype(dtype)))
+        return ctx.make1(g.ReshapeOp, value, shape=[])
+
+    max_boxes = scalar(2, np.int64, 0)
+    iou_threshold = scalar(3, np.float32, 0.0)
+    score_threshold = scalar(4, np.float32, None)
+    assert max_boxes is not None and iou_threshold is not None
+    boxes, scores = ctx.tensor(0), ctx.tensor(1)
+    if ctx.dtype(0) != np.float32:
+        boxes = ctx.make1(g.CastOp, boxes, to=f32)
+    if ctx.dtype(1) != np.float32:
+        scores = ctx.make1(g.CastOp, scores, to=f32)
+
+    def coordinate(k: int) -> SSAValue:  # [batch, 1, boxes]
+        index = ctx.materialize(np.array([k], np.int64), f"{name}_coordinate{k}")
+        return ctx.make1(g.ReshapeOp, ctx.make1(g.GatherOp, boxes, index, axis=2), shape=[batch, 1, n])
+
+    c0, c1, c2, c3 = (coordinate(k) for k in range(4))
+    if ctx.attr_int("center_point_box", 0):  # [x_center, y_center, width, height]
+        half = ctx.materialize(np.array(0.5, np.float32), f"{name}_half")
+        w, h = ctx.make1(g.MulOp, c2, half), ctx.make1(g.MulOp, c3, half)
+        x0, x1 = ctx.make1(g.SubOp, c0, w), ctx.make1(g.AddOp, c0, w)
+        y0, y1 = ctx.make1(g.SubOp, c1, h), ctx.make1(g.AddOp, c1, h)
+    else:  # [y1, x1, y2, x2], corners in either order
+        y0, y1 = ctx.make1(g.MinOp, c0, c2), ctx.make1(g.MaxOp, c0, c2)
+        x0, x1 = ctx.make1(g.MinOp, c1, c3), ctx.make1(g.MaxOp, c1, c3)
+    area = ctx.make1(g.MulOp, ctx.make1(g.SubOp, x1, x0), ctx.make1(g.SubOp, y1, y0))
+    corners = [x0, y0, x1, y1, area]
+    spread = [ctx.make1(g.ExpandOp, c, shape=[batch, classes, n]) for c in corners]
+
+    # order[b, c, p]: the box of rank p in class c's scores (ties to the lower index)
+    iota = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
+    zero = ctx.materialize(np.zeros((), np.int64), f"{name}_zero")
+    zero_f = ctx.materialize(np.zeros((), np.float32), f"{name}_zero_f")
+    si = ctx.make1(g.ReshapeOp, scores, shape=[batch, classes, n, 1])
+    sj = ctx.make1(g.ReshapeOp, scores, shape=[batch, classes, 1, n])
+    i_index = ctx.make1(g.ReshapeOp, iota, shape=[1, 1, n, 1])
+    j_index = ctx.make1(g.ReshapeOp, iota, shape=[1, 1, 1, n])
+    beats = ctx.make1(g.OrOp, ctx.make1(g.GreaterOp, sj, si), ctx.make1(
+        g.AndOp, ctx.make1(g.EqualOp, sj, si), ctx.make1(g.LessOp, j_index, i_index)))  # fmt: skip
+    rank = ctx.make1(g.ReduceSumOp, ctx.make1(g.CastOp, beats, to=i64), axes=[3], keepdims=1)
+    at_rank = ctx.make1(g.EqualOp, rank, j_index)  # [b, c, i, p]
+    order = ctx.make1(g.ReduceSumOp, ctx.make1(g.WhereOp, at_rank, i_index, zero), axes=[2], keepdims=0)
+
+    false = ctx.materialize(np.zeros((1, 1, 1), np.bool_), f"{name}_false")
+    none_kept = ctx.make1(g.ExpandOp, false, shape=[batch, classes, n])
+    no_count = ctx.make1(g.ExpandOp, ctx.materialize(np.zeros((1, 1), np.int64), f"{name}_count0"),
+                         shape=[batch, classes])  # fmt: skip
+    trip = index_scalar(ctx, n, f"{name}_trip")
+    going = ctx.make1(g.GreaterOp, max_boxes, zero)
+    block = Block(arg_types=[TensorType(i64, []), TensorType(i1, []), none_kept.type, none_kept.type, no_count.type])
+    t, _, kept, ranked, count = block.args
+    body = dataclasses.replace(ctx, block=block)
+    candidate = body.make1(g.ReshapeOp, body.make1(g.GatherOp, order, t, axis=2), shape=[batch, classes, 1])
+    picked = [body.make1(g.GatherElementsOp, c, candidate, axis=2) for c in spread]  # [b, c, 1]
+    px0, py0, px1, py1, parea = picked
+    ix = body.make1(g.SubOp, body.make1(g.MinOp, px1, x1), body.make1(g.MaxOp, px0, x0))
+    iy = body.make1(g.SubOp, body.make1(g.MinOp, py1, y1), body.make1(g.MaxOp, py0, y0))
+    inter = body.make1(g.MulOp, ix, iy)
+    union = body.make1(g.SubOp, body.make1(g.AddOp, parea, area), inter)
+    over = body.make1(g.GreaterOp, body.make1(g.DivOp, inter, union), iou_threshold)
+    for positive in (ix, iy, inter, parea, area, union):
+        over = body.make1(g.AndOp, over, body.make1(g.GreaterOp, positive, zero_f))
+    hits = body.make1(g.AndOp, kept, over)
+    suppressed = body.make1(g.GreaterOp, body.make1(g.ReduceSumOp, body.make1(
+        g.CastOp, hits, to=i64), axes=[2], keepdims=1), zero)  # fmt: skip
+    take = body.make1(g.AndOp, body.make1(g.NotOp, suppressed),
+                      body.make1(g.LessOp, body.make1(g.ReshapeOp, count, shape=[batch, classes, 1]), max_boxes))  # fmt: skip
+    if score_threshold is not None:
+        score = body.make1(g.GatherElementsOp, scores, candidate, axis=2)
+        take = body.make1(g.AndOp, take, body.make1(g.GreaterOp, score, score_threshold))
+    positions = body.make1(g.ReshapeOp, iota, shape=[1, 1, n])
+    new_kept = body.make1(g.OrOp, kept, body.make1(g.AndOp, take, body.make1(g.EqualOp, positions, candidate)))
+    new_ranked = body.make1(g.OrOp, ranked, body.make1(g.AndOp, take, body.make1(g.EqualOp, positions, t)))
+    new_count = body.make1(g.AddOp, count, body.make1(
+        g.ReshapeOp, body.make1(g.CastOp, take, to=i64), shape=[batch, classes]))  # fmt: skip
+    open_classes = body.make1(g.ReduceSumOp, body.make1(g.CastOp, body.make1(
+        g.LessOp, new_count, max_boxes), to=i64), axes=[0, 1], keepdims=0)  # fmt: skip
+    block.add_op(g.YieldOp(body.make1(g.GreaterOp, open_classes, zero), new_kept, new_ranked, new_count))
+    loop_op = ctx.emit(g.LoopOp(trip, going, [none_kept, none_kept, no_count], Region(block)))
+    ranked_out = loop_op.results[1]
+
+    rows = flat_nonzero(ctx, ranked_out)  # (b * classes + c) * n + rank
+    s = symbol(count_name(ctx))
+    per_batch = index_scalar(ctx, classes * n, f"{name}_per_batch")
+    per_class = index_scalar(ctx, n, f"{name}_per_class")
+    classes_v = index_scalar(ctx, classes, f"{name}_classes")
+    b_index = ctx.make1(g.DivOp, rows, per_batch)
+    c_index = ctx.make1(g.ModOp, ctx.make1(g.DivOp, rows, per_class), classes_v)
+    flat_order = ctx.make1(g.ReshapeOp, order, shape=[batch * classes * n])
+    box_index = ctx.make1(g.GatherOp, flat_order, rows, axis=0)
+    columns = [ctx.make1(g.ReshapeOp, v, shape=[s, 1]) for v in (b_index, c_index, box_index)]
+    return [ctx.make1(g.ConcatOp, columns, axis=1)]

@@ -1,0 +1,205 @@
+"""Ops whose output shapes depend on their inputs' values (issue 19, part 4): NonZero,
+Compress, Unique, NonMaxSuppression and TopK with a run-time k, all built on
+`graph.flat_nonzero`, whose count the compiled code finds as it runs.
+
+Each model is compiled once and run on several inputs that give different output sizes
+(zero included), against ONNX Runtime: shapes, element types and values must match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+import minitvm
+from minitvm.dialects import graph as g
+from minitvm.frontend.onnx import from_onnx
+
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def make_model(
+    nodes: Sequence[onnx.NodeProto],
+    inputs: dict[str, tuple[int, Sequence[int | str]]],
+    outputs: Sequence[str],
+    opset: int = 17,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        list(nodes),
+        "m",
+        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
+        [helper.make_empty_tensor_value_info(o) for o in outputs],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def check_against_ort(model: onnx.ModelProto, feeds: Iterable[dict[str, np.ndarray]]) -> list[tuple[int, ...]]:
+    """Compile `model` once, run every feed through it and ONNX Runtime; the output shapes."""
+    exe = minitvm.compile(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    shapes = []
+    for feed in feeds:
+        got, want = exe.run(feed), session.run(None, feed)
+        for a, b in zip(got, want, strict=True):
+            assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+        shapes.append(got[0].shape)
+    return shapes
+
+
+RNG = np.random.default_rng(19)
+
+
+def sparse(shape: Sequence[int], density: float, dtype: type = np.float32) -> np.ndarray:
+    return (RNG.integers(1, 9, shape) * (RNG.random(shape) < density)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [F, I64, B], ids=["f32", "i64", "bool"])
+def test_nonzero_of_a_symbolic_input(dtype: int) -> None:
+    """One compile: batches of 1 to 6 rows, nothing to everything non-zero."""
+    numpy_dtype = onnx.helper.tensor_dtype_to_np_dtype(dtype)
+    model = make_model([helper.make_node("NonZero", ["x"], ["y"])], {"x": (dtype, ["b", 3, 4])}, ["y"])
+    feeds = [{"x": sparse((b, 3, 4), p).astype(numpy_dtype)} for b, p in ((2, 0.3), (1, 0.0), (6, 1.0), (3, 0.5))]
+    shapes = check_against_ort(model, feeds)
+    assert shapes[1] == (3, 0) and shapes[2] == (3, 72)
+
+
+def test_nonzero_results_feed_other_ops_and_another_nonzero() -> None:
+    """The count is a size like any other: GatherND reads the values at the positions, and a
+    second NonZero's count is bounded through the first's."""
+    model = make_model(
+        [
+            helper.make_node("NonZero", ["x"], ["nz"]),
+            helper.make_node("Transpose", ["nz"], ["at"], perm=[1, 0]),
+            helper.make_node("GatherND", ["x", "at"], ["values"]),
+            helper.make_node("Mul", ["values", "values"], ["squares"]),
+            helper.make_node("NonZero", ["nz"], ["again"]),
+        ],
+        {"x": (F, ["b", 5])},
+        ["squares", "again"],
+    )
+    check_against_ort(model, [{"x": sparse((b, 5), 0.4)} for b in (1, 4, 9, 2)])
+
+
+def test_nonzero_of_a_scalar_and_of_a_constant() -> None:
+    """A scalar counts as a vector of one, as in ONNX Runtime (ONNX's shape inference says
+    0 rows); NonZero of a constant is one."""
+    scalar = make_model([helper.make_node("NonZero", ["x"], ["y"])], {"x": (F, [])}, ["y"])
+    feeds = [{"x": np.array(v, np.float32)} for v in (0, 3)]
+    assert check_against_ort(scalar, feeds) == [(1, 0), (1, 1)]
+    constant = helper.make_node(
+        "Constant", [], ["c"], value=helper.make_tensor("c", F, [2, 2], [0, 1, 2, 0])
+    )
+    folded = make_model(
+        [constant, helper.make_node("NonZero", ["c"], ["i"]), helper.make_node("Add", ["i", "j"], ["y"])],
+        {"j": (I64, [2, 2])},
+        ["y"],
+    )
+    module = from_onnx(folded)
+    assert not [op for op in module.walk() if isinstance(op, g.FlatNonzeroOp)]  # known at import
+    check_against_ort(folded, [{"j": np.arange(4, dtype=np.int64).reshape(2, 2)}])
+
+
+@pytest.mark.parametrize("axis", [None, 1, -1])
+def test_compress(axis: int | None) -> None:
+    attrs = {} if axis is None else {"axis": axis}
+    length = {None: 5, 1: 4, -1: 6}[axis]  # shorter than the axis without one
+    model = make_model(
+        [helper.make_node("Compress", ["x", "c"], ["y"], **attrs)],
+        {"x": (F, [2, 4, 6]), "c": (B, [length])},
+        ["y"],
+    )
+    feeds = [{"x": sparse((2, 4, 6), 1.0), "c": RNG.random(length) < p} for p in (0.5, 0.0, 1.0)]
+    check_against_ort(model, feeds)
+
+
+@pytest.mark.parametrize("largest", [1, 0])
+def test_top_k_with_k_at_run_time(largest: int) -> None:
+    """Ties go to the lower index; k from 0 to the whole axis, one compile."""
+    model = make_model(
+        [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-2, largest=largest)],
+        {"x": (F, ["b", 7, 3]), "k": (I64, [1])},
+        ["v", "i"],
+    )
+    feeds = [
+        {"x": RNG.integers(0, 3, (b, 7, 3)).astype(np.float32), "k": np.array([k], np.int64)}
+        for b, k in ((2, 3), (1, 7), (3, 0), (2, 1))
+    ]
+    assert [s[1] for s in check_against_ort(model, feeds)] == [3, 7, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("attrs", "shape"),
+    [({}, [4, 5]), ({"sorted": 0}, [4, 5]), ({"axis": 1}, [2, 6, 2]), ({"axis": 0, "sorted": 0}, [7, 2])],
+    ids=["sorted", "first-seen", "slices", "slices-first-seen"],
+)
+def test_unique(attrs: dict[str, int], shape: list[int]) -> None:
+    model = make_model(
+        [helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"], **attrs)],
+        {"x": (F, shape)},
+        ["y", "indices", "inverse", "counts"],
+    )
+    check_against_ort(model, [{"x": RNG.integers(0, v, shape).astype(np.float32)} for v in (1, 2, 50)])
+
+
+@pytest.mark.parametrize("center_point_box", [0, 1])
+def test_non_max_suppression(center_point_box: int) -> None:
+    """Boxes of 2 batches x 3 classes with tied scores; the limits fed at run time."""
+    batches, classes, boxes = 2, 3, 16
+    model = make_model(
+        [
+            helper.make_node(
+                "NonMaxSuppression",
+                ["boxes", "scores", "max", "iou", "score"],
+                ["selected"],
+                center_point_box=center_point_box,
+            )
+        ],
+        {
+            "boxes": (F, [batches, boxes, 4]),
+            "scores": (F, [batches, classes, boxes]),
+            "max": (I64, [1]),
+            "iou": (F, [1]),
+            "score": (F, [1]),
+        },
+        ["selected"],
+    )
+    feeds = []
+    for most, iou, score in ((3, 0.5, 0.0), (10, 0.3, 0.5), (0, 0.5, 0.0), (100, 0.9, -1.0)):
+        corner = RNG.random((batches, boxes, 2)) * 10
+        size = RNG.random((batches, boxes, 2)) * 5
+        second = size if center_point_box else corner + size
+        feeds.append(
+            {
+                "boxes": np.concatenate([corner, second], -1).astype(np.float32),
+                "scores": (RNG.integers(0, 5, (batches, classes, boxes)) / 5).astype(np.float32),
+                "max": np.array([most], np.int64),
+                "iou": np.float32([iou]),
+                "score": np.float32([score]),
+            }
+        )
+    shapes = check_against_ort(model, feeds)
+    assert shapes[2] == (0, 3)
+
+
+def test_a_repeated_run_reuses_its_memory() -> None:
+    """Buffers of a found size are planned for its bound: the arena is sized from the input
+    shapes, and a run of the same shape allocates nothing new."""
+    model = make_model(
+        [helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Neg", ["nz"], ["y"])],
+        {"x": (F, ["n"])},
+        ["y"],
+    )
+    exe = minitvm.compile(model)
+    exe.run({"x": sparse((100,), 0.5)})
+    arena = exe._arena_storage
+    for p in (0.0, 1.0, 0.3):
+        x = sparse((100,), p)
+        np.testing.assert_array_equal(exe.run({"x": x})[0], -np.array(np.nonzero(x)))
+    assert exe._arena_storage is arena
+    assert exe.set_sizes.keys() == {"nz_count"}

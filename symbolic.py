@@ -389,6 +389,54 @@ def evaluate(value: int | SymDim, env: Mapping[str, int]) -> int:
     return value.evaluate(env) if isinstance(value, SymDim) else int(value)
 
 
+def evaluator(value: int | SymDim) -> Callable[[Mapping[str, int]], int]:
+    """`evaluate(value, env)` as a Python function compiled once, each distinct symbol and
+    call computed once: for an expression evaluated at every run, such as an arena's size (a
+    sum of slot sizes, each a `max` of its buffers': thousands of atoms, 2.5 ms through
+    `evaluate`, 1000x less this way)."""
+    if not isinstance(value, SymDim):
+        constant = int(value)
+        return lambda env: constant
+    lines: list[str] = []
+    names: dict[object, str] = {}
+
+    def atom_code(atom: object) -> str:
+        key = atom if isinstance(atom, str) else ("call", str(atom))
+        if key not in names:
+            if isinstance(atom, str):
+                text = f"int(env[{atom!r}])"
+            else:
+                assert isinstance(atom, Call)
+                args = [code(a) for a in atom.args]
+                text = (
+                    f"({args[0]}) // ({args[1]})" if atom.fn == "floordiv"
+                    else f"({args[0]}) % ({args[1]})" if atom.fn == "mod"
+                    else f"{atom.fn}({', '.join(args)})"
+                )  # fmt: skip
+            names[key] = f"v{len(names)}"
+            lines.append(f"    {names[key]} = {text}\n")
+        return names[key]
+
+    def code(v: int | SymDim) -> str:
+        if not isinstance(v, SymDim):
+            return str(int(v))
+        terms = ["*".join([str(c), *(atom_code(a) for a in monomial)]) for monomial, c in v.terms]
+        return " + ".join(terms) or "0"
+
+    result = code(value)
+    namespace: dict[str, object] = {}
+    exec("def compiled(env):\n" + "".join(lines) + f"    return {result}\n", namespace)  # noqa: S102
+    compiled = namespace["compiled"]
+
+    def evaluate_compiled(env: Mapping[str, int]) -> int:
+        try:
+            return compiled(env)  # type: ignore[operator]
+        except KeyError as e:
+            raise SymbolicError(f"no value for dimension '{e.args[0]}'") from None
+
+    return evaluate_compiled
+
+
 def substitute(value: int | SymDim, env: Mapping[str, int | SymDim]) -> int | SymDim:
     """`value` with the symbols of `env` replaced (by ints or expressions)."""
     if not isinstance(value, SymDim):

@@ -9,8 +9,10 @@ dynamic model (once) and of each static one. The light ResNet-50 flattens with a
 a constant [1, 2048]; it is given [-1, 2048], as an export with a dynamic batch writes it.
 
     python bench/dynamic_shapes.py [--threads 1,2] [--repeat 20] [--warmup 3] [bert] [resnet50]
+    minitvm bench --dynamic [--threads 1,2] [--repeat 15] [--warmup 2] [bert] [resnet50]
 
-A measurement, not a test: nothing fails.
+A measurement: only a dynamic result that differs from ONNX Runtime's (rtol 1e-3, atol 1e-3
+of the largest output) makes it fail.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from onnx import numpy_helper
 
 import minitvm
 from minitvm.bench import models
+from minitvm.bench.options import thread_counts
+from minitvm.bench.suite import BenchError
+from minitvm.errors import MinitvmError
 from minitvm.machine import cpu_model
 from minitvm.runtime.ort import ort_session
 from minitvm.runtime.timing import timed_runs
@@ -63,56 +68,74 @@ CASES: dict[str, tuple[Callable[[Sequence[int] | None], onnx.ModelProto], list[t
 }
 
 
+RTOL = 1e-3
+
+
 def timed_compile(model: onnx.ModelProto, threads: int) -> tuple[minitvm.Executable, float]:
     start = time.perf_counter()
     exe = minitvm.compile(model, num_threads=threads)
     return exe, time.perf_counter() - start
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("cases", nargs="*", help=f"of {', '.join(CASES)} (default: all)")
-    parser.add_argument("--threads", default="1,2")
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
-    args = parser.parse_args(argv)
-    if unknown := [c for c in args.cases if c not in CASES]:
-        parser.error(f"unknown case(s) {', '.join(unknown)}; the cases: {', '.join(CASES)}")
-    args.cases = args.cases or list(CASES)
-    print(f"CPU: {cpu_model()}; median of {args.repeat} interleaved runs after {args.warmup}")
+def run(names: Sequence[str], threads: Sequence[int], repeat: int, warmup: int) -> None:
+    """Print the dynamic / static / ORT table for the cases `names` (all when empty) and the
+    compile times; a BenchError (after the tables) if a dynamic result was wrong."""
+    if unknown := [c for c in names if c not in CASES]:
+        raise BenchError(f"unknown case(s) {', '.join(unknown)}; the cases: {', '.join(CASES)}")
+    print(f"CPU: {cpu_model()}; median of {repeat} interleaved runs after {warmup}")
     print("| case | shape | threads | dynamic ms | static ms | ORT ms | dynamic/static | dynamic/ORT |")
     print("|---|---|---|---|---|---|---|---|")
-    compile_rows = []
-    for name in args.cases:
+    compile_rows, wrong = [], []
+    for name in names or CASES:
         build, shapes = CASES[name]
-        for threads in (int(t) for t in args.threads.split(",")):
-            dynamic_model = build(None)
-            dynamic, dynamic_seconds = timed_compile(dynamic_model, threads)
-            compile_rows.append((name, "dynamic (all shapes)", threads, dynamic_seconds))
+        for t in threads:
+            dynamic, dynamic_seconds = timed_compile(build(None), t)
+            compile_rows.append((name, "dynamic (all shapes)", t, dynamic_seconds))
             for shape in shapes:
                 static_model = build(shape)
-                static, static_seconds = timed_compile(static_model, threads)
-                compile_rows.append((name, "x".join(map(str, shape)), threads, static_seconds))
-                session = ort_session(static_model, num_threads=threads)
-                feeds = {dynamic.input_names[0]: np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
+                static, static_seconds = timed_compile(static_model, t)
+                compile_rows.append((name, "x".join(map(str, shape)), t, static_seconds))
+                session = ort_session(static_model, num_threads=t)
+                data = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+                feeds = {dynamic.input_names[0]: data}
                 ours, theirs = dynamic.run(feeds), session(feeds)
-                error = max(float(np.abs(a - b).max()) for a, b in zip(ours, theirs, strict=True))
+                if not all(np.allclose(a, b, rtol=RTOL, atol=RTOL * float(np.abs(b).max()))
+                           for a, b in zip(ours, theirs, strict=True)):  # fmt: skip
+                    error = max(float(np.abs(a - b).max()) for a, b in zip(ours, theirs, strict=True))
+                    wrong.append(f"{name} {'x'.join(map(str, shape))} on {t} thread(s): max abs error {error:.3g}")
                 runners = {
                     "dynamic": lambda d=dynamic, f=feeds: d.run(f),
                     "static": lambda s=static, f=feeds: s.run(f),
                     "ort": lambda s=session, f=feeds: s(f),
                 }
-                _, times = timed_runs(runners, args.warmup, args.repeat)
+                _, times = timed_runs(runners, warmup, repeat)
                 ms = {k: 1e3 * statistics.median(v) for k, v in times.items()}
                 print(
-                    f"| {name} | {'x'.join(map(str, shape))} | {threads} | {ms['dynamic']:.2f} | "
+                    f"| {name} | {'x'.join(map(str, shape))} | {t} | {ms['dynamic']:.2f} | "
                     f"{ms['static']:.2f} | {ms['ort']:.2f} | {ms['dynamic'] / ms['static']:.2f}x | "
-                    f"{ms['dynamic'] / ms['ort']:.2f}x |" + (f" (max abs error {error:.1e})" if error > 1e-3 else ""),
+                    f"{ms['dynamic'] / ms['ort']:.2f}x |",
                     flush=True,
                 )
     print("\n| case | compile | threads | seconds |\n|---|---|---|---|")
-    for name, what, threads, seconds in compile_rows:
-        print(f"| {name} | {what} | {threads} | {seconds:.1f} |")
+    for name, what, t, seconds in compile_rows:
+        print(f"| {name} | {what} | {t} | {seconds:.1f} |")
+    if wrong:
+        raise BenchError(f"wrong dynamic result(s): {'; '.join(wrong)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", help=f"of {', '.join(CASES)} (default: all)")
+    parser.add_argument("--threads", type=thread_counts, default=[1, 2], metavar="1,2")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args(argv)
+    try:
+        run(args.cases, args.threads, args.repeat, args.warmup)
+    except MinitvmError as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -74,3 +74,6 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument("--records", metavar="URL",
                    help="compile with the tuned schedules of these tuning records")  # fmt: skip
+    p.add_argument("--dynamic", action="store_true",
+                   help="one compile with symbolic batch or sequence against a static compile "
+                   "per shape and ONNX Runtime (cases: bert, resnet50)")  # fmt: skip

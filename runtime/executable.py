@@ -21,13 +21,22 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
 from minitvm.errors import MinitvmError
 from minitvm.runtime import thread_pool
 from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, ENTRY_SIZES_SIGNATURE, NUM_THREADS_TYPE
-from minitvm.symbolic import SYMBOL_RANGE, SymDim, bare_symbol, evaluate, parse_dim, symbols_of
+from minitvm.symbolic import (
+    SYMBOL_RANGE,
+    SymDim,
+    bare_symbol,
+    evaluate,
+    evaluator,
+    parse_dim,
+    symbols_of,
+)
 
 EntryPoint = Callable[[ctypes.Array, ctypes.Array, ctypes.c_void_p], None]
 #: `exporter(inputs, outputs, constants, path, weights=...)`: writes a compiled model's code
@@ -232,12 +241,22 @@ def checked_inputs(
     return arrays
 
 
+#: Arena sizes an Executable keeps by the symbols' values (a run of a shape seen before looks
+#: its size up; a server fed every length in turn clears them when there are more).
+ARENA_SIZES_KEPT = 4096
+
+
 class ModelSpecs:
     """What the Executable and an exported library (library.py) tell of a model's inputs
     and outputs, given their `inputs` and `outputs` lists of TensorSpecs."""
 
     inputs: list[TensorSpec]
     outputs: list[TensorSpec]
+    #: The sizes known only at run time (none for an exported library): those the inputs'
+    #: shapes give, within `bounds`, and those the code finds as it runs (`set_sizes`).
+    symbols: Sequence[str] = ()
+    bounds: Mapping[str, tuple[int, int]] = MappingProxyType({})
+    set_sizes: Mapping[str, int | SymDim] = MappingProxyType({})
 
     @property
     def input_names(self) -> list[str]:
@@ -294,7 +313,8 @@ class Executable(ModelSpecs):
         ]  # fmt: skip
         #: The arena the sizes of a run need (buffers of run-time size lie above the rest):
         #: it grows to the largest run's, and is reused by every run after it.
-        self._arena_size_expr = parse_dim(arena_size_expr)
+        self._arena_size_of = evaluator(parse_dim(arena_size_expr))
+        self._arena_sizes: dict[tuple[int, ...], int] = {}  # by the symbols' values
         self._entry = (ENTRY_SIZES_SIGNATURE if self.symbols else ENTRY_SIGNATURE)(entry_address)
         self.inputs = list(inputs)
         self.outputs = list(outputs)
@@ -374,7 +394,12 @@ class Executable(ModelSpecs):
             for slot, array in (*enumerate(arrays), *fresh.items()):
                 self._io[slot] = data_address(array)
             if self.symbols:
-                needed = evaluate(self._arena_size_expr, sizes)
+                key = tuple(sizes.values())
+                needed = self._arena_sizes.get(key)
+                if needed is None:
+                    if len(self._arena_sizes) >= ARENA_SIZES_KEPT:
+                        self._arena_sizes.clear()
+                    needed = self._arena_sizes[key] = self._arena_size_of(sizes)
                 if needed > self._arena_storage.size:
                     self._arena_storage = aligned_empty((needed,), np.uint8)
                     self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data)

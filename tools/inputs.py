@@ -1,6 +1,8 @@
 """The model a `minitvm` subcommand is given and its inputs: loading the .onnx file, the
 inputs it declares, the `--input` files checked against them, and the compile with the
-command's options, which must leave no input dimension dynamic."""
+command's options. A dimension the model leaves dynamic and neither `--input-shape` nor an
+`--input` file fixes stays dynamic (one compile for every size; `--input-shape x=1x?` keeps
+it so with a file too); a run gives it the file's size, else its smallest (`run_feeds`)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ if TYPE_CHECKING:  # onnx, numpy and the compiler are slow to import: commands l
 #: name -> (numpy dtype, dims; a dim that is not a known positive size is its symbolic name
 #: or '?')
 Declared = Mapping[str, "tuple[np.dtype | None, list[int | str]]"]
+#: name -> the shape `--input-shape` (or a file) gives it: sizes, None (dynamic), "lo..hi"
+Shapes = dict[str, "tuple[int | str | None, ...]"]
 
 
 def load_onnx(path: str) -> onnx.ModelProto:
@@ -68,7 +72,7 @@ def describe_inputs(declared: Declared) -> str:
 
 
 def read_inputs(
-    given: Sequence[tuple[str, str]], declared: Declared, shapes: dict[str, tuple[int, ...]]
+    given: Sequence[tuple[str, str]], declared: Declared, shapes: Shapes
 ) -> dict[str, np.ndarray]:
     """Load the `--input` files, checked against the model's inputs (`model_inputs`) before
     anything is compiled; add their shapes to `shapes` for inputs with dynamic dimensions."""
@@ -113,13 +117,13 @@ def read_inputs(
     return arrays
 
 
-def resolve_symbols(declared: Declared, shapes: dict[str, tuple[int, ...]]) -> None:
+def resolve_symbols(declared: Declared, shapes: Shapes) -> None:
     """Give inputs whose dynamic dimensions are all named (`batch`, `seq`) by an input of
     known shape that shape's sizes: `--input a=a.npy` fixes `n` in a: [n, 4] and b: [n, 4]."""
     sizes: dict[str, int] = {}
     for name, shape in shapes.items():
         for dim, size in zip(declared[name][1], shape):
-            if isinstance(dim, str) and dim != "?":
+            if isinstance(dim, str) and dim != "?" and isinstance(size, int):
                 sizes.setdefault(dim, size)
     for name, (_, dims) in declared.items():
         named = all(isinstance(d, int) or d in sizes for d in dims)
@@ -128,14 +132,15 @@ def resolve_symbols(declared: Declared, shapes: dict[str, tuple[int, ...]]) -> N
 
 
 def compile_model(
-    model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], args: argparse.Namespace
+    model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespace, static: bool = False
 ) -> Executable:
-    """Compile with the given input shapes (see `static_shapes`) and the options of `args`."""
+    """Compile with the given input shapes (see `compile_shapes`; with `static`, they must
+    leave no dimension dynamic) and the options of `args`."""
     from minitvm.compiler import compile
 
     return compile(
         model,
-        static_shapes(model, shapes, args),
+        compile_shapes(model, shapes, args, static),
         opt_level=args.opt_level,
         records=args.records,
         num_threads=args.num_threads,
@@ -143,11 +148,12 @@ def compile_model(
     )
 
 
-def static_shapes(
-    model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], args: argparse.Namespace
-) -> dict[str, tuple[int, ...]] | None:
-    """The input shapes to compile with: `shapes`, which must leave no input dimension
-    dynamic (a named dimension takes its size from any input of given shape that has it)."""
+def compile_shapes(
+    model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespace, static: bool = False
+) -> Shapes | None:
+    """The input shapes to compile with: `shapes` (a named dimension takes its size from any
+    input of given shape that has it); the dimensions they leave dynamic stay so, unless
+    `static` (a command that needs every size: export), which refuses them."""
     declared = model_inputs(model)
     for name in shapes:
         if name not in declared:
@@ -158,11 +164,64 @@ def static_shapes(
     shapes = dict(shapes)
     resolve_symbols(declared, shapes)
     for name, (_, dims) in declared.items():
-        dynamic = [f"{i} ('{d}')" for i, d in enumerate(dims) if not isinstance(d, int)]
-        if dynamic and name not in shapes:
+        given = shapes.get(name, dims)
+        dynamic = [f"{i} ('{d}')" for i, d in enumerate(dims) if not isinstance(d, int)
+                   and (i >= len(given) or not isinstance(given[i], int))]  # fmt: skip
+        if static and dynamic:
             raise CommandError(
                 f"input '{name}' has dynamic dimension{'s' if len(dynamic) > 1 else ''} "
                 f"{', '.join(dynamic)}; give its shape with --input-shape {name}=D0xD1..."
                 + (f" or a value with --input {name}=FILE.npy" if "input" in args else "")
             )
     return dict(shapes) or None
+
+
+def pinned_shapes(model: onnx.ModelProto, shapes: Shapes) -> tuple[Shapes, dict[str, int]]:
+    """`shapes` with every dimension they leave dynamic pinned: to the low end of its range,
+    else to 1 (a dimension named in several inputs to one size). For a command that needs
+    sizes to compile (profile); the sizes it chose, by dimension name."""
+    declared = model_inputs(model)
+    shapes = dict(shapes)
+    resolve_symbols(declared, shapes)
+    chosen: dict[str, int] = {}
+    pinned: Shapes = {}
+    for name, (_, dims) in declared.items():
+        given = shapes.get(name, dims)
+        shape = []
+        for n, dim in enumerate(given):
+            if isinstance(dim, int):
+                shape.append(dim)
+                continue
+            label = dims[n] if n < len(dims) and isinstance(dims[n], str) and dims[n] != "?" else f"{name}[{n}]"
+            low = int(dim.partition("..")[0]) if isinstance(dim, str) and ".." in dim else 1
+            shape.append(chosen.setdefault(str(label), low))
+        pinned[name] = tuple(shape)
+    return pinned, chosen
+
+
+def run_feeds(
+    exe: Executable, given: Mapping[str, np.ndarray], seed: int
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """The inputs of a run: the `given` arrays, and seeded random ones for the rest, of the
+    sizes the given ones set for the dynamic dimensions, else each dimension's smallest
+    (its bound's low end, or 1). The feeds, and the sizes chosen that way."""
+    from minitvm.runtime import TensorSpec, random_arrays
+    from minitvm.symbolic import bare_symbol, evaluate
+
+    sizes: dict[str, int] = {}
+    for spec in exe.inputs:
+        if spec.name in given:
+            for dim, size in zip(spec.shape, given[spec.name].shape):
+                if (symbol := bare_symbol(dim)) is not None:
+                    sizes.setdefault(symbol, size)
+    chosen = {
+        s: exe.bounds.get(s, (1, 1))[0]
+        for s in exe.symbols
+        if s not in sizes and s not in exe.set_sizes
+    }
+    sizes.update(chosen)
+    missing = [s for s in exe.inputs if s.name not in given]
+    concrete = [
+        TensorSpec(s.name, tuple(evaluate(d, sizes) for d in s.shape), s.dtype) for s in missing
+    ]
+    return {**given, **random_arrays(concrete, seed)}, chosen

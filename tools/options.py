@@ -19,18 +19,31 @@ class CommandError(MinitvmError):
     """A subcommand cannot do its job with the arguments it was given."""
 
 
-def input_shape(text: str) -> tuple[str, tuple[int, ...]]:
-    """Parse `NAME=1x3x224x224` (argparse type of `--input-shape`)."""
+def input_shape(text: str) -> tuple[str, tuple[int | str | None, ...]]:
+    """Parse `NAME=1x3x224x224`, `NAME=1x?` or `NAME=1x1..512` (argparse type of
+    `--input-shape`): a `?` dimension stays dynamic, a range bounds it."""
     name, sep, dims = text.rpartition("=")
-    try:
-        shape = tuple(int(d) for d in dims.split("x"))
-    except ValueError:
-        shape = ()
-    if not sep or not name or not shape or any(d < 0 for d in shape):
+    shape = tuple(_dim(d) for d in dims.split("x")) if sep and name else ()
+    if not shape or any(d is False for d in shape):
         raise argparse.ArgumentTypeError(
-            f"expected NAME=D0xD1x... with non-negative dimensions, got '{text}'"
+            f"expected NAME=D0xD1x... with dimensions that are sizes (>= 0), ? or ranges "
+            f"lo..hi (1 <= lo <= hi), got '{text}'"
         )
-    return name, shape
+    return name, shape  # type: ignore[return-value]
+
+
+def _dim(text: str) -> int | str | None | bool:
+    """A dimension of `--input-shape`, False if it is none."""
+    if text == "?":
+        return None
+    lo, dots, hi = text.partition("..")
+    try:
+        if dots:
+            return text if 1 <= int(lo) <= int(hi) else False
+        size = int(text)
+    except ValueError:
+        return False
+    return size if size >= 0 else False
 
 
 def add_input_shape_option(p: argparse.ArgumentParser) -> None:
@@ -41,7 +54,8 @@ def add_input_shape_option(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=1x3x224x224",
-        help="static shape for a graph input with symbolic or unknown dimensions; repeatable",
+        help="shape for a graph input with symbolic or unknown dimensions: sizes, ? (known "
+        "at run time) or ranges lo..hi (known at run time, within the range); repeatable",
     )
 
 

@@ -163,12 +163,26 @@ def test_compile_options(tmp_path: Path) -> None:
     )
 
 
-def test_compile_dynamic_input_needs_a_shape(tmp_path: Path) -> None:
+def test_compile_keeps_dynamic_dimensions_unless_given(tmp_path: Path) -> None:
+    """A dimension the model leaves dynamic stays so (one compile for every size), within a
+    range `--input-shape` gives; export needs them all known."""
     path = add_model(tmp_path / "add.onnx", ["n", 4])
+    result = minitvm("compile", path)
+    assert result.returncode == 0, result.stderr
+    assert "  input a: float32[n, 4]\n  input b: float32[n, 4]\n  output sum: float32[n, 4]\n" in result.stdout
+    result = minitvm("run", path, "--input-shape", "a=2..9x4", "--repeat", "1")
+    assert result.returncode == 0, result.stderr
+    assert "sizes  n = 2 (dynamic: compiled for any size, run at the smallest;" in result.stdout
     assert_fails(
-        minitvm("compile", path),
+        minitvm("export", path, "-o", str(tmp_path / "add.so")),
         "minitvm: error: input 'a' has dynamic dimension 0 ('n'); give its shape with "
         "--input-shape a=D0xD1...\n",
+    )
+    bad = minitvm("compile", path, "--input-shape", "a=3x4..2")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.endswith(
+        "minitvm compile: error: argument --input-shape: expected NAME=D0xD1x... with "
+        "dimensions that are sizes (>= 0), ? or ranges lo..hi (1 <= lo <= hi), got 'a=3x4..2'\n"
     )
     assert_fails(
         minitvm("compile", path, "--input-shape", "c=1x4"),
@@ -355,11 +369,13 @@ def test_run_dynamic_input_takes_the_files_shape(tmp_path: Path) -> None:
         minitvm("run", path, "--input", f"a={a}", "--input-shape", "a=6x4"),
         f"minitvm: error: --input a: {a} holds float32[5, 4] but the model expects float32[6, 4]\n",
     )
-    assert_fails(
-        minitvm("run", path),
-        "minitvm: error: input 'a' has dynamic dimension 0 ('n'); give its shape with "
-        "--input-shape a=D0xD1... or a value with --input a=FILE.npy\n",
-    )
+    result = minitvm("run", path, "--input", f"a={a}", "--input-shape", "a=?x4", "--repeat", "1")
+    assert result.returncode == 0, result.stderr  # a file's size, n left dynamic in the compile
+    assert "output sum: float32[5, 4]\n" in result.stdout and "sizes" not in result.stdout
+    result = minitvm("run", path, "--repeat", "1", "--compare-ort")
+    assert result.returncode == 0, result.stderr
+    assert "sizes  n = 1 (dynamic: compiled for any size, run at the smallest;" in result.stdout
+    assert "output sum: float32[1, 4]  max abs err 0, max rel err 0  PASS\n" in result.stdout
 
 
 def test_run_mismatch_fails_with_exit_1(

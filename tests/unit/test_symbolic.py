@@ -16,6 +16,7 @@ from minitvm.symbolic import (
     bounds,
     ceildiv,
     evaluate,
+    evaluator,
     floordiv,
     mod,
     parse_dim,
@@ -91,6 +92,18 @@ def test_evaluate_substitute_and_symbols() -> None:
         evaluate(expr, {"seq": 9})
 
 
+def test_a_compiled_evaluator_computes_a_shared_call_once() -> None:
+    """An arena's size repeats its buffers' sizes in many `max`es: `evaluator` computes each
+    distinct symbol and call once, and agrees with `evaluate`."""
+    slot = sym_max(floordiv(seq - 1, 2) * 64, batch * seq * 4)
+    total = sum((slot * k + k for k in range(1, 200)), start=symbol("n.x"))
+    env = {"seq": 9, "batch": 3, "n.x": 5}
+    assert evaluator(total)(env) == evaluate(total, env)
+    assert evaluator(7)({}) == 7
+    with pytest.raises(SymbolicError, match="no value for dimension 'batch'"):
+        evaluator(total)({"seq": 9, "n.x": 1})
+
+
 @pytest.mark.parametrize(
     "text", ["seq", "12*seq", "batch*seq + 1", "-seq + 3", "floordiv(h - 1, 2) + 1",
              "mod(seq, 4)", "max(batch, seq)", "2*h*w - 7"],
@@ -142,5 +155,6 @@ def test_symbolic_arithmetic_agrees_with_integers(
     expr, value = built
     assert evaluate(expr, env) == value(env)  # type: ignore[arg-type, operator]
     assert evaluate(parse_dim(str(expr)), env) == value(env)  # type: ignore[operator]
+    assert evaluator(expr)(env) == value(env)  # type: ignore[arg-type, operator]
     low, high = bounds(expr)  # type: ignore[arg-type]
     assert (low is None or low <= value(env)) and (high is None or value(env) <= high)  # type: ignore[operator]

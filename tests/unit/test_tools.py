@@ -353,11 +353,25 @@ def test_import_input_shape_fixes_dynamic_dimensions(tmp_path: Path):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("bad", ["x", "x=", "=3x4", "x=3xa", "x=-1x4"])
+@pytest.mark.parametrize("bad", ["x", "x=", "=3x4", "x=3xa", "x=-1x4", "x=0..4x4", "x=5..4x4", "x=3x"])
 def test_import_input_shape_syntax(tmp_path: Path, bad: str):
     result = run("minitvm", "import", relu_model(tmp_path / "m.onnx", [3, 4]), "--input-shape", bad)
     assert result.returncode == 2
-    assert f"expected NAME=D0xD1x... with non-negative dimensions, got '{bad}'" in result.stderr
+    assert (
+        "expected NAME=D0xD1x... with dimensions that are sizes (>= 0), ? or ranges lo..hi "
+        f"(1 <= lo <= hi), got '{bad}'"
+    ) in result.stderr
+
+
+def test_import_input_shape_keeps_or_bounds_a_dimension(tmp_path: Path):
+    """`?` leaves a dimension as the model has it, `lo..hi` bounds it (both symbolic)."""
+    path = relu_model(tmp_path / "relu.onnx", ["N", "M"])
+    out = tmp_path / "relu.mlir"
+    result = run("minitvm", "import", path, "--input-shape", "x=?x1..8", "-o", out)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert 'graph.relu %x : tensor<?x?xf32, #graph.dims<"N", "M">>' in text
+    assert 'minitvm.dim_bounds = {M = "1..8"}' in text
 
 
 # ------------------------------------------------------------------------------ round trips

@@ -1,6 +1,7 @@
 """`minitvm bench`: minitvm against ONNX Runtime and numpy's BLAS, one table.
 
     minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
+    minitvm bench --dynamic [bert] [resnet50] [--threads 1,2] [--repeat N] [--warmup W]
 
 The engine is bench/suite.py; its arguments, which `python bench/suite.py` shares, are in
 bench/options.py.
@@ -11,9 +12,17 @@ from __future__ import annotations
 import argparse
 
 from minitvm.bench.options import add_bench_arguments
+from minitvm.tools.options import CommandError
 
 
 def run_bench(args: argparse.Namespace) -> None:
+    if args.dynamic:
+        from minitvm.bench import dynamic_shapes
+
+        if args.records:
+            raise CommandError("--records is not for --dynamic: tuning records skip symbolic kernels")
+        dynamic_shapes.run(args.cases, args.threads, args.repeat, args.warmup)
+        return
     from minitvm.bench import suite
 
     suite.run(args.cases, args.threads, args.repeat, args.warmup, args.records)

@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from minitvm.tools.atomic import write_text
-from minitvm.tools.inputs import compile_model, describe, load_onnx, static_shapes
+from minitvm.tools.inputs import compile_model, compile_shapes, describe, load_onnx
 from minitvm.tools.options import CommandError, add_compile_options, tuned_line
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def run_compile(args: argparse.Namespace) -> None:
     if args.emit_llvm:
         from minitvm.compiler import llvm_ir
 
-        shapes = static_shapes(model, dict(args.input_shape), args)
+        shapes = compile_shapes(model, dict(args.input_shape), args)
         text = llvm_ir(model, shapes, args.opt_level, args.records, args.num_threads, args.winograd)
         write_text(text, args.output)
         return

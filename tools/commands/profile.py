@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from minitvm.bench.options import add_timing_options, positive_int
 from minitvm.runtime import random_arrays
 from minitvm.runtime.timing import sampled
-from minitvm.tools.inputs import compile_model, load_onnx
+from minitvm.tools.inputs import compile_model, load_onnx, pinned_shapes
 from minitvm.tools.options import CommandError, add_compile_options, save_plot
 
 if TYPE_CHECKING:  # onnx and the compiler are slow to import: the command loads them
@@ -251,7 +251,11 @@ def run_profile(args: argparse.Namespace) -> None:
     from minitvm.machine import describe_machine
 
     model = load_onnx(args.model)
-    exe = compile_model(model, dict(args.input_shape), args)
+    shapes, chosen = pinned_shapes(model, dict(args.input_shape))
+    if chosen:  # each kernel is built and timed alone, at sizes
+        sizes = ", ".join(f"{name} = {size}" for name, size in chosen.items())
+        print(f"sizes {sizes} (dynamic in the model; --input-shape sets them)")
+    exe = compile_model(model, shapes, args)
     machine = describe_machine()
     report = profile(
         model, exe, args.opt_level, args.records, args.repeat, args.warmup, machine,

@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING
 from minitvm.bench.options import add_timing_options
 from minitvm.runtime.ort import Feeds, ort_errors, ort_session
 from minitvm.runtime.timing import SETTLE_S, timed_runs
-from minitvm.tools.inputs import compile_model, describe, load_onnx, model_inputs, read_inputs
+from minitvm.tools.inputs import (
+    compile_model,
+    describe,
+    load_onnx,
+    model_inputs,
+    read_inputs,
+    run_feeds,
+)
 from minitvm.tools.options import CommandError, add_compile_options, tuned_line
 
 if TYPE_CHECKING:  # onnx, numpy and the compiler are slow to import: the command loads them
@@ -151,7 +158,7 @@ def is_library(path: str) -> bool:
 def _compiled(args: argparse.Namespace) -> tuple[Executable, onnx.ModelProto, dict[str, np.ndarray]]:
     """Compile `args.model` (after reading the --input files); the model; the feeds."""
     model = load_onnx(args.model)
-    shapes: dict[str, tuple[int, ...]] = dict(args.input_shape)
+    shapes = dict(args.input_shape)
     feeds = read_inputs(args.input, model_inputs(model), shapes)
     _make_output_dir(args)  # before the compile, which may take a while
     exe = compile_model(model, shapes, args)
@@ -192,8 +199,6 @@ def _threads(args: argparse.Namespace) -> str:
 
 
 def run_run(args: argparse.Namespace) -> None:
-    from minitvm.runtime import random_arrays
-
     if is_library(args.model):
         exe, model, feeds = _loaded(args)
     else:
@@ -201,15 +206,18 @@ def run_run(args: argparse.Namespace) -> None:
             raise CommandError("--onnx is for running a library; the model is the ONNX file itself")
         exe, model, feeds = _compiled(args)
     threads = _threads(args)
-    random = random_arrays(exe.inputs, args.seed)
     files = dict(args.input)
+    feeds, chosen = run_feeds(exe, feeds, args.seed)
+    if chosen:
+        sizes = ", ".join(f"{name} = {size}" for name, size in chosen.items())
+        print(f"sizes  {sizes} (dynamic: compiled for any size, run at the smallest; "
+              "--input-shape or --input sets them)")
     for spec in exe.inputs:
-        if spec.name in feeds:
+        if spec.name in files:
             source = f"from {files[spec.name]}"
         else:
-            feeds[spec.name] = random[spec.name]
             source = f"random (not given with --input; seed {args.seed})"
-        print(f"input  {spec.name}: {describe(spec.shape, spec.dtype)} {source}")
+        print(f"input  {spec.name}: {describe(feeds[spec.name].shape, spec.dtype)} {source}")
 
     runners = {"minitvm": lambda: exe.run(feeds)}
     if args.compare_ort:

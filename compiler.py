@@ -270,13 +270,16 @@ def build(
     num_threads: int | None = None,
     report: CompileReport | None = None,
     ctx: Context | None = None,
+    sizes_from_inputs: bool = True,
 ) -> Executable:
     """A te-level module (kernels with their schedules, and @main) -> native Executable:
     each kernel lowered alone (`pipeline.kernel_stages`) to object code, or found in the
     kernel cache, on every core; @main lowered and JIT-compiled with the kernels linked in
     (kernel_build.py). The module's kernels are left as they are; @main is consumed.
 
-    This is the public build API the tuner uses: change schedules at the te level, build."""
+    This is the public build API the tuner uses: change schedules at the te level, build.
+    `sizes_from_inputs=False` lets symbols be no input's dimension (a kernel alone, whose
+    `[batch*seq, 768]` names neither): each run gives them (`Executable.run(..., sizes=)`)."""
     report = report or CompileReport()
     ctx = ctx or make_context()
     threads = default_num_threads() if num_threads is None else num_threads
@@ -325,7 +328,7 @@ def build(
         threads_address=jit.global_address(NUM_THREADS_GLOBAL) if parallel else None,
         pool_address=jit.global_address(THREAD_POOL_GLOBAL) if parallel else None,
         exporter=functools.partial(export_library, native),
-        symbols=_checked_symbols(info.symbols, inputs, info.set_sizes),
+        symbols=_checked_symbols(info.symbols, inputs, info.set_sizes) if sizes_from_inputs else info.symbols,
         bounds=symbol_bounds(module),
         arena_size_expr=info.arena_size_expr,
         set_sizes=info.set_sizes,

@@ -66,12 +66,22 @@ def bind_symbols(
     arrays: Sequence[np.ndarray],
     symbols: Sequence[str],
     bounds: Mapping[str, tuple[int, int]],
+    given: Mapping[str, int] | None = None,
 ) -> dict[str, int]:
-    """The symbols' values the inputs' shapes give (a dimension that is just a symbol names
-    it), checked: every other symbolic dimension must then equal its expression, each
-    symbol is at least 1 and within its bound; a MinitvmError says which input is off."""
+    """The symbols' values: those `given`, and those the inputs' shapes give (a dimension
+    that is just a symbol names it), checked: every other symbolic dimension must then equal
+    its expression, each symbol is at least 1 and within its bound; a MinitvmError says which
+    input (or given size) is off."""
     values: dict[str, int] = {}
     origin: dict[str, str] = {}
+    for name, size in (given or {}).items():
+        if name not in symbols:
+            raise MinitvmError(f"size '{name}' is none of the model's ({', '.join(symbols) or 'none'})")
+        lo, hi = bounds.get(name, (1, SYMBOL_RANGE[1]))
+        if not lo <= size <= hi:
+            raise MinitvmError(f"size '{name}' is {size}, outside the {lo}..{hi} the model was compiled for")
+        values[name] = size
+        origin[name] = "the sizes given"
     for spec, array in zip(specs, arrays):
         for axis, (dim, size) in enumerate(zip(spec.shape, array.shape)):
             name = bare_symbol(dim)
@@ -372,16 +382,20 @@ class Executable(ModelSpecs):
             )
         return self._exporter(self.inputs, self.outputs, self._constants, path, weights=weights)
 
-    def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        """Run the model; outputs come back in the graph's output order. Safe from many
-        threads at once: runs of this Executable take turns (one arena, one set of small
-        output buffers), runs of different ones go side by side."""
+    def run(
+        self, inputs: Mapping[str, np.ndarray], sizes: Mapping[str, int] | None = None
+    ) -> list[np.ndarray]:
+        """Run the model; outputs come back in the graph's output order. `sizes`: values of
+        symbols no input's shape gives (a kernel alone, as the tuner runs it; the inputs'
+        shapes must agree with them). Safe from many threads at once: runs of this
+        Executable take turns (one arena, one set of small output buffers), runs of
+        different ones go side by side."""
         arrays = self._checked_inputs(inputs)
         if self.num_threads < 1:
             raise MinitvmError(f"num_threads must be >= 1, got {self.num_threads}")
-        sizes: dict[str, int] = {}
+        given, sizes = sizes, {}
         if self.symbols:
-            sizes = bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds)
+            sizes = bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds, given)
             for name, bound in self.set_sizes.items():  # outputs are allocated for the bounds
                 sizes[name] = evaluate(bound, sizes)
         fresh = {

@@ -21,6 +21,7 @@ Changing the config never changes what the kernel computes (schedules only say H
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Iterator
 
@@ -32,6 +33,7 @@ from minitvm.dialects.te import ANCHOR
 from minitvm.schedules.base import Config, ScheduleTemplate
 from minitvm.schedules.fused import schedule_fused_kernel
 from minitvm.schedules.templates import TEMPLATES, apply_default_schedule, template_for
+from minitvm.symbolic import size_hints
 
 #: Attributes that say HOW, or what a schedule pass left behind: no part of a kernel's key.
 _SCHEDULE_ATTRS = (te.SCHEDULE_ATTR, te.TEMPLATED_ATTR, te.FUSED_ATTR, te.TUNED_ATTR)
@@ -139,13 +141,15 @@ def apply_kernel_configs(module: ModuleOp, lookup: Callable[[str], Config | None
     and record it on the kernel as `te.tuned`; how many kernels changed."""
     applied = 0
     for kernel in kernels(module):
-        if te.is_symbolic_kernel(kernel) or kernel_template(kernel) is None:
-            continue
-        config = lookup(kernel_task_key(kernel, target))
-        if config is not None:
-            set_kernel_config(kernel, config)
-            kernel.attributes[te.TUNED_ATTR] = config_attr(config)
-            applied += 1
+        # a kernel of symbolic sizes decides under size hints, as the tuner saw it
+        with size_hints() if te.is_symbolic_kernel(kernel) else contextlib.nullcontext():
+            if kernel_template(kernel) is None:
+                continue
+            config = lookup(kernel_task_key(kernel, target))
+            if config is not None:
+                set_kernel_config(kernel, config)
+                kernel.attributes[te.TUNED_ATTR] = config_attr(config)
+                applied += 1
     return applied
 
 

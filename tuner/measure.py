@@ -54,15 +54,18 @@ from minitvm.compiler import build
 from minitvm.errors import MinitvmError
 from minitvm.ir import parse_module
 from minitvm.runtime import TensorSpec, random_arrays
+from minitvm.symbolic import evaluate
 
 #: What a builder returns: runs the candidate once on named inputs, returns its outputs.
 Runner = Callable[[Mapping[str, np.ndarray]], Sequence[np.ndarray]]
 
 
 def build_module(job: MeasureJob) -> Runner:
-    """The default builder: parse the te-level module text and build it for this CPU."""
+    """The default builder: parse the te-level module text and build it for this CPU (a
+    kernel of symbolic sizes takes them with each run: `MeasureJob.sizes`)."""
     module = parse_module(job.module_text, filename="<candidate>")
-    exe = build(module, job.inputs, job.outputs, job.opt_level, job.num_threads)
+    exe = build(module, job.inputs, job.outputs, job.opt_level, job.num_threads,
+                sizes_from_inputs=not job.sizes)  # fmt: skip
     return exe.run
 
 
@@ -76,7 +79,13 @@ class MeasureJob:
     function). `reference`, when given, holds the expected outputs; an output element passes when
     |out - ref| <= atol * scale + rtol * |ref|, where scale is the RMS of that reference output
     (at least 1), so that a long reduction's rounding, which grows with the size of its result,
-    is not mistaken for a wrong schedule."""
+    is not mistaken for a wrong schedule.
+
+    `sizes`, for a kernel of symbolic sizes (one code for every size): the symbols' values it
+    is measured at, each set a run of its own (inputs of those shapes; the runner gets them as
+    `sizes=`). A timed repeat is then one round over every set, and counts as the geometric
+    mean of the round's times, so that each size weighs alike; the outputs are every set's in
+    turn. One config is chosen for all the sizes."""
 
     module_text: str
     inputs: tuple[TensorSpec, ...]
@@ -88,6 +97,7 @@ class MeasureJob:
     rtol: float = 1e-3
     atol: float = 1e-4
     builder: Callable[[MeasureJob], Runner] = build_module
+    sizes: tuple[tuple[tuple[str, int], ...], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", tuple(self.inputs))
@@ -478,24 +488,43 @@ def _measure_here(
         return MeasureStatus.BUILD_ERROR, [], None, _short(error)
     conn.send(("built", time.perf_counter() - start))
     seconds: list[float] = []
-    outputs: Sequence[np.ndarray] = ()
+    outputs: list[np.ndarray] = []
     try:
-        inputs = seeded_inputs(job.inputs, job.seed)
+        rounds = _rounds(run, job)
         for _ in range(warmup):
-            run(inputs)
+            for call in rounds:
+                call()
         # As timeit does: a collection in the middle of a timed run is noise, not the kernel.
         gc.collect()
         gc.disable()
         try:
             total = 0.0
             while len(seconds) < repeats or (total < min_seconds and len(seconds) < max_repeats):
-                start = time.perf_counter()
-                outputs = run(inputs)
-                seconds.append(time.perf_counter() - start)
-                total += seconds[-1]
+                outputs, times = [], []
+                for call in rounds:
+                    start = time.perf_counter()
+                    outputs.extend(call())
+                    times.append(time.perf_counter() - start)
+                seconds.append(float(np.exp(np.mean(np.log(times)))) if len(times) > 1 else times[0])
+                total += sum(times)
         finally:
             gc.enable()
         arrays = [np.asarray(out) for out in outputs] if want_outputs else None
     except Exception as error:  # noqa: BLE001  (any failure of a candidate is a result)
         return MeasureStatus.RUN_ERROR, seconds, None, _short(error)
     return MeasureStatus.OK, seconds, arrays, ""
+
+
+def _rounds(run: Runner, job: MeasureJob) -> list[Callable[[], Sequence[np.ndarray]]]:
+    """The runs of one timed repeat: one on the job's inputs, or one per set of sizes (inputs
+    of the shapes they give, the sizes passed along)."""
+    if not job.sizes:
+        inputs = seeded_inputs(job.inputs, job.seed)
+        return [lambda: run(inputs)]
+    calls = []
+    for pairs in job.sizes:
+        sizes = dict(pairs)
+        specs = [TensorSpec(s.name, tuple(evaluate(d, sizes) for d in s.shape), s.dtype) for s in job.inputs]
+        inputs = seeded_inputs(specs, job.seed)
+        calls.append(lambda inputs=inputs, sizes=sizes: run(inputs, sizes=sizes))  # type: ignore[call-arg]
+    return calls

@@ -676,6 +676,7 @@ def tune(
     seed: int = 0,
     num_threads: int | None = None,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
+    sizes: Sequence[Mapping[str, int]] = (),
     opt_level: int = 3,
     winograd: str = "auto",
     measure: MeasureOptions = MeasureOptions(),
@@ -689,7 +690,10 @@ def tune(
     may then be None); `builder` replaces the measurement builder (tests inject bad
     candidates with it); `on_event` sees progress events, `log` gets lines for the user;
     `winograd` is graph-winograd's mode, as in `minitvm.compile` (compile the model with the
-    same mode for the records to apply)."""
+    same mode for the records to apply). `input_shapes` may leave dimensions dynamic (None):
+    the kernels of symbolic sizes are then tuned at `sizes` (the symbols' values, one dict
+    per shape; `tasks.shapes_and_sizes` makes both from several shapes), one config for all,
+    which a compile with those dimensions dynamic applies."""
     from minitvm.compiler import default_num_threads
 
     if trials is None and timeout is None:
@@ -707,7 +711,9 @@ def tune(
             if tasks is None:
                 if model is None:
                     raise MinitvmError("tune: no model and no tasks to tune")
-                tasks = extract_tasks(model, input_shapes, threads, opt_level, winograd=winograd)
+                tasks = extract_tasks(
+                    model, input_shapes, threads, opt_level, winograd=winograd, sizes=sizes
+                )
             kept = tunable(tasks, measure, log)
             studies = [prepare_study(storage, task, sampler, base) for task, base in kept]
             # The first run's default latency sets the weights, so a resumed run splits alike.

@@ -14,8 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 from tuner_models import conv_relu_chain
 
 # Direct convs: the conv_nchwc task these tests look for (a Winograd conv is three kernels).
@@ -97,6 +99,44 @@ def test_tune_report_plot_and_compile_with_records(tmp_path, model: Path) -> Non
     )
     assert run.returncode == 0, run.stderr
     assert "PASS" in run.stdout
+
+
+def dense_model(path: Path) -> Path:
+    """y = relu(x @ W) with x: [rows, 96] (rows dynamic), W constant: one GEMM kernel."""
+    rng = np.random.default_rng(0)
+    weight = numpy_helper.from_array(rng.standard_normal((96, 80)).astype(np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["xw"]), helper.make_node("Relu", ["xw"], ["y"])],
+        "dense",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["rows", 96])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["rows", 80])],
+        [weight],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def test_tune_a_dynamic_model_at_several_shapes(tmp_path) -> None:
+    """Two shapes of one input: a dimension that differs stays symbolic, the kernel of
+    symbolic size is measured at both, and a dynamic compile applies the config found."""
+    model = dense_model(tmp_path / "dense.onnx")
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    shapes = ("--input-shape", "x=3x96", "--input-shape", "x=50x96")
+    result = minitvm("tune", model, "--trials", "6", "--records", url, *shapes, *TUNE)
+    assert result.returncode == 0, result.stderr
+    assert "tuning the kernels of symbolic sizes at rows = 3; rows = 50" in result.stdout
+    assert "rowsx96 -> rowsx80" in result.stdout
+    compiled = minitvm("compile", model, "--records", url, "--num-threads", "1", "--winograd", "never")
+    assert compiled.returncode == 0, compiled.stderr
+    assert "input x: float32[rows, 96]" in compiled.stdout
+    assert f"tuned schedules from {url}: 1 kernel\n" in compiled.stdout
+    run = minitvm("run", model, "--records", url, "--num-threads", "1", "--compare-ort",
+                  "--input-shape", "x=1..64x96", "--winograd", "never")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "PASS" in run.stdout
+    mismatched = minitvm("tune", model, "--trials", "2", "--records", url, *shapes,
+                         "--input-shape", "x=7x96", "--input-shape", "z=1x2", *TUNE)  # fmt: skip
+    assert mismatched.returncode == 1 and "Traceback" not in mismatched.stderr
 
 
 def test_sigkill_loses_no_trial_and_the_rerun_resumes(tmp_path, model: Path) -> None:

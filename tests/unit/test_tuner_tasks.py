@@ -11,13 +11,15 @@ from tuner_models import conv_relu_chain, matmul_relu
 
 from minitvm.compiler import build, lower_to_te
 from minitvm.dialects.te_eval import run_kernel
+from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
 from minitvm.host import target_key
 from minitvm.schedules.base import InvalidConfig
 from minitvm.schedules.kernel import kernel_task_key, kernels
+from minitvm.symbolic import size_hints
 from minitvm.tuner.measure import seeded_inputs
 from minitvm.tuner.search import split_trials
-from minitvm.tuner.tasks import Task, extract_tasks
+from minitvm.tuner.tasks import Task, extract_tasks, shapes_and_sizes
 
 
 def conv_task(tasks: list[Task]) -> Task:
@@ -103,3 +105,25 @@ def test_split_trials_by_weight() -> None:
     assert split_trials(40, [9.0, 1.0], [10, 100]) == [10, 30]  # a small space gives back
     assert split_trials(3, [1.0, 1.0, 1.0, 1.0], [9] * 4) == [1, 1, 1, 0]  # fewer than tasks
     assert sum(split_trials(1000, [1.0, 2.0], [5, 7])) == 12  # never past the caps
+
+
+def test_several_shapes_make_a_dynamic_compile_measured_at_each() -> None:
+    """x given as 3x64 and 40x64: its first dimension stays symbolic ("x_0", the frontend's
+    name for an unnamed one), the GEMM kernel's task is measured at both sizes and its jobs
+    carry them; its key is what a dynamic compile's te-apply-records looks up."""
+    model = matmul_relu()
+    shapes, sizes = shapes_and_sizes(model, {"x": [(3, 64), (40, 64)]})
+    assert shapes == {"x": (None, 64)} and sizes == [{"x_0": 3}, {"x_0": 40}]
+    (task,) = extract_tasks(model, shapes, num_threads=1, sizes=sizes)
+    assert task.template == "gemm" and task.sizes == ((("x_0", 3),), (("x_0", 40),))
+    assert task.job(task.default_config).sizes == task.sizes
+    assert len(task.configs()) > 1
+    module = from_onnx(model, shapes)
+    lower_to_te(module, 3, num_threads=1)
+    (kernel,) = [k for k in kernels(module) if k.sym_name.data == task.kernel_names[0]]
+    with size_hints():
+        assert kernel_task_key(kernel, target_key(1)) == task.key
+    assert extract_tasks(model, shapes, num_threads=1) == []  # no sizes: no symbolic task
+    assert shapes_and_sizes(model, {"x": [(3, 64)]}) == ({"x": (3, 64)}, [])
+    with pytest.raises(MinitvmError, match="as many each"):
+        shapes_and_sizes(model, {"x": [(3, 64), (4, 64)], "y": [(1,), (2,), (3,)]})

@@ -2,6 +2,11 @@
 
     minitvm tune model.onnx --trials N [--timeout S] [--records URL] [--sampler tpe|random]
                  [--workers K] [--seed S] [--num-threads T] [--input-shape ...]
+
+An input given several `--input-shape`s (`ids=1x7 --input-shape ids=1x128`) is tuned as a
+dynamic compile: the dimensions whose sizes differ stay symbolic, and each kernel of
+symbolic sizes is measured at every shape, one config for all, which `minitvm compile`
+with those dimensions dynamic applies.
     minitvm tune --report [--records URL] [--plot PNG]
 """
 
@@ -29,6 +34,15 @@ def run_tune(args: argparse.Namespace) -> None:
     if args.trials is None and args.timeout is None:
         raise CommandError("tune: give a budget: --trials N, --timeout SECONDS or both")
     model = load_onnx(args.model)
+    from minitvm.tuner.tasks import shapes_and_sizes
+
+    given: dict[str, list[tuple[int | str | None, ...]]] = {}
+    for name, shape in args.input_shape:
+        given.setdefault(name, []).append(shape)
+    input_shapes, sizes = shapes_and_sizes(model, given)
+    if sizes:
+        print("tuning the kernels of symbolic sizes at "
+              + "; ".join(", ".join(f"{k} = {v}" for k, v in s.items()) for s in sizes))  # fmt: skip
     from minitvm.tuner.progress import TuneProgress
     from minitvm.tuner.report import format_table, read_rows
     from minitvm.tuner.search import MeasureOptions, tune
@@ -44,7 +58,8 @@ def run_tune(args: argparse.Namespace) -> None:
                 workers=args.workers,
                 seed=args.seed,
                 num_threads=args.num_threads,
-                input_shapes=dict(args.input_shape) or None,
+                input_shapes=input_shapes or None,
+                sizes=sizes,
                 opt_level=args.opt_level,
                 winograd=args.winograd,
                 measure=MeasureOptions(timeout=args.measure_timeout),

@@ -226,7 +226,13 @@ PARALLEL_MIN_WORK = 16384
 
 def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
     """Mark the first loop of two or more iterations parallel if only spatial loops enclose
-    it, it is spatial, the schedule marked none and the compute has the work for it."""
+    it, it is spatial, the schedule marked none and the compute has the work for it.
+
+    A loop of symbolic extent (`batch`) may run once at run time, which would leave every
+    other thread idle: it is fused with the plain spatial loops right inside it until the
+    fused extent has a factor of two or more known now (`batch` x 12 heads), or only the
+    innermost loop is left (`batch` x `seq`, then 768 channels), so that the threads share
+    all of them whatever the sizes."""
     if any(loop.PARALLEL_HINT in lp.hints for lp in nest.loops):
         return
     # (symbolic extents: decided at middling sizes, a heuristic; the loop then runs to its
@@ -237,12 +243,27 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
             work = work * lp.extent
         if work < PARALLEL_MIN_WORK:
             return
-        for lp in nest.loops:
+        for n, lp in enumerate(nest.loops):
             if lp.reduction:
                 return
             if lp.extent >= 2:
-                lp.hints.add(loop.PARALLEL_HINT)
-                return
+                break
+        else:
+            return
+    while _known_factor(nest.loops[n].extent) < 2 and n + 2 < len(nest.loops):  # (not the innermost)
+        inner = nest.loops[n + 1]
+        if inner.reduction or inner.hints or nest.loops[n].hints:
+            break
+        nest.fuse(nest.loops[n].name, inner.name)
+    nest.loops[n].hints.add(loop.PARALLEL_HINT)
+
+
+def _known_factor(extent: int | SymDim) -> int:
+    """The factor of an extent known before run time: itself, or a symbolic product's
+    coefficient (12 of `12*batch`; 1 of `batch`, of `floordiv(seq + 3, 4)` and of a sum)."""
+    if isinstance(extent, int):
+        return extent
+    return extent.terms[0][1] if len(extent.terms) == 1 else 1
 
 
 def scheduled_nest(compute: te.ComputeOp) -> LoopNest:

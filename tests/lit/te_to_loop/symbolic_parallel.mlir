@@ -1,0 +1,43 @@
+// The default parallel loop of a symbolic kernel: a loop of symbolic extent (`batch`, 1 at
+// many a run) is fused with the plain spatial loops right inside it until the fused extent
+// has a factor known now (12 heads), or only the innermost loop is left (`batch` x `seq`,
+// divided back by the run-time `seq`), so that every run has work for all threads.
+// RUN: minitvm-opt %s -p convert-te-to-loop | filecheck %s
+
+// CHECK-LABEL: func.func @heads_0(
+// CHECK:         %[[N:\w+]] = loop.size "12*batch"
+// CHECK-NEXT:    %[[SEQ:\w+]] = loop.size "seq"
+// CHECK-NEXT:    loop.for %[[F:\w+]] = 0 to %[[N]] (at most {{\d+}}) step 1 {
+// CHECK-NEXT:      %[[C12:\w+]] = arith.constant 12 : index
+// CHECK-NEXT:      %[[B:\w+]] = arith.divui %[[F]], %[[C12]] : index
+// CHECK-NEXT:      %{{\w+}} = arith.constant 12 : index
+// CHECK-NEXT:      %[[H:\w+]] = arith.remui %[[F]], %{{\w+}} : index
+// CHECK-NEXT:      loop.for %[[S:\w+]] = 0 to %[[SEQ]] (at most {{\d+}}) step 1 {
+// CHECK-NEXT:        loop.for %[[D:\w+]] = 0 to 64 step 1 {
+// CHECK-NEXT:          %{{\w+}} = loop.load %0[%[[B]], %[[H]], %[[S]], %[[D]]]
+// CHECK:         } {parallel}
+// CHECK-LABEL: func.func @rows_1(
+// CHECK:         %[[N:\w+]] = loop.size "batch*seq"
+// CHECK-NEXT:    %[[SEQ:\w+]] = loop.size "seq"
+// CHECK-NEXT:    loop.for %[[F:\w+]] = 0 to %[[N]] (at most {{\d+}}) step 1 {
+// CHECK-NEXT:      %[[B:\w+]] = arith.divui %[[F]], %[[SEQ]] : index
+// CHECK-NEXT:      %[[S:\w+]] = arith.remui %[[F]], %[[SEQ]] : index
+// CHECK-NEXT:      loop.for %[[D:\w+]] = 0 to 64 step 1 {
+// CHECK-NEXT:        %{{\w+}} = loop.load %0[%[[B]], %[[S]], %[[D]]]
+// CHECK:         } {parallel}
+func.func @heads_0(%0: tensor<?x12x?x64xf32, #graph.dims<"batch", "seq">>) -> tensor<?x12x?x64xf32, #graph.dims<"batch", "seq">> attributes {te.kernel} {
+  %1 = te.compute (%i0, %i1, %i2, %i3) in ["batch", 12, "seq", 64] : tensor<?x12x?x64xf32, #graph.dims<"batch", "seq">> {
+    %2 = te.read %0[%i0, %i1, %i2, %i3] : tensor<?x12x?x64xf32, #graph.dims<"batch", "seq">>
+    %3 = arith.addf %2, %2 : f32
+    te.yield %3 : f32
+  }
+  func.return %1 : tensor<?x12x?x64xf32, #graph.dims<"batch", "seq">>
+}
+func.func @rows_1(%0: tensor<?x?x64xf32, #graph.dims<"batch", "seq">>) -> tensor<?x?x64xf32, #graph.dims<"batch", "seq">> attributes {te.kernel} {
+  %1 = te.compute (%i0, %i1, %i2) in ["batch", "seq", 64] : tensor<?x?x64xf32, #graph.dims<"batch", "seq">> {
+    %2 = te.read %0[%i0, %i1, %i2] : tensor<?x?x64xf32, #graph.dims<"batch", "seq">>
+    %3 = arith.addf %2, %2 : f32
+    te.yield %3 : f32
+  }
+  func.return %1 : tensor<?x?x64xf32, #graph.dims<"batch", "seq">>
+}

@@ -54,6 +54,11 @@ SYMBOLIC_CASES = {
         [{"x": (1, 3, 32, 40)}, {"x": (2, 3, 37, 29)}],
         None,
     ),
+    "resnet18_batch": (  # (a run-time batch only: its 3x3 convs go through Winograd)
+        lambda: with_dynamic_dims(resnet18(image=64), {"x": ["batch", None, None, None]}),
+        [{"x": (1, 3, 64, 64)}, {"x": (3, 3, 64, 64)}],
+        None,
+    ),
     "mobilenet_v2": (
         lambda: with_dynamic_dims(mobilenet_v2(image=64), {"x": ["batch", None, "h", "w"]}),
         [{"x": (1, 3, 40, 33)}, {"x": (2, 3, 32, 32)}],

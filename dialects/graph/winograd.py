@@ -33,9 +33,11 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, opt_operand_def, prop_def, result_def
 
 from minitvm.dialects.graph.base import (
+    Dim,
     GraphOp,
     Props,
     ShapeError,
+    SizesAttr,
     fmt_shape,
     get_int,
     get_ints,
@@ -76,16 +78,29 @@ def transform_weight(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u.reshape(POSITIONS, k, c).transpose(0, 2, 1)).astype(w.dtype)
 
 
-def _pair(op_name: str, props: Props, name: str, length: int) -> tuple[int, ...]:
+def _pair(op_name: str, props: Props, name: str, length: int) -> tuple[Dim, ...]:
     values = get_ints(props, name)
     if len(values) != length:
         raise ShapeError(f"{op_name}: {name} needs {length} entries, got {list(values)}")
     return values
 
 
-def _check_rows(op_name: str, rows: int, tiles: int) -> None:
-    if rows < tiles:
-        raise ShapeError(f"{op_name}: rows {rows} is fewer than the {tiles} tiles")
+def _check_rows(op_name: str, rows: Dim, tiles: Dim) -> None:
+    """Rows for every tile: more (padding) only where both are numbers, else exactly them
+    (a batch known at run time)."""
+    fewer = rows < tiles if isinstance(rows, int) and isinstance(tiles, int) else rows != tiles
+    if fewer:
+        raise ShapeError(f"{op_name}: rows {rows} is not enough for the {tiles} tiles")
+
+
+def rows_of(props: Props) -> Dim:
+    """winograd_input's `rows`: a number, or the tile count of a batch known at run time
+    (a one-entry `#graph.sizes`)."""
+    attr = props.get("rows")
+    if isinstance(attr, SizesAttr):
+        (rows,) = attr.values
+        return rows
+    return get_int(props, "rows")
 
 
 @irdl_op_definition
@@ -99,7 +114,7 @@ class WinogradInputOp(GraphOp):
     result = result_def(TensorType)
     pads = prop_def(DenseArrayBase)
     output = prop_def(DenseArrayBase)
-    rows = prop_def(IntegerAttr[I64])
+    rows = prop_def(IntegerAttr[I64] | SizesAttr)
     assembly_format = _FORMAT
 
     @classmethod
@@ -119,7 +134,7 @@ class WinogradInputOp(GraphOp):
                 f"{cls.name}: pads {list(pads)} and output {height}x{width} must be non-negative and non-empty"
             )
         th, tw = tile_grid(height, width)
-        rows = get_int(props, "rows")
+        rows = rows_of(props)
         _check_rows(cls.name, rows, sx[0] * th * tw)
         return [tensor_type((POSITIONS, rows, sx[1] * sx[4]), x.element_type)]
 
@@ -133,7 +148,7 @@ class WinogradOutputOp(GraphOp):
     input = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
-    output = prop_def(DenseArrayBase)
+    output = prop_def(DenseArrayBase | SizesAttr)
     block = prop_def(IntegerAttr[I64])
     assembly_format = _FORMAT
 
@@ -148,7 +163,7 @@ class WinogradOutputOp(GraphOp):
             raise ShapeError(f"{cls.name}: input {fmt_shape(sm)} must be [{POSITIONS}, rows, K]")
         n, height, width = _pair(cls.name, props, "output", 3)
         block = get_int(props, "block")
-        if min(n, height, width, block) < 1 or sm[2] % block:
+        if n < 1 or min(height, width, block) < 1 or sm[2] % block:
             raise ShapeError(
                 f"{cls.name}: output {n}x{height}x{width} must be non-empty and block {block} "
                 f"must divide the {sm[2]} channels"

@@ -30,6 +30,7 @@ from minitvm.dialects.graph.winograd import (
     OUTPUT_TRANSFORM,
     PATCH,
     TILE,
+    rows_of,
     tile_grid,
 )
 from minitvm.dialects.te_expr import Expr, Tensor, const, minimum, select
@@ -136,7 +137,7 @@ def _winograd_input(kb: KernelBuilder, op: graph.WinogradInputOp, x: Tensor) -> 
     top, left = get_ints(op.properties, "pads")
     th, tw = tile_grid(*get_ints(op.properties, "output"))
     tiles = n_images * th * tw
-    rows = get_int(op.properties, "rows")
+    rows = rows_of(op.properties)
     ranges = {
         2: (-top, TILE * (th - 1) + PATCH - 1 - top),
         3: (-left, TILE * (tw - 1) + PATCH - 1 - left),

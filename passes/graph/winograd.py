@@ -47,7 +47,7 @@ from minitvm.dialects.graph import (
     WinogradInputOp,
     WinogradOutputOp,
 )
-from minitvm.dialects.graph.base import is_float, is_static
+from minitvm.dialects.graph.base import SizesAttr, is_float, shape_of
 from minitvm.dialects.graph.reference import unblock_weight
 from minitvm.dialects.graph.winograd import KERNEL, POSITIONS, tile_grid, transform_weight
 from minitvm.errors import MinitvmError
@@ -84,13 +84,14 @@ class WinogradPattern(RewritePattern):
             return
         x, y = op.input.type, op.result.type
         assert isinstance(x, TensorType) and isinstance(y, TensorType)
-        if not is_static(y):
-            return  # (a tile grid of run-time size: not yet; the direct conv takes it)
-        n, _, height, width, block = y.get_shape()
-        _, c_outer, *size, c_inner = x.get_shape()
-        channels, outputs = c_outer * c_inner, y.get_shape()[1] * block
+        n, k_outer, height, width, block = shape_of(y)
+        _, c_outer, *size, c_inner = shape_of(x)
+        if not all(isinstance(d, int) for d in (k_outer, height, width, c_outer, *size, c_inner)):
+            return  # (only the batch may be known at run time: the tile grid is fixed)
+        channels, outputs = c_outer * c_inner, k_outer * block
+        # (per image: the batch scales both sides alike)
         if self.mode == "auto" and not winograd_pays(
-            n, channels, outputs, (size[0], size[1]), (height, width)
+            1, channels, outputs, (size[0], size[1]), (height, width)
         ):
             return
         weight = op.weight.owner
@@ -104,7 +105,8 @@ class WinogradPattern(RewritePattern):
             self.transformed[weight] = u
         th, tw = tile_grid(height, width)
         tiles = n * th * tw
-        rows = padded_rows(tiles)
+        # padded for whole register blocks; a run-time tile count gets the GEMM's tail instead
+        rows = padded_rows(tiles) if isinstance(tiles, int) else SizesAttr.of([tiles])
         pads = op.window.pads
         v = WinogradInputOp.make(
             op.input, pads=[pads[0], pads[1]], output=[height, width], rows=rows

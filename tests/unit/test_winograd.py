@@ -67,7 +67,7 @@ def test_the_transforms_around_a_product_are_the_conv(n, c, k, h, w, pads) -> No
 
 def test_the_ops_check_their_shapes() -> None:
     block = Block(arg_types=[TensorType(f32, [1, 1, 8, 8, 16]), TensorType(f32, [16, 16, 32])])
-    with pytest.raises(ShapeError, match="rows 15 is fewer than the 16 tiles"):
+    with pytest.raises(ShapeError, match="rows 15 is not enough for the 16 tiles"):
         g.WinogradInputOp.make(block.args[0], pads=[1, 1], output=[8, 8], rows=15)
     with pytest.raises(ShapeError, match="block 12 must divide the 32 channels"):
         g.WinogradOutputOp.make(block.args[1], None, output=[1, 8, 8], block=12)

@@ -52,3 +52,19 @@ func.func @direct(%x: tensor<1x1x8x8x1xf32>, %wr: tensor<1x1x3x3x1x1xf32>) -> (t
   %r = graph.conv_nchwc %x, %wr {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x8x8x1xf32>, tensor<1x1x3x3x1x1xf32>) -> tensor<1x1x8x8x1xf32>
   func.return %s, %d, %r : tensor<1x1x4x4x1xf32>, tensor<1x1x8x8x1xf32>, tensor<1x1x8x8x1xf32>
 }
+
+// -----
+
+// A batch known only at run time: the tile grid is fixed, so the rows are the tiles of n
+// images (6*n, no padding: the GEMM takes the tail); a run-time height keeps the direct conv.
+// CHECK-LABEL: func.func @batch(
+// CHECK:         %[[V:\w+]] = graph.winograd_input %x {pads = array<i64: 0, 0>, output = array<i64: 5, 3>, rows = #graph.sizes<"6*n">} : (tensor<?x1x7x5x1xf32, #graph.dims<"n">>) -> tensor<16x?x1xf32, #graph.dims<"6*n">>
+// CHECK-NEXT:    %[[M:\w+]] = graph.matmul %[[V]], %{{\w+}} : (tensor<16x?x1xf32, #graph.dims<"6*n">>, tensor<16x1x1xf32>) -> tensor<16x?x1xf32, #graph.dims<"6*n">>
+// CHECK-NEXT:    %{{\w+}} = graph.winograd_output %[[M]] {output = #graph.sizes<"n", 5, 3>, block = 1 : i64} : (tensor<16x?x1xf32, #graph.dims<"6*n">>) -> tensor<?x1x5x3x1xf32, #graph.dims<"n">>
+// CHECK-NEXT:    %{{\w+}} = graph.conv_nchwc %h, %w
+func.func @batch(%x: tensor<?x1x7x5x1xf32, #graph.dims<"n">>, %h: tensor<1x1x?x5x1xf32, #graph.dims<"h">>) -> (tensor<?x1x5x3x1xf32, #graph.dims<"n">>, tensor<1x1x?x3x1xf32, #graph.dims<"h - 2">>) {
+  %w = graph.constant #graph.splat<1.0 : f32> : tensor<1x1x3x3x1x1xf32>
+  %y = graph.conv_nchwc %x, %w : (tensor<?x1x7x5x1xf32, #graph.dims<"n">>, tensor<1x1x3x3x1x1xf32>) -> tensor<?x1x5x3x1xf32, #graph.dims<"n">>
+  %u = graph.conv_nchwc %h, %w : (tensor<1x1x?x5x1xf32, #graph.dims<"h">>, tensor<1x1x3x3x1x1xf32>) -> tensor<1x1x?x3x1xf32, #graph.dims<"h - 2">>
+  func.return %y, %u : tensor<?x1x5x3x1xf32, #graph.dims<"n">>, tensor<1x1x?x3x1xf32, #graph.dims<"h - 2">>
+}

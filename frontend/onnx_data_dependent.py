@@ -14,6 +14,8 @@ ops on that result:
                                each one's place among the u from an n x n comparison
     NonMaxSuppression          a graph.loop over the score ranks keeps boxes greedily; the
                                kept (batch, class, rank) triples are flat_nonzero's
+    Slice (starts, ends at     per axis, the positions start + k * step within the clamped
+      run time)                bounds: flat_nonzero of a mask over the axis; a Gather of them
 
 When the input that decides the size is a constant, the result is computed at import instead
 (a constant, or a constant index operand) and nothing is data-dependent.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType, i1, i64
@@ -37,16 +40,16 @@ from minitvm.symbolic import SymDim, product, symbol
 _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.]")
 
 
-def count_name(ctx: NodeContext) -> str:
+def count_name(ctx: NodeContext, which: str = "") -> str:
     """The name of the size a node's count gets: from its first output, which no other node
-    of the graph writes (`nonzero_out_count`)."""
+    of the graph writes (`nonzero_out_count`; `which` tells a node's counts apart)."""
     stem = _NOT_IN_NAME.sub("_", ctx.node.output[0])
-    return f"{stem if stem[:1].isalpha() or stem[:1] == '_' else '_' + stem}_count"
+    return f"{stem if stem[:1].isalpha() or stem[:1] == '_' else '_' + stem}_count{which}"
 
 
-def flat_nonzero(ctx: NodeContext, mask: SSAValue) -> SSAValue:
+def flat_nonzero(ctx: NodeContext, mask: SSAValue, which: str = "") -> SSAValue:
     """The positions of `mask`'s true elements (a vector of i64, its size found at run time)."""
-    return ctx.make1(g.FlatNonzeroOp, mask, size=count_name(ctx))
+    return ctx.make1(g.FlatNonzeroOp, mask, size=count_name(ctx, which))
 
 
 def index_scalar(ctx: NodeContext, value: Dim, name: str) -> SSAValue:
@@ -368,3 +371,60 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
     box_index = ctx.make1(g.GatherOp, flat_order, rows, axis=0)
     columns = [ctx.make1(g.ReshapeOp, v, shape=[s, 1]) for v in (b_index, c_index, box_index)]
     return [ctx.make1(g.ConcatOp, columns, axis=1)]
+
+
+def slice_at_run_time(
+    ctx: NodeContext, shape: Sequence[Dim], axes: Sequence[int], steps: Sequence[int]
+) -> SSAValue:
+    """Slice whose starts and ends come at run time (axes and steps known now): along each
+    axis, ONNX's clamping on the run-time bounds, then the positions start + k * step in
+    range as the true elements of a mask over the axis (increasing; read backwards for a
+    negative step), and a Gather of them."""
+    name = ctx.node.output[0]
+    x = ctx.tensor(0)
+    bounds = []
+    for i in (1, 2):
+        value = ctx.tensor(i)
+        if ctx.dtype(i) != np.int64:
+            value = ctx.make1(g.CastOp, value, to=i64)
+        bounds.append(value)
+    zero = ctx.materialize(np.zeros((), np.int64), f"{name}_zero")
+    for k, (axis, step) in enumerate(zip(axes, steps, strict=True)):
+        n = shape[axis]
+        size = index_scalar(ctx, n, f"{name}_size{k}")
+        at = ctx.materialize(np.array(k, np.int64), f"{name}_at{k}")
+        start, end = (ctx.make1(g.GatherOp, b, at, axis=0) for b in bounds)
+
+        def counted(v: SSAValue, size: SSAValue = size) -> SSAValue:  # negatives from the end
+            return ctx.make1(g.WhereOp, ctx.make1(g.LessOp, v, zero), ctx.make1(g.AddOp, v, size), v)
+
+        def clamped(v: SSAValue, lo: SSAValue, hi: SSAValue) -> SSAValue:
+            return ctx.make1(g.MinOp, ctx.make1(g.MaxOp, v, lo), hi)
+
+        start, end = counted(start), counted(end)
+        last = index_scalar(ctx, n - 1, f"{name}_last{k}")
+        if step > 0:
+            start, end = clamped(start, zero, size), clamped(end, zero, size)
+        else:
+            minus_one = ctx.materialize(np.array(-1, np.int64), f"{name}_minus_one")
+            start, end = clamped(start, zero, last), clamped(end, minus_one, last)
+        order = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
+        first, after = (start, end) if step > 0 else (end, start)
+        # step > 0: start <= i < end; step < 0: end < i <= start
+        inside = ctx.make1(
+            g.AndOp,
+            ctx.make1(g.GreaterEqualOp if step > 0 else g.GreaterOp, order, first),
+            ctx.make1(g.LessOp if step > 0 else g.LessEqualOp, order, after),
+        )
+        if abs(step) > 1:
+            offset = ctx.make1(g.SubOp, order, start) if step > 0 else ctx.make1(g.SubOp, start, order)
+            stride = ctx.materialize(np.array(abs(step), np.int64), f"{name}_step{k}")
+            on_step = ctx.make1(g.EqualOp, ctx.make1(g.ModOp, offset, stride), zero)
+            inside = ctx.make1(g.AndOp, inside, on_step)
+        positions = flat_nonzero(ctx, inside, str(k))
+        if step < 0:  # the k-th from the end
+            count = symbol(count_name(ctx, str(k)))
+            back = ctx.make1(g.RangeOp, start=-1, delta=-1, length=count, element_type=i64)
+            positions = ctx.make1(g.GatherOp, positions, back, axis=0)
+        x = ctx.make1(g.GatherOp, x, positions, axis=axis)
+    return x

@@ -19,9 +19,10 @@ from xdsl.utils.exceptions import VerifyException
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph import reference
 from minitvm.dialects.graph.base import Dim, ShapeError, broadcast_shapes, fmt_shape, tensor_type
-from minitvm.symbolic import SymDim, ceildiv, product, sym_max, sym_min
+from minitvm.frontend.onnx_data_dependent import slice_at_run_time
 from minitvm.frontend.onnx_node import AnyValue, NodeContext, Value, converter, element_type
 from minitvm.frontend.onnx_symbolic import finish
+from minitvm.symbolic import SymDim, ceildiv, product, sym_max, sym_min
 
 
 def _ints(array: np.ndarray) -> list[int]:
@@ -288,8 +289,19 @@ def convert_split(ctx: NodeContext) -> list[Value]:
 
 @converter("Slice")
 def convert_slice(ctx: NodeContext) -> list[Value]:
-    """ONNX's clamping is applied here so that graph.slice sees Python-range bounds."""
+    """ONNX's clamping is applied here so that graph.slice sees Python-range bounds; starts
+    and ends known only at run time take `slice_at_run_time`."""
     shape = ctx.shape(0)
+    if ctx.opset >= 10 and not (ctx.is_const(1) and ctx.is_const(2)):
+        given_axes, given_steps = ctx.optional_const(3, "axes"), ctx.optional_const(4, "steps")
+        count = ctx.shape(1)[0] if ctx.shape(1) else 1
+        if not isinstance(count, int):
+            raise ctx.error("starts must have a length known at import time")
+        axes = list(range(count)) if given_axes is None else [ctx.axis(a, len(shape)) for a in _ints(given_axes)]
+        steps = [1] * count if given_steps is None else _ints(given_steps)
+        if len(set(axes)) != len(axes) or len(steps) != len(axes) or 0 in steps:
+            raise ctx.error(f"axes {axes} and steps {steps} must be as many, distinct and non-zero")
+        return [slice_at_run_time(ctx, shape, axes, steps)]
     bounds = slice_bounds(ctx, shape)
     full_starts, full_ends, full_steps = (list(b) for b in zip(*bounds)) if bounds else ([], [], [])
     if full_starts == [0] * len(shape) and full_ends == list(shape) and set(full_steps) <= {1}:

@@ -203,3 +203,23 @@ def test_a_repeated_run_reuses_its_memory() -> None:
         np.testing.assert_array_equal(exe.run({"x": x})[0], -np.array(np.nonzero(x)))
     assert exe._arena_storage is arena
     assert exe.set_sizes.keys() == {"nz_count"}
+
+
+@pytest.mark.parametrize("steps", [[1, 1], [2, -1], [-3, 2]], ids=["unit", "2,-1", "-3,2"])
+def test_slice_with_bounds_at_run_time(steps: list[int]) -> None:
+    """Starts and ends fed at run time (axes and steps known): ONNX's clamping on them, the
+    lengths found as the model runs, negative steps read backwards; one compile."""
+    model = make_model(
+        [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])],
+        {"x": (F, ["b", 7, 9]), "starts": (I64, [2]), "ends": (I64, [2])},
+        ["y"],
+    )
+    model.graph.initializer.extend(
+        [helper.make_tensor("axes", I64, [2], [2, 1]), helper.make_tensor("steps", I64, [2], steps)]
+    )
+    bounds = [([0, 0], [9, 7]), ([-2, 5], [100, -100]), ([8, -1], [-100, 0]), ([3, 2], [3, 2])]
+    feeds = [
+        {"x": sparse((b, 7, 9), 1.0), "starts": np.array(s, np.int64), "ends": np.array(e, np.int64)}
+        for b, (s, e) in zip((2, 1, 3, 2), bounds, strict=True)
+    ]
+    check_against_ort(model, feeds)

@@ -129,10 +129,11 @@ def test_fused_blocked_layouts_map_back() -> None:
     assert report.ok, [(r.output.name, r.metrics) for r in report.rows]
     # The program under test really is blocked and fused: each conv one NCHW[x]c kernel, its
     # BN folded and its ReLU in the epilogue; the instrumented one keeps the blocked convs.
+    # (Direct convs: whether Winograd pays for one of them depends on the machine's roofline.)
     cases = ((model, "fused_conv_nchwc"), (_returning_all(model), "conv_nchwc"))
     for instrumented, wanted in cases:
         module = from_onnx(instrumented)
-        lower_to_te(module, 3, num_threads=1)
+        lower_to_te(module, 3, num_threads=1, winograd="never")
         names = [k.sym_name.data for k in kernels(module)]
         assert sum(name.startswith(wanted) for name in names) == 2, names
 

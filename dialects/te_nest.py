@@ -229,10 +229,11 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
     it, it is spatial, the schedule marked none and the compute has the work for it.
 
     A loop of symbolic extent (`batch`) may run once at run time, which would leave every
-    other thread idle: it is fused with the plain spatial loops right inside it until the
-    fused extent has a factor of two or more known now (`batch` x 12 heads), or only the
-    innermost loop is left (`batch` x `seq`, then 768 channels), so that the threads share
-    all of them whatever the sizes."""
+    other thread idle. Then a spatial loop inside it of an extent known now (12 heads, 12
+    column panels) takes the threads instead, as it is (its index arithmetic untouched: a
+    packed operand's divisions stay foldable); without one, the symbolic loop is fused with
+    the plain (unsplit) spatial loops inside it, up to a factor known now or the innermost
+    loop (`batch` x `seq`, then 768 channels), so that the threads share them all."""
     if any(loop.PARALLEL_HINT in lp.hints for lp in nest.loops):
         return
     # (symbolic extents: decided at middling sizes, a heuristic; the loop then runs to its
@@ -250,12 +251,23 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
                 break
         else:
             return
-    while _known_factor(nest.loops[n].extent) < 2 and n + 2 < len(nest.loops):  # (not the innermost)
-        inner = nest.loops[n + 1]
-        if inner.reduction or inner.hints or nest.loops[n].hints:
+    loops = nest.loops
+    if _known_factor(loops[n].extent) < 2:
+        for inner in loops[n + 1 : -1]:  # (not the innermost)
+            if inner.reduction or inner.hints:
+                break
+            if isinstance(inner.extent, int) and inner.extent >= 2:
+                inner.hints.add(loop.PARALLEL_HINT)
+                return
+    # (a compute run inside another's loop (#te.compute_at) takes that loop's fusions)
+    attached = any(isinstance(p, te.ComputeAtAttr) for p in compute.schedule)
+    split = {part for outer, inner, _ in nest.splits.values() for part in (outer, inner)}
+    while not attached and _known_factor(loops[n].extent) < 2 and n + 2 < len(loops):
+        inner = loops[n + 1]
+        if inner.reduction or inner.hints or loops[n].hints or {loops[n].name, inner.name} & split:
             break
-        nest.fuse(nest.loops[n].name, inner.name)
-    nest.loops[n].hints.add(loop.PARALLEL_HINT)
+        nest.fuse(loops[n].name, inner.name)
+    loops[n].hints.add(loop.PARALLEL_HINT)
 
 
 def _known_factor(extent: int | SymDim) -> int:

@@ -102,3 +102,28 @@ def test_every_tail_of_a_register_block_is_right() -> None:
     for seq in range(1, 18):
         feeds = models.random_feeds(model, {"hidden_states": (2, seq, 64)}, seq)
         np.testing.assert_allclose(exe.run(feeds)[0], session(feeds)[0], rtol=1e-4, atol=1e-4, err_msg=str(seq))
+
+
+@pytest.mark.parametrize("name", ["bert_layer", "resnet18_batch"])
+def test_symbolic_kernels_keep_their_templates_schedules(name: str) -> None:
+    """A symbolic kernel whose schedule fails under the size hints falls back to plain
+    loops, silently and 10x slower: every kernel a static compile of the model schedules is
+    scheduled in the dynamic compile too (a regression once made the attention, softmax and
+    layer norms of the BERT layer plain loops)."""
+    from minitvm.compiler import lower_to_te
+    from minitvm.dialects import te
+    from minitvm.frontend import from_onnx
+    from minitvm.schedules.kernel import kernels
+
+    build, shapes, input_shapes = CASES[name]
+
+    def unscheduled(module: object) -> set[str]:
+        lower_to_te(module, 3, num_threads=2)  # type: ignore[arg-type]
+        return {
+            k.sym_name.data.rsplit("_", 1)[0]
+            for k in kernels(module)  # type: ignore[arg-type]
+            if not any(te.SCHEDULE_ATTR in c.attributes for c in k.walk() if isinstance(c, te.ComputeOp))
+        }
+
+    static = unscheduled(from_onnx(build(), shapes[0]))
+    assert unscheduled(from_onnx(build(), input_shapes)) <= static

@@ -1,21 +1,22 @@
-// The default parallel loop of a symbolic kernel: a loop of symbolic extent (`batch`, 1 at
-// many a run) is fused with the plain spatial loops right inside it until the fused extent
-// has a factor known now (12 heads), or only the innermost loop is left (`batch` x `seq`,
-// divided back by the run-time `seq`), so that every run has work for all threads.
+// The default parallel loop of a symbolic kernel. A loop of symbolic extent (`batch`, 1 at
+// many a run) would leave the other threads idle: a spatial loop inside it of an extent known
+// now (12 heads) takes the threads as it is; without one, the symbolic loop is fused with the
+// plain spatial loops inside it up to the innermost (`batch` x `seq`, divided back by the
+// run-time `seq`), so that every run has work for all threads.
 // RUN: minitvm-opt %s -p convert-te-to-loop | filecheck %s
 
 // CHECK-LABEL: func.func @heads_0(
-// CHECK:         %[[N:\w+]] = loop.size "12*batch"
+// CHECK:         %[[B:\w+]] = loop.size "batch"
 // CHECK-NEXT:    %[[SEQ:\w+]] = loop.size "seq"
-// CHECK-NEXT:    loop.for %[[F:\w+]] = 0 to %[[N]] (at most {{\d+}}) step 1 {
-// CHECK-NEXT:      %[[C12:\w+]] = arith.constant 12 : index
-// CHECK-NEXT:      %[[B:\w+]] = arith.divui %[[F]], %[[C12]] : index
-// CHECK-NEXT:      %{{\w+}} = arith.constant 12 : index
-// CHECK-NEXT:      %[[H:\w+]] = arith.remui %[[F]], %{{\w+}} : index
-// CHECK-NEXT:      loop.for %[[S:\w+]] = 0 to %[[SEQ]] (at most {{\d+}}) step 1 {
-// CHECK-NEXT:        loop.for %[[D:\w+]] = 0 to 64 step 1 {
-// CHECK-NEXT:          %{{\w+}} = loop.load %0[%[[B]], %[[H]], %[[S]], %[[D]]]
-// CHECK:         } {parallel}
+// CHECK-NEXT:    loop.for %[[N:\w+]] = 0 to %[[B]] (at most {{\d+}}) step 1 {
+// CHECK-NEXT:      loop.for %[[H:\w+]] = 0 to 12 step 1 {
+// CHECK-NEXT:        loop.for %[[S:\w+]] = 0 to %[[SEQ]] (at most {{\d+}}) step 1 {
+// CHECK-NEXT:          loop.for %[[D:\w+]] = 0 to 64 step 1 {
+// CHECK-NEXT:            %{{\w+}} = loop.load %0[%[[N]], %[[H]], %[[S]], %[[D]]]
+// CHECK:               }
+// CHECK-NEXT:        }
+// CHECK-NEXT:      } {parallel}
+// CHECK-NEXT:    }
 // CHECK-LABEL: func.func @rows_1(
 // CHECK:         %[[N:\w+]] = loop.size "batch*seq"
 // CHECK-NEXT:    %[[SEQ:\w+]] = loop.size "seq"

@@ -4,8 +4,9 @@ A BERT-base encoder layer with symbolic batch and sequence (`bert_encoder_layer(
 True)`), run at sequence lengths 1, 7, 64, 128 and 384 (batch 1), and the onnx wheel's light
 ResNet-50 (random weights) with a symbolic batch, run at batch 1, 3 and 8. For each shape:
 the dynamic Executable's median latency, a static compile's at that shape, ONNX Runtime's,
-the three interleaved run by run (`timed_runs`), and the ratios; the compile seconds of the
-dynamic model (once) and of each static one. The light ResNet-50 flattens with a Reshape to
+the three interleaved run by run (`timed_runs`; on several threads in turns after a pause,
+since each one's threads spin on after a run and would slow the next), and the ratios; the
+compile seconds of the dynamic model (once) and of each static one. The light ResNet-50 flattens with a Reshape to
 a constant [1, 2048]; it is given [-1, 2048], as an export with a dynamic batch writes it.
 
     python bench/dynamic_shapes.py [--threads 1,2] [--repeat 20] [--warmup 3] [bert] [resnet50]
@@ -34,7 +35,7 @@ from minitvm.bench.suite import BenchError
 from minitvm.errors import MinitvmError
 from minitvm.machine import cpu_model
 from minitvm.runtime.ort import ort_session
-from minitvm.runtime.timing import timed_runs
+from minitvm.runtime.timing import SETTLE_S, timed_runs
 
 
 def bert(shape: Sequence[int] | None) -> onnx.ModelProto:
@@ -108,7 +109,9 @@ def run(names: Sequence[str], threads: Sequence[int], repeat: int, warmup: int) 
                     "static": lambda s=static, f=feeds: s.run(f),
                     "ort": lambda s=session, f=feeds: s(f),
                 }
-                _, times = timed_runs(runners, warmup, repeat)
+                # on several threads the runners take turns after a pause, as `minitvm run
+                # --compare-ort` does: each one's threads spin on after a run
+                _, times = timed_runs(runners, warmup, repeat, SETTLE_S if t > 1 else 0.0)
                 ms = {k: 1e3 * statistics.median(v) for k, v in times.items()}
                 print(
                     f"| {name} | {'x'.join(map(str, shape))} | {t} | {ms['dynamic']:.2f} | "

@@ -89,6 +89,10 @@ def _for(block: Block, extent: int | SymDim, inits: Sequence[SSAValue] = ()) -> 
 #: What a run-time trip count is bounded by where the symbols' ranges give no bound.
 MAX_TRIP = 2**62
 
+#: The largest split of a symbolic extent whose partial tile gets one version per size it
+#: can have (factor - 1 of them): a register block's rows, not a cache tile's 64.
+MAX_TAIL_VERSIONS = 8
+
 
 def symbols_used(kernel: func.FuncOp) -> list[str]:
     """The symbols a te kernel's sizes name (its buffers' dims, extents, te.size reads)."""
@@ -312,13 +316,32 @@ class _ComputeEmitter:
         full = floordiv(extent, factor)
         self.unguarded.add(axis)
         self._emit_loop(block, lp, _for(block, full), None, rest, loop_vars, innermost, attach)
-        partial = _for(block, floordiv(mod(extent, factor) + (factor - 1), factor))
         start = loop.SizeOp(full) if isinstance(full, SymDim) else arith.ConstantOp(IntegerAttr(full, IndexType()))
         block.add_op(start)
-        if any(other.name == inner for other in self.nest.loops):
-            self.extent_overrides[inner] = mod(extent, factor)
-        else:  # (the inner loop was fused into another: the partial tile keeps the guard)
+        left = mod(extent, factor)
+        if not any(other.name == inner for other in self.nest.loops):
+            self.unguarded.discard(axis)  # (the inner loop was fused into another: guarded)
+        elif factor <= MAX_TAIL_VERSIONS:
+            # A register block's tail: one version per size it can have, each with a static
+            # inner extent, so that it too is unrolled with its accumulators in registers.
+            size = loop.SizeOp(left)
+            block.add_op(size)
+            for rows in range(1, factor):
+                version = Block()
+                const_rows = arith.ConstantOp(IntegerAttr(rows, IndexType()))
+                taken = arith.CmpiOp(size.result, const_rows.result, "eq")
+                block.add_ops([const_rows, taken])
+                self.extent_overrides[inner] = rows
+                tail = loop.ForOp(0, 1, 1)
+                self._emit_loop(version, lp, tail, start.results[0], rest, loop_vars, innermost, attach)
+                version.add_op(loop.YieldOp())
+                block.add_op(loop.IfOp(taken.result, version))
+            self.extent_overrides.pop(inner, None)
             self.unguarded.discard(axis)
+            return
+        else:
+            self.extent_overrides[inner] = left
+        partial = _for(block, floordiv(left + (factor - 1), factor))
         self._emit_loop(block, lp, partial, start.results[0], rest, loop_vars, innermost, attach)
         self.extent_overrides.pop(inner, None)
         self.unguarded.discard(axis)

@@ -118,17 +118,21 @@ def read_inputs(
 
 
 def resolve_symbols(declared: Declared, shapes: Shapes) -> None:
-    """Give inputs whose dynamic dimensions are all named (`batch`, `seq`) by an input of
-    known shape that shape's sizes: `--input a=a.npy` fixes `n` in a: [n, 4] and b: [n, 4]."""
+    """Give the named dynamic dimensions (`batch`, `seq`) of every input the size an input of
+    given shape has for them: `--input a=a.npy` fixes `n` in a: [n, 4] and b: [n, 4];
+    `--input-shape ids=1x?` fixes `batch` in mask: [batch, seq] too (`seq` stays dynamic)."""
     sizes: dict[str, int] = {}
     for name, shape in shapes.items():
         for dim, size in zip(declared[name][1], shape):
             if isinstance(dim, str) and dim != "?" and isinstance(size, int):
                 sizes.setdefault(dim, size)
     for name, (_, dims) in declared.items():
-        named = all(isinstance(d, int) or d in sizes for d in dims)
-        if name not in shapes and named and not all(isinstance(d, int) for d in dims):
-            shapes[name] = tuple(d if isinstance(d, int) else sizes[d] for d in dims)
+        if name in shapes or all(isinstance(d, int) for d in dims):
+            continue
+        # (the dimensions no input fixes stay dynamic: None)
+        shape = tuple(d if isinstance(d, int) else sizes.get(d) for d in dims)
+        if any(size is not None for size, d in zip(shape, dims) if not isinstance(d, int)):
+            shapes[name] = shape
 
 
 def compile_model(

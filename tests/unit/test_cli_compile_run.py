@@ -178,6 +178,11 @@ def test_compile_keeps_dynamic_dimensions_unless_given(tmp_path: Path) -> None:
         "minitvm: error: input 'a' has dynamic dimension 0 ('n'); give its shape with "
         "--input-shape a=D0xD1...\n",
     )
+    # a dimension one input's shape fixes is fixed in every input that names it
+    both = add_model(tmp_path / "add2.onnx", ["n", "m"])
+    result = minitvm("run", both, "--input-shape", "a=3x?", "--repeat", "1")
+    assert result.returncode == 0, result.stderr
+    assert "sizes  m = 1 (dynamic" in result.stdout and "input  b: float32[3, 1]" in result.stdout
     bad = minitvm("compile", path, "--input-shape", "a=3x4..2")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.endswith(

@@ -768,9 +768,11 @@ class _MainConverter:
             block.add_op(for_op)
             body = for_op.body.block
             i, carried = body.args
-            extent = for_op.upper_value or arith.ConstantOp(IntegerAttr(dims[depth], IndexType())).result
-            if extent.owner.parent is None:
-                body.add_op(extent.owner)  # type: ignore[arg-type]
+            extent = for_op.upper_value
+            if extent is None:  # a static dimension
+                size = arith.ConstantOp(IntegerAttr(dims[depth], IndexType()))
+                body.add_op(size)
+                extent = size.result
             scaled = arith.MuliOp(flat, extent)
             inner = arith.AddiOp(scaled.result, i)
             body.add_ops([scaled, inner])

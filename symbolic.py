@@ -352,6 +352,13 @@ def bare_symbol(dim: object) -> str | None:
     return None
 
 
+def name_from(text: str) -> str:
+    """A valid dimension name made from any text (an ONNX dim_param, a value's name): other
+    characters become `_`, and a leading `_` where it would start with neither letter nor `_`."""
+    name = re.sub(r"[^A-Za-z0-9_.]", "_", text)
+    return name if name[:1].isalpha() or name[:1] == "_" else f"_{name}"
+
+
 def symbol(name: str) -> SymDim:
     """The dimension named `name`."""
     if not _NAME.fullmatch(name):

@@ -63,7 +63,7 @@ from minitvm.frontend.onnx_node import (
     tensor_array,
 )
 from minitvm.runtime.executable import beyond_memory
-from minitvm.symbolic import SYMBOL_RANGE, SymbolicError, SymDim, symbol, symbol_ranges
+from minitvm.symbolic import SYMBOL_RANGE, SymbolicError, SymDim, name_from, symbol, symbol_ranges
 
 MIN_OPSET, MAX_OPSET = 7, 28  # 22-28 changed only element types of the ops we support
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -437,7 +437,6 @@ def _check_tensor(value: onnx.ValueInfoProto) -> None:
         )
 
 
-_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.]")
 
 
 class _Symbols:
@@ -462,8 +461,7 @@ class _Symbols:
             return dim.dim_value
         name = dim.dim_param if dim.HasField("dim_param") and dim.dim_param else f"{value}_{axis}"
         if name not in self.by_name:
-            text = _NOT_IN_NAME.sub("_", name)
-            text = text if text[:1].isalpha() or text[:1] == "_" else f"_{text}"
+            text = name_from(name)
             taken = {str(s) for s in self.by_name.values()}
             unique, n = text, 1
             while unique in taken:

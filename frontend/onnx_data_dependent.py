@@ -24,7 +24,6 @@ When the input that decides the size is a constant, the result is computed at im
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,16 +34,13 @@ from minitvm.dialects import graph as g
 from minitvm.dialects.graph.base import Dim
 from minitvm.dialects.graph.constant import element_type_of
 from minitvm.frontend.onnx_node import NodeContext, Value, converter
-from minitvm.symbolic import SymDim, product, symbol
-
-_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.]")
+from minitvm.symbolic import SymDim, name_from, product, symbol
 
 
 def count_name(ctx: NodeContext, which: str = "") -> str:
     """The name of the size a node's count gets: from its first output, which no other node
     of the graph writes (`nonzero_out_count`; `which` tells a node's counts apart)."""
-    stem = _NOT_IN_NAME.sub("_", ctx.node.output[0])
-    return f"{stem if stem[:1].isalpha() or stem[:1] == '_' else '_' + stem}_count{which}"
+    return f"{name_from(ctx.node.output[0])}_count{which}"
 
 
 def flat_nonzero(ctx: NodeContext, mask: SSAValue, which: str = "") -> SSAValue:

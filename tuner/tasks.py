@@ -142,9 +142,10 @@ class Task:
         return valid
 
 
-def _hinted(sizes: Sequence[object]) -> contextlib.AbstractContextManager[None]:
-    """Where a symbolic task's template decides: under `size_hints` (a static one: as is)."""
-    return size_hints() if sizes else contextlib.nullcontext()
+def _hinted(symbolic: object) -> contextlib.AbstractContextManager[None]:
+    """Where a symbolic kernel's template decides (`symbolic` true: a symbolic task's sizes, or
+    the kernel's being symbolic): under `size_hints`; a static one's as is."""
+    return size_hints() if symbolic else contextlib.nullcontext()
 
 
 def _template(kernel: func.FuncOp):  # -> (anchor compute, ScheduleTemplate)
@@ -197,7 +198,7 @@ def tasks_of_module(
         symbolic = te.is_symbolic_kernel(kernel)
         if symbolic and not sizes:
             continue
-        with _hinted([symbolic] if symbolic else []):
+        with _hinted(symbolic):
             if kernel_template(kernel) is not None:
                 groups.setdefault(kernel_task_key(kernel, target), []).append(kernel)
     tasks = []

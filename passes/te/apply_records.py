@@ -10,7 +10,7 @@ on the kernel:
     minitvm-opt m.mlir -p 'te-default-schedule,te-apply-records{records="sqlite:///r.db" threads=1}'
 
     func.func @fused_conv_nchwc_3(...) attributes {te.fused, te.kernel,
-        te.tuned = {oc_block = 2 : i64, ow_block = 7 : i64, reduction_order = "kh_kw_c", unroll_kw = 0 : i64}}
+        te.tuned = {c_block = 0 : i64, oc_block = 2 : i64, ow_block = 7 : i64, reduction_order = "kh_kw_c", unroll_kw = 0 : i64}}
 
 Kernels must have their default schedules first (te-default-schedule): keys are taken of
 kernels as the tuner saw them. `threads` is the thread count the compiled model will run on

@@ -340,6 +340,59 @@ def test_conv_space_and_default() -> None:
     assert (config["ow_block"], config["oc_block"]) == (7, 2)
 
 
+def pointwise_model(channels: int, out_channels: int, size: int) -> onnx.ModelProto:
+    """A 1x1 conv + bias + relu: blocked NCHW16c."""
+    net = Net(7)
+    x = net.input("x", [1, channels, size, size])
+    w, b = net.weight("w", [out_channels, channels, 1, 1], 0.1), net.weight("b", [out_channels])
+    return net.model([net.op("Relu", [net.op("Conv", [x, w, b])])])
+
+
+@pytest.mark.parametrize("l1_bytes", [32 * 1024, 48 * 1024, 8 * 1024, None])
+def test_conv_default_blocks_the_channels_whose_weights_fit_in_l1(
+    monkeypatch: pytest.MonkeyPatch, l1_bytes: int | None
+) -> None:
+    """YOLOv5's 512 -> 128 1x1 conv at 40x40: each block of 4 pixels x 4 output channel blocks
+    would stream 128 KiB of weights; the reduction is split into the deepest blocks of input
+    channel blocks (at least 64 multiply-adds) whose weights (4 KiB each) fit in half the
+    L1. No split without an L1 to fit, or when no such block fits; none for a 3x3 conv
+    (36 KiB per input channel block)."""
+    monkeypatch.setattr("minitvm.schedules.conv.L1_BYTES", l1_bytes)
+    kernel = templated_kernel(te_module(pointwise_model(512, 128, 40)), "conv_nchwc")
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
+    assert space["c_block"] == (0, 1, 2, 4, 8, 16)
+    config = template.default_config(anchor)
+    assert (config["ow_block"], config["oc_block"]) == (4, 4)
+    per_block = 4 * 16 * 16 * 4
+    fitting = [c for c in (4, 8, 16) if l1_bytes and c * per_block <= l1_bytes // 2]
+    assert config["c_block"] == max(fitting, default=0)
+    three_by_three = templated_kernel(
+        te_module(conv_model(channels=128, size=40, out_channels=128)), "conv_nchwc"
+    )
+    anchor, template = kernel_template(three_by_three)  # type: ignore[misc]
+    assert template.default_config(anchor)["c_block"] == 0
+
+
+@pytest.mark.parametrize(
+    ("oc_block", "reduction_order", "c_block"),
+    [(1, "c_kh_kw", 2), (2, "c_kh_kw", 4), (4, "kh_kw_c", 1), (2, "c_kh_kw", 0)],
+)
+def test_blocked_channel_reductions_compute_the_default_result(
+    oc_block: int, reduction_order: str, c_block: int
+) -> None:
+    """A split reduction runs each block over the whole row before the next, the epilogue
+    (bias + relu, attached per row or after the nest) once the last block is in."""
+    proto = pointwise_model(128, 64, 12)
+    x = np.random.default_rng(3).standard_normal((1, 128, 12, 12)).astype(np.float32)
+    expected = run(te_module(proto), [x])
+    module = te_module(proto)
+    config = {"ow_block": 4, "oc_block": oc_block, "reduction_order": reduction_order,
+              "unroll_kw": 0, "c_block": c_block}  # fmt: skip
+    set_kernel_config(templated_kernel(module, "conv_nchwc"), config)
+    np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5)
+
+
 def test_depthwise_conv_default_is_a_row_of_one_block() -> None:
     """A depthwise conv loads an input vector per pixel: more channel blocks share nothing."""
     net = Net(2)
@@ -383,7 +436,8 @@ def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) 
         (
             ConvNchwcTemplate,
             lambda: conv_model(size=20),
-            {"ow_block": 20, "oc_block": 2, "reduction_order": "c_kh_kw", "unroll_kw": 0},
+            {"ow_block": 20, "oc_block": 2, "reduction_order": "c_kh_kw", "unroll_kw": 0,
+             "c_block": 0},  # fmt: skip
             "accumulator",
         ),
     ],
@@ -414,7 +468,8 @@ def test_task_keys_identify_kernels_by_structure_and_target() -> None:
     assert kernel_task_key(convs[0], "t1") != kernel_task_key(convs[0], "t2")
     # schedules do not change the key
     set_kernel_config(
-        convs[0], {"ow_block": 5, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
+        convs[0],
+        {"ow_block": 5, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1, "c_block": 0},
     )
     assert kernel_task_key(convs[0], "t1") == kernel_task_key(again[0], "t1")
 
@@ -428,7 +483,9 @@ def test_task_keys_change_with_the_search_space(monkeypatch: pytest.MonkeyPatch)
 
     def wider(self, compute):  # type: ignore[no-untyped-def]
         knobs = space(self, compute)
-        return None if knobs is None else [*knobs[:-1], Knob("unroll_kw", (0, 1, 2))]
+        if knobs is None:
+            return None
+        return [Knob("unroll_kw", (0, 1, 2)) if k.name == "unroll_kw" else k for k in knobs]
 
     monkeypatch.setattr(ConvNchwcTemplate, "space", wider)
     assert kernel_task_key(conv, "t1") != before
@@ -467,7 +524,8 @@ def test_compile_applies_the_configs_it_is_given() -> None:
     proto = conv_model()
     kernel = templated_kernel(te_module(proto), "conv_nchwc")
     key = kernel_task_key(kernel, target_key(1))
-    config = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
+    config = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1,
+              "c_block": 0}  # fmt: skip
     tuned = minitvm.compile(proto, num_threads=1, schedules={key: config}, winograd="never")
     default = minitvm.compile(proto, num_threads=1, winograd="never")
     assert tuned.stats["report"].op_counts["tuned kernels"] == 1

@@ -348,7 +348,8 @@ def blocked_conv_relu() -> tuple[onnx.ModelProto, func.FuncOp, te.ComputeOp]:
     (kernel,) = [k for k in kernels(module) if k.sym_name.data.startswith("fused_conv_nchwc")]
     # a row of 14 pixels of one channel block (the default takes 7 x 2 blocks)
     set_kernel_config(
-        kernel, {"ow_block": 14, "oc_block": 1, "reduction_order": "c_kh_kw", "unroll_kw": 0}
+        kernel,
+        {"ow_block": 14, "oc_block": 1, "reduction_order": "c_kh_kw", "unroll_kw": 0, "c_block": 0},
     )
     return model, kernel, next(c for c in computes(kernel) if c.label == "anchor")
 

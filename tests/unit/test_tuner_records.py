@@ -64,7 +64,8 @@ def test_without_a_default_config_the_best_must_beat_the_default(tmp_path, conv:
 
 
 def test_compile_with_records_applies_them_and_computes_the_same(tmp_path, conv: Task) -> None:
-    tuned = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1}
+    tuned = {"ow_block": 2, "oc_block": 2, "reduction_order": "kh_kw_c", "unroll_kw": 1,
+             "c_block": 0}  # fmt: skip
     url = records_with(tmp_path / "r.db", conv, [(tuned, 0.1)])
     exe = minitvm.compile(MODEL, records=url, num_threads=1, winograd="never")
     default = minitvm.compile(MODEL, num_threads=1, winograd="never")

@@ -39,6 +39,7 @@ def test_identical_convs_are_one_task_with_their_count() -> None:
         "oc_block",
         "reduction_order",
         "unroll_kw",
+        "c_block",
     }
     assert task.default_config is not None and task.default_config["ow_block"] == 8
     assert len({t.key for t in tasks}) == len(tasks)  # one task per key

@@ -304,9 +304,12 @@ def build(
         "LLVM + JIT", lambda: compile_llvm(main, opt_level, objects, parallel_runtime=parallel)
     )  # type: ignore[assignment]
     cpu, features = host_cpu()
+    symbols = _checked_symbols(info.symbols, inputs, info.set_sizes) if sizes_from_inputs else info.symbols
+    bounds = symbol_bounds(module)
     native = NativeModel(
         jit.bitcode, cpu, features, opt_level, parallel, info.arena_size, CHUNKS_PER_THREAD,
-        tuple(objects),
+        tuple(objects), tuple(symbols), tuple((n, lo, hi) for n, (lo, hi) in bounds.items()),
+        str(info.arena_size_expr),
     )  # fmt: skip
     return Executable(
         jit.address(ENTRY),
@@ -328,8 +331,8 @@ def build(
         threads_address=jit.global_address(NUM_THREADS_GLOBAL) if parallel else None,
         pool_address=jit.global_address(THREAD_POOL_GLOBAL) if parallel else None,
         exporter=functools.partial(export_library, native),
-        symbols=_checked_symbols(info.symbols, inputs, info.set_sizes) if sizes_from_inputs else info.symbols,
-        bounds=symbol_bounds(module),
+        symbols=symbols,
+        bounds=bounds,
         arena_size_expr=info.arena_size_expr,
         set_sizes=info.set_sizes,
     )

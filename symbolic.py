@@ -396,32 +396,28 @@ def evaluate(value: int | SymDim, env: Mapping[str, int]) -> int:
     return value.evaluate(env) if isinstance(value, SymDim) else int(value)
 
 
-def evaluator(value: int | SymDim) -> Callable[[Mapping[str, int]], int]:
-    """`evaluate(value, env)` as a Python function compiled once, each distinct symbol and
-    call computed once: for an expression evaluated at every run, such as an arena's size (a
-    sum of slot sizes, each a `max` of its buffers': thousands of atoms, 2.5 ms through
-    `evaluate`, 1000x less this way)."""
-    if not isinstance(value, SymDim):
-        constant = int(value)
-        return lambda env: constant
-    lines: list[str] = []
+def straight_line(
+    value: int | SymDim,
+    symbol_text: Callable[[str], str],
+    call_text: Callable[[str, list[str]], str],
+) -> tuple[list[tuple[str, str]], str]:
+    """`value` as straight-line code: assignments (name, expression) computing each distinct
+    symbol and call once (`symbol_text` of a symbol's name, `call_text` of a call's function
+    and argument texts), and the result's expression over them. What `evaluator` runs as
+    Python and `minitvm export` writes as C (deploy/c_sizes.py)."""
+    lines: list[tuple[str, str]] = []
     names: dict[object, str] = {}
 
     def atom_code(atom: object) -> str:
         key = atom if isinstance(atom, str) else ("call", str(atom))
         if key not in names:
             if isinstance(atom, str):
-                text = f"int(env[{atom!r}])"
+                text = symbol_text(atom)
             else:
                 assert isinstance(atom, Call)
-                args = [code(a) for a in atom.args]
-                text = (
-                    f"({args[0]}) // ({args[1]})" if atom.fn == "floordiv"
-                    else f"({args[0]}) % ({args[1]})" if atom.fn == "mod"
-                    else f"{atom.fn}({', '.join(args)})"
-                )  # fmt: skip
+                text = call_text(atom.fn, [code(a) for a in atom.args])
             names[key] = f"v{len(names)}"
-            lines.append(f"    {names[key]} = {text}\n")
+            lines.append((names[key], text))
         return names[key]
 
     def code(v: int | SymDim) -> str:
@@ -431,8 +427,29 @@ def evaluator(value: int | SymDim) -> Callable[[Mapping[str, int]], int]:
         return " + ".join(terms) or "0"
 
     result = code(value)
+    return lines, result
+
+
+def _python_call(fn: str, args: list[str]) -> str:
+    if fn == "floordiv":
+        return f"({args[0]}) // ({args[1]})"
+    if fn == "mod":
+        return f"({args[0]}) % ({args[1]})"
+    return f"{fn}({', '.join(args)})"
+
+
+def evaluator(value: int | SymDim) -> Callable[[Mapping[str, int]], int]:
+    """`evaluate(value, env)` as a Python function compiled once, each distinct symbol and
+    call computed once: for an expression evaluated at every run, such as an arena's size (a
+    sum of slot sizes, each a `max` of its buffers': thousands of atoms, 2.5 ms through
+    `evaluate`, 1000x less this way)."""
+    if not isinstance(value, SymDim):
+        constant = int(value)
+        return lambda env: constant
+    lines, result = straight_line(value, lambda name: f"int(env[{name!r}])", _python_call)
+    body = "".join(f"    {name} = {text}\n" for name, text in lines)
     namespace: dict[str, object] = {}
-    exec("def compiled(env):\n" + "".join(lines) + f"    return {result}\n", namespace)  # noqa: S102
+    exec("def compiled(env):\n" + body + f"    return {result}\n", namespace)  # noqa: S102
     compiled = namespace["compiled"]
 
     def evaluate_compiled(env: Mapping[str, int]) -> int:

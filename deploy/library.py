@@ -33,6 +33,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
+from minitvm.deploy import c_sizes
 from minitvm.errors import MinitvmError
 from minitvm.host import enabled_features, hide_definitions, object_machine
 from minitvm.runtime.abi import (
@@ -43,6 +44,7 @@ from minitvm.runtime.abi import (
     THREAD_POOL_GLOBAL,
 )
 from minitvm.runtime.executable import TensorSpec
+from minitvm.symbolic import parse_dim
 
 #: The entry function's name in the library (hidden; `main` would read as C's).
 LIBRARY_ENTRY = "minitvm__entry"
@@ -71,6 +73,13 @@ class NativeModel:
     #: The kernels' object code (position-independent, symbols hidden), which the module
     #: calls: kernel_build.py's, as the JIT linked them.
     objects: tuple[bytes, ...] = ()
+    #: Sizes known only at run time, in the order the entry takes them (none: every size is
+    #: fixed and the entry takes three arguments); each size's bounds (name, low, high)
+    #: where the user gave some; the arena's end at given sizes (c_sizes.py writes these
+    #: as C).
+    symbols: tuple[str, ...] = ()
+    bounds: tuple[tuple[str, int, int], ...] = ()
+    arena_size_expr: str = "0"
 
 
 @dataclass
@@ -266,13 +275,20 @@ def dtype_code(spec: TensorSpec) -> int:
 
 
 def _io_table(kind: str, specs: Sequence[TensorSpec]) -> str:
+    """The specs of inputs or outputs: a dimension known only at run time is -1, and so is
+    the byte count of a tensor with one."""
     lines = []
     for i, spec in enumerate(specs):
-        dims = ", ".join(map(str, spec.shape)) or "0"
+        dims = ", ".join(str(d) if isinstance(d, int) else "-1" for d in spec.shape) or "0"
         lines.append(f"static const int64_t {kind}_shape{i}[] = {{{dims}}};")
+
+    def nbytes(spec: TensorSpec) -> int:
+        if not spec.is_static:
+            return -1
+        return int(np.prod(spec.shape, dtype=np.int64)) * np.dtype(spec.dtype).itemsize
+
     entries = [
-        f"    {{{c_string(s.name)}, {dtype_code(s)}, {len(s.shape)}, {kind}_shape{i}, "
-        f"{int(np.prod(s.shape, dtype=np.int64)) * np.dtype(s.dtype).itemsize}}},"
+        f"    {{{c_string(s.name)}, {dtype_code(s)}, {len(s.shape)}, {kind}_shape{i}, {nbytes(s)}}},"
         for i, s in enumerate(specs)
     ] or ["    {0},"]
     lines.append(f"const int minitvm__num_{kind}s = {len(specs)};")
@@ -328,6 +344,7 @@ const uint64_t minitvm__weights_digest = {digest:#x}ULL;
 {blob}
 
 const int64_t minitvm__arena_size = {native.arena_size};
+{_sizes_section(native, inputs, outputs)}
 
 /* LLVM target: {native.cpu} */
 const int minitvm__num_features = {len(features)};
@@ -336,6 +353,49 @@ const char *const minitvm__features[] = {{{", ".join(map(c_string, features)) or
 const int minitvm__chunks_per_thread = {native.chunks_per_thread};
 {connect}
 """
+
+
+def _sizes_section(
+    native: NativeModel, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
+) -> str:
+    """The run-time sizes' functions of c/model_data.h (stubs for a model without any) and
+    `minitvm__run_entry`, which calls the entry with the arguments it takes."""
+    symbols = list(native.symbols)
+    names = ", ".join(map(c_string, symbols)) or "0"
+    text = [
+        f"const int minitvm__num_symbols = {len(symbols)};",
+        f"const char *const minitvm__symbol_names[] = {{{names}}};",
+        c_sizes.PRELUDE,
+    ]
+    if symbols:
+        bounds = {name: (lo, hi) for name, lo, hi in native.bounds}
+        text += [
+            c_sizes.bind_sizes_function(symbols, inputs, bounds),
+            c_sizes.arena_bytes_function(symbols, native.arena_size, parse_dim(native.arena_size_expr)),
+            c_sizes.output_shape_function(symbols, outputs),
+            f"void {LIBRARY_ENTRY}(void **io, void **consts, char *arena, int64_t *sizes);",
+            "void minitvm__run_entry(void **io, void **consts, char *arena, int64_t *sizes) {",
+            f"  {LIBRARY_ENTRY}(io, consts, arena, sizes);",
+            "}",
+        ]
+    else:
+        text += [
+            "int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *s, char *why, size_t room) {",
+            "  (void)shapes; (void)s; (void)why; (void)room;",
+            "  return 0;",
+            "}",
+            "int64_t minitvm__arena_bytes(const int64_t *s) { (void)s; return minitvm__arena_size; }",
+            "void minitvm__output_shape(int i, const int64_t *s, int64_t *shape) {",
+            "  (void)s;",
+            "  for (int d = 0; d < minitvm__outputs[i].ndim; d++) shape[d] = minitvm__outputs[i].shape[d];",
+            "}",
+            f"void {LIBRARY_ENTRY}(void **io, void **consts, char *arena);",
+            "void minitvm__run_entry(void **io, void **consts, char *arena, int64_t *sizes) {",
+            "  (void)sizes;",
+            f"  {LIBRARY_ENTRY}(io, consts, arena);",
+            "}",
+        ]
+    return "\n".join(text)
 
 
 def header_text(name: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]) -> str:

@@ -375,10 +375,11 @@ class Executable(ModelSpecs):
         beside it; with weights="file" its weights too): see `minitvm export`."""
         if self._exporter is None:
             raise MinitvmError("this Executable was not built by minitvm.compile: nothing to export")
-        if self.symbols:
+        if self.set_sizes:
             raise MinitvmError(
-                f"a model compiled with sizes known only at run time ({', '.join(self.symbols)}) "
-                "cannot be exported yet: compile it with input_shapes, then export"
+                f"a model whose output sizes are found as it runs ({', '.join(self.set_sizes)}: "
+                "NonZero's, Unique's counts) cannot be exported yet: only sizes its inputs' "
+                "shapes give can"
             )
         return self._exporter(self.inputs, self.outputs, self._constants, path, weights=weights)
 

@@ -29,6 +29,7 @@ from minitvm.runtime.executable import (
     checked_inputs,
     data_address,
 )
+from minitvm.symbolic import bare_symbol, name_from, symbol
 
 #: The ABI version of deploy/c/minitvm.h this loader speaks.
 ABI_VERSION = 1
@@ -111,6 +112,12 @@ def _declare(lib: ctypes.CDLL) -> None:
         except AttributeError:
             raise MinitvmError(f"{lib._name} is not a library minitvm exported (no {name})") from None
         function.restype, function.argtypes = restype, argtypes
+    # (only in libraries of models with sizes known only at run time, which need it; older
+    # ones, all of fixed sizes, lack it)
+    output_shape = getattr(lib, "minitvm_output_shape", None)
+    if output_shape is not None:
+        output_shape.restype = ctypes.c_int
+        output_shape.argtypes = [p, ctypes.POINTER(CTensor), ctypes.c_int, ctypes.c_int, i64p]
 
 
 def _usable_cores() -> int:
@@ -164,8 +171,19 @@ class Library(ModelSpecs):
         self.inputs = [self._spec(i, output=False) for i in range(self._lib.minitvm_num_inputs(handle))]
         self.outputs = [self._spec(i, output=True) for i in range(self._lib.minitvm_num_outputs(handle))]
         self._input_name_set = frozenset(s.name for s in self.inputs)
+        #: The sizes known only at run time, as the Executable has them: here one per input
+        #: dimension the library gives as -1 (the C API does not name them), unbounded as
+        #: far as Python knows (the library checks its bounds), none set as the code runs.
+        self.symbols = sorted(
+            {name for s in self.inputs for d in s.shape if (name := bare_symbol(d)) is not None}
+        )
+        self.bounds: dict[str, tuple[int, int]] = {}
+        self.set_sizes: dict[str, object] = {}
         check_fits_in_memory([*self.inputs, *self.outputs], 0)  # (the arena is allocated)
-        self._shapes = [(ctypes.c_int64 * max(1, len(s.shape)))(*s.shape) for s in (*self.inputs, *self.outputs)]
+        self._shapes = [
+            (ctypes.c_int64 * max(1, len(s.shape)))(*(d if isinstance(d, int) else -1 for d in s.shape))
+            for s in (*self.inputs, *self.outputs)
+        ]
         self._tensors_in = (CTensor * max(1, len(self.inputs)))()
         self._tensors_out = (CTensor * max(1, len(self.outputs)))()
         for tensors, specs, shapes in (
@@ -189,16 +207,26 @@ class Library(ModelSpecs):
         dtype, ndim, shape = ctypes.c_int32(), ctypes.c_int32(), (ctypes.c_int64 * MAX_INFO_DIMS)()
         self._check(info(self._model, i, ctypes.byref(dtype), ctypes.byref(ndim), shape))
         name = name_of(self._model, i).decode()
-        return TensorSpec(name, tuple(shape[: ndim.value]), _numpy_dtype(dtype.value, name))
+        dims = tuple(
+            symbol(name_from(f"{name}_{axis}")) if size < 0 else size  # known at run time
+            for axis, size in enumerate(shape[: ndim.value])
+        )
+        return TensorSpec(name, dims, _numpy_dtype(dtype.value, name))
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """Run the model; outputs come back in the graph's output order."""
         if self._model is None:
             raise MinitvmError(f"{self.path} was closed")
         arrays = checked_inputs(self.inputs, self._input_name_set, inputs)
-        results = [np.empty(s.shape, s.dtype) for s in self.outputs]
         with self._lock:
-            for tensor, array in (*zip(self._tensors_in, arrays), *zip(self._tensors_out, results)):
+            for tensor, array, shape in zip(self._tensors_in, arrays, self._shapes):
+                tensor.data = data_address(array)
+                shape[: array.ndim] = array.shape  # (a size known at run time: this run's)
+            results = [
+                np.empty(spec.shape, spec.dtype) if spec.is_static else np.empty(self._output_shape(i), spec.dtype)
+                for i, spec in enumerate(self.outputs)
+            ]
+            for tensor, array in zip(self._tensors_out, results):
                 tensor.data = data_address(array)
             self._check(
                 self._lib.minitvm_run(
@@ -206,6 +234,14 @@ class Library(ModelSpecs):
                 )
             )
         return results
+
+    def _output_shape(self, i: int) -> tuple[int, ...]:
+        """Output `i`'s shape for the inputs now in `_tensors_in` (the library computes it)."""
+        shape = (ctypes.c_int64 * max(1, len(self.outputs[i].shape)))()
+        self._check(
+            self._lib.minitvm_output_shape(self._model, self._tensors_in, len(self.inputs), i, shape)
+        )
+        return tuple(shape[: len(self.outputs[i].shape)])
 
     def close(self) -> None:
         """minitvm_destroy: stop the model's threads, free its memory (also on garbage

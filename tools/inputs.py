@@ -135,16 +135,13 @@ def resolve_symbols(declared: Declared, shapes: Shapes) -> None:
             shapes[name] = shape
 
 
-def compile_model(
-    model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespace, static: bool = False
-) -> Executable:
-    """Compile with the given input shapes (see `compile_shapes`; with `static`, they must
-    leave no dimension dynamic) and the options of `args`."""
+def compile_model(model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespace) -> Executable:
+    """Compile with the given input shapes (see `compile_shapes`) and the options of `args`."""
     from minitvm.compiler import compile
 
     return compile(
         model,
-        compile_shapes(model, shapes, args, static),
+        compile_shapes(model, shapes),
         opt_level=args.opt_level,
         records=args.records,
         num_threads=args.num_threads,
@@ -152,12 +149,9 @@ def compile_model(
     )
 
 
-def compile_shapes(
-    model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespace, static: bool = False
-) -> Shapes | None:
+def compile_shapes(model: onnx.ModelProto, shapes: Shapes) -> Shapes | None:
     """The input shapes to compile with: `shapes` (a named dimension takes its size from any
-    input of given shape that has it); the dimensions they leave dynamic stay so, unless
-    `static` (a command that needs every size: export), which refuses them."""
+    input of given shape that has it); the dimensions they leave dynamic stay so."""
     declared = model_inputs(model)
     for name in shapes:
         if name not in declared:
@@ -167,16 +161,6 @@ def compile_shapes(
             )
     shapes = dict(shapes)
     resolve_symbols(declared, shapes)
-    for name, (_, dims) in declared.items():
-        given = shapes.get(name, dims)
-        dynamic = [f"{i} ('{d}')" for i, d in enumerate(dims) if not isinstance(d, int)
-                   and (i >= len(given) or not isinstance(given[i], int))]  # fmt: skip
-        if static and dynamic:
-            raise CommandError(
-                f"input '{name}' has dynamic dimension{'s' if len(dynamic) > 1 else ''} "
-                f"{', '.join(dynamic)}; give its shape with --input-shape {name}=D0xD1..."
-                + (f" or a value with --input {name}=FILE.npy" if "input" in args else "")
-            )
     return dict(shapes) or None
 
 

@@ -59,15 +59,21 @@ int minitvm_num_outputs(const minitvm_model *m);
 const char *minitvm_input_name(const minitvm_model *m, int i);
 const char *minitvm_output_name(const minitvm_model *m, int i);
 /* The element type, rank and shape of input / output i (`shape` has room for 8; -1 marks a
- * symbolic dimension, which models exported today do not have: every dimension is fixed at
- * export). A tensor of more than 8 dimensions is an error. */
+ * dimension known only at run time: a model exported with symbolic dimensions, such as a
+ * batch or a sequence length, runs at any size within its bounds, and each run's inputs
+ * give them). A tensor of more than 8 dimensions is an error. */
 int minitvm_input_info(const minitvm_model *m, int i, int32_t *dtype, int32_t *ndim,
                        int64_t *shape);
 int minitvm_output_info(const minitvm_model *m, int i, int32_t *dtype, int32_t *ndim,
                         int64_t *shape);
+/* The shape output i takes for these inputs (what to allocate for it before minitvm_run,
+ * when minitvm_output_info gives a -1); inputs are checked as minitvm_run checks them. */
+int minitvm_output_shape(const minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
+                         int i, int64_t *shape);
 
 /* Run the model. Inputs and outputs in the model's order; each tensor's dtype and ndim must
- * be the model's, an input's shape too; an output's `data` must hold the whole output and
+ * be the model's, an input's shape too (where it has a -1, any size within the model's
+ * bounds that agrees with the other inputs); an output's `data` must hold the whole output and
  * its `shape` is written. Inputs and outputs may lie anywhere (aligned to their element)
  * but must not overlap one another. */
 int minitvm_run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,

@@ -5,14 +5,16 @@
 #ifndef MINITVM_MODEL_DATA_H
 #define MINITVM_MODEL_DATA_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct {
   const char *name;
   int32_t dtype; /* ONNX TensorProto.DataType */
   int32_t ndim;
-  const int64_t *shape;
-  int64_t nbytes;
+  const int64_t *shape; /* -1: a size known only at run time (see the sizes below) */
+  int64_t nbytes;       /* -1 if a dimension is */
 } minitvm__io_spec;
 
 extern const int minitvm__num_inputs, minitvm__num_outputs;
@@ -43,8 +45,21 @@ typedef void (*minitvm__pool_fn)(minitvm__chunk_fn body, void *ctx, int64_t trip
  * likes" (the pool decides per model); nothing if the code has no parallel loop. */
 void minitvm__connect_pool(minitvm__pool_fn pool);
 
+/* Sizes known only at run time (a model compiled with symbolic dimensions: batch, sequence),
+ * in the order the entry takes them; none in a model whose sizes are all fixed, for which
+ * the functions below bind nothing, give the fixed arena and the fixed output shapes. */
+extern const int minitvm__num_symbols;
+extern const char *const minitvm__symbol_names[];
+/* The sizes these inputs' shapes give, checked (a size out of its bound, two dimensions
+ * that must agree but do not): 0, or 1 with the reason in `why`. */
+int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *sizes, char *why, size_t room);
+/* Bytes of intermediates at these sizes (64-byte aligned; at least minitvm__arena_size). */
+int64_t minitvm__arena_bytes(const int64_t *sizes);
+/* Output i's shape at these sizes. */
+void minitvm__output_shape(int i, const int64_t *sizes, int64_t *shape);
+
 /* The model: `io` the input then output buffers, `consts` the constants, `arena` the
- * intermediates (runtime/abi.py). */
-void minitvm__entry(void **io, void **consts, char *arena);
+ * intermediates, `sizes` the sizes above (runtime/abi.py). */
+void minitvm__run_entry(void **io, void **consts, char *arena, int64_t *sizes);
 
 #endif

@@ -407,6 +407,8 @@ struct minitvm_model {
   int mapped;
   void **consts;
   char *arena;
+  int64_t arena_bytes; /* what `arena` holds: it grows to the largest run's sizes */
+  int64_t *sizes;      /* the run's sizes known only at run time (minitvm__num_symbols) */
   void **io;
   pool pool;
   pthread_mutex_t run_lock; /* runs of one model take turns: one arena */
@@ -419,6 +421,7 @@ API void minitvm_destroy(minitvm_model *m) {
   if (m->mapped && minitvm__weights_size) munmap((void *)m->weights, (size_t)minitvm__weights_size);
   free(m->consts);
   free(m->arena);
+  free(m->sizes);
   free(m->io);
   free(m);
 }
@@ -451,8 +454,10 @@ API int minitvm_create(const char *weights_path, int num_threads, minitvm_model 
   }
   m->consts = calloc((size_t)minitvm__num_constants + 1, sizeof *m->consts);
   m->io = calloc((size_t)(minitvm__num_inputs + minitvm__num_outputs) + 1, sizeof *m->io);
-  m->arena = aligned_alloc(ALIGNMENT, (size_t)(minitvm__arena_size > 0 ? minitvm__arena_size : ALIGNMENT));
-  if (!m->consts || !m->io || !m->arena) {
+  m->arena_bytes = minitvm__arena_size > 0 ? minitvm__arena_size : ALIGNMENT;
+  m->arena = aligned_alloc(ALIGNMENT, (size_t)m->arena_bytes);
+  m->sizes = calloc((size_t)minitvm__num_symbols + 1, sizeof *m->sizes);
+  if (!m->consts || !m->io || !m->arena || !m->sizes) {
     rc = fail(MINITVM_ENOMEM, "out of memory for the model's %lld bytes of intermediates",
               (long long)minitvm__arena_size);
     goto error;
@@ -518,8 +523,12 @@ API int minitvm_output_info(const minitvm_model *m, int i, int32_t *dtype, int32
 static void describe_shape(char *text, size_t room, int32_t ndim, const int64_t *shape) {
   size_t used = 0;
   text[0] = '\0';
-  for (int d = 0; d < ndim && used + 24 < room; d++)
-    used += (size_t)snprintf(text + used, room - used, "%s%lld", d ? "x" : "", (long long)shape[d]);
+  for (int d = 0; d < ndim && used + 24 < room; d++) {
+    if (shape[d] < 0) /* the model's: a size known only at run time */
+      used += (size_t)snprintf(text + used, room - used, "%s?", d ? "x" : "");
+    else
+      used += (size_t)snprintf(text + used, room - used, "%s%lld", d ? "x" : "", (long long)shape[d]);
+  }
   if (ndim == 0) snprintf(text, room, "a scalar");
 }
 
@@ -543,7 +552,7 @@ static int check_tensor(const minitvm_tensor *t, const minitvm__io_spec *s, int 
   if (!t->shape && s->ndim) return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has no shape (NULL)", kind, s->name);
   if (!output) {
     for (int d = 0; d < s->ndim; d++) {
-      if (t->shape[d] != s->shape[d]) {
+      if (s->shape[d] >= 0 && t->shape[d] != s->shape[d]) { /* -1: bound by minitvm__bind_sizes */
         char got[200], want[200];
         describe_shape(got, sizeof got, t->ndim, t->shape);
         describe_shape(want, sizeof want, s->ndim, s->shape);
@@ -552,6 +561,43 @@ static int check_tensor(const minitvm_tensor *t, const minitvm__io_spec *s, int 
       }
     }
   }
+  return 0;
+}
+
+/* The sizes these inputs give (see minitvm__bind_sizes) into `sizes`, with the error's code
+ * and message if they are off. */
+static int bind_sizes(const char *what, const minitvm_tensor *inputs, int64_t *sizes) {
+  if (!minitvm__num_symbols) return 0;
+  const int64_t *shapes[minitvm__num_inputs + 1];
+  for (int i = 0; i < minitvm__num_inputs; i++) shapes[i] = inputs[i].shape;
+  char why[512];
+  if (minitvm__bind_sizes(shapes, sizes, why, sizeof why)) return fail(MINITVM_EINVAL, "%s: %s", what, why);
+  return 0;
+}
+
+static int check_inputs(const char *what, const minitvm_tensor *inputs, int num_inputs) {
+  if (num_inputs != minitvm__num_inputs)
+    return fail(MINITVM_EINVAL, "%s: got %d inputs, the model has %d", what, num_inputs, minitvm__num_inputs);
+  if (num_inputs && !inputs) return fail(MINITVM_EINVAL, "%s: `inputs` is NULL", what);
+  int rc;
+  for (int i = 0; i < num_inputs; i++)
+    if ((rc = check_tensor(&inputs[i], &minitvm__inputs[i], 0))) return rc;
+  return 0;
+}
+
+API int minitvm_output_shape(const minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
+                             int i, int64_t *shape) {
+  const char *what = "minitvm_output_shape";
+  clear_error();
+  if (!m) return fail(MINITVM_EINVAL, "%s: the model is NULL", what);
+  if (i < 0 || i >= minitvm__num_outputs)
+    return fail(MINITVM_EINVAL, "%s: no output %d (the model has %d)", what, i, minitvm__num_outputs);
+  if (!shape) return fail(MINITVM_EINVAL, "%s: `shape` is NULL", what);
+  int rc = check_inputs(what, inputs, num_inputs);
+  if (rc) return rc;
+  int64_t sizes[minitvm__num_symbols + 1];
+  if ((rc = bind_sizes(what, inputs, sizes))) return rc;
+  minitvm__output_shape(i, sizes, shape);
   return 0;
 }
 
@@ -565,20 +611,33 @@ API int minitvm_run(minitvm_model *m, const minitvm_tensor *inputs, int num_inpu
   if ((num_inputs && !inputs) || (num_outputs && !outputs))
     return fail(MINITVM_EINVAL, "minitvm_run: `inputs` or `outputs` is NULL");
   int rc;
-  for (int i = 0; i < num_inputs; i++)
-    if ((rc = check_tensor(&inputs[i], &minitvm__inputs[i], 0))) return rc;
+  if ((rc = check_inputs("minitvm_run", inputs, num_inputs))) return rc;
   for (int i = 0; i < num_outputs; i++)
     if ((rc = check_tensor(&outputs[i], &minitvm__outputs[i], 1))) return rc;
   pthread_mutex_lock(&m->run_lock);
+  if ((rc = bind_sizes("minitvm_run", inputs, m->sizes))) goto done;
+  int64_t needed = minitvm__arena_bytes(m->sizes);
+  if (needed > m->arena_bytes) { /* a run bigger than any before: the arena grows once */
+    char *arena = aligned_alloc(ALIGNMENT, (size_t)needed);
+    if (!arena) {
+      rc = fail(MINITVM_ENOMEM, "minitvm_run: out of memory for %lld bytes of intermediates",
+                (long long)needed);
+      goto done;
+    }
+    free(m->arena);
+    m->arena = arena;
+    m->arena_bytes = needed;
+  }
   for (int i = 0; i < num_inputs; i++) m->io[i] = inputs[i].data;
   for (int i = 0; i < num_outputs; i++) {
     m->io[num_inputs + i] = outputs[i].data;
-    for (int d = 0; d < minitvm__outputs[i].ndim; d++) outputs[i].shape[d] = minitvm__outputs[i].shape[d];
+    minitvm__output_shape(i, m->sizes, outputs[i].shape);
   }
   pool *previous = current_pool;
   current_pool = &m->pool;
-  minitvm__entry(m->io, m->consts, m->arena);
+  minitvm__run_entry(m->io, m->consts, m->arena, m->sizes);
   current_pool = previous;
+done:
   pthread_mutex_unlock(&m->run_lock);
-  return 0;
+  return rc;
 }

@@ -174,13 +174,8 @@ static int allocate_outputs(state *s) {
     minitvm_tensor *t = &s->outputs[i];
     t->shape = s->output_shapes[i];
     if (minitvm_output_info(s->model, i, &t->dtype, &t->ndim, t->shape)) return api_error();
-    for (int d = 0; d < t->ndim; d++) {
-      if (t->shape[d] < 0) {
-        fprintf(stderr, "run_model: output '%s' has a symbolic dimension; export the model "
-                "with --input-shape so that every shape is known\n", minitvm_output_name(s->model, i));
-        return 1;
-      }
-    }
+    /* a dimension known only at run time (-1): these inputs' shapes give it */
+    if (minitvm_output_shape(s->model, s->inputs, s->num_inputs, i, t->shape)) return api_error();
     if (!npy_itemsize(t->dtype)) {
       fprintf(stderr, "run_model: output '%s' has dtype %d, which run_model does not know\n",
               minitvm_output_name(s->model, i), (int)t->dtype);

@@ -77,13 +77,13 @@ class Model {
       in.push_back({const_cast<void *>(i.data), i.dtype, static_cast<int32_t>(i.shape.size()),
                     const_cast<int64_t *>(i.shape.data())});
     std::vector<Output> results;
+    int index = 0;
     for (TensorInfo &info : outputs()) {
+      // a dimension known only at run time (-1): these inputs' shapes give it
+      check(minitvm_output_shape(model_, in.data(), static_cast<int>(in.size()), index++,
+                                 info.shape.data()));
       size_t count = 1;
-      for (int64_t d : info.shape) {
-        if (d < 0)
-          throw std::runtime_error("output '" + info.name + "' has a symbolic dimension");
-        count *= static_cast<size_t>(d);
-      }
+      for (int64_t d : info.shape) count *= static_cast<size_t>(d);
       size_t itemsize = npy_itemsize(info.dtype);
       if (!itemsize)
         throw std::runtime_error("output '" + info.name + "' has an unknown dtype " +

@@ -69,12 +69,6 @@ def test_a_bound_is_checked_at_run_time() -> None:
         exe.run(feeds)
 
 
-def test_a_symbolic_model_does_not_export_yet(tmp_path: object) -> None:
-    exe = minitvm.compile(models.with_dynamic_dims(models.mlp(), {"x": ["batch", None]}), num_threads=1)
-    with pytest.raises(MinitvmError, match=r"sizes known only at run time \(batch\) cannot be exported yet"):
-        exe.export(os.path.join(str(tmp_path), "m.so"))
-
-
 def test_intermediates_live_in_one_arena_that_grows_to_the_largest_run() -> None:
     """Buffers of run-time size are planned into the arena (offsets computed from the sizes,
     slots shared by buffers that do not live at once): a run at a size seen before, or a

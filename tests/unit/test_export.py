@@ -123,7 +123,7 @@ def test_the_library_needs_only_the_c_library_and_exports_only_the_api(exported,
         assert symbols == {
             "minitvm_abi_version", "minitvm_create", "minitvm_destroy", "minitvm_input_info",
             "minitvm_input_name", "minitvm_last_error", "minitvm_num_inputs", "minitvm_num_outputs",
-            "minitvm_output_info", "minitvm_output_name", "minitvm_run",
+            "minitvm_output_info", "minitvm_output_name", "minitvm_output_shape", "minitvm_run",
         }  # fmt: skip
     assert exported_file.stat().st_size < exported.stat().st_size  # the weights are outside
 

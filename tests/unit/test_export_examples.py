@@ -30,6 +30,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import minitvm
+from minitvm.bench.models import with_dynamic_dims
 from minitvm.runtime.ort import ort_session
 from minitvm.tools.commands.run import save_outputs
 
@@ -77,6 +78,8 @@ def two_io_model() -> onnx.ModelProto:
 def sample_inputs(name: str) -> list[np.ndarray]:
     if name == "mlp":
         return [np.random.default_rng(0).standard_normal((1, 784)).astype(np.float32)]
+    if name == "mlp_dynamic":  # a batch the library learns from the input's shape
+        return [np.random.default_rng(0).standard_normal((3, 784)).astype(np.float32)]
     # signs chosen so that out:0 is [[False, True], [True, False]]: an all-True (or all-False)
     # bool output would pass for a wrong one
     x = np.array([[1.5, -2.0, 0.25], [-0.5, 3.0, -1.25]], np.float32)
@@ -103,6 +106,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Built]:
     for name, model, weights in (
         ("mlp", onnx.load(MLP), "file"),
         ("two_io", two_io_model(), "embed"),
+        ("mlp_dynamic", with_dynamic_dims(onnx.load(MLP), {"image": ["batch", None]}), "embed"),
     ):
         directory = tmp_path_factory.mktemp(name)
         library = directory / f"{name}.so"
@@ -167,7 +171,7 @@ def mlp_logits(directory: Path) -> np.ndarray:
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
-@pytest.mark.parametrize("name", ["mlp", "two_io"])
+@pytest.mark.parametrize("name", ["mlp", "two_io", "mlp_dynamic"])
 def test_outputs_match_ort(
     built: dict[str, Built], name: str, program: str, tmp_path: Path
 ) -> None:

@@ -55,7 +55,7 @@ def run_compile(args: argparse.Namespace) -> None:
     if args.emit_llvm:
         from minitvm.compiler import llvm_ir
 
-        shapes = compile_shapes(model, dict(args.input_shape), args)
+        shapes = compile_shapes(model, dict(args.input_shape))
         text = llvm_ir(model, shapes, args.opt_level, args.records, args.num_threads, args.winograd)
         write_text(text, args.output)
         return

@@ -43,7 +43,7 @@ def run_export(args: argparse.Namespace) -> None:
         raise CommandError(f"-o {args.output}: no directory {directory}")
     model = load_onnx(args.model)
     start = time.perf_counter()
-    exe = compile_model(model, dict(args.input_shape), args, static=True)
+    exe = compile_model(model, dict(args.input_shape), args)
     compiled = time.perf_counter() - start
     from minitvm.host import host_cpu
 

@@ -210,8 +210,8 @@ def run_run(args: argparse.Namespace) -> None:
     feeds, chosen = run_feeds(exe, feeds, args.seed)
     if chosen:
         sizes = ", ".join(f"{name} = {size}" for name, size in chosen.items())
-        print(f"sizes  {sizes} (dynamic: compiled for any size, run at the smallest; "
-              "--input-shape or --input sets them)")
+        setters = "--input sets them" if is_library(args.model) else "--input-shape or --input sets them"
+        print(f"sizes  {sizes} (dynamic: compiled for any size, run at the smallest; {setters})")
     for spec in exe.inputs:
         if spec.name in files:
             source = f"from {files[spec.name]}"

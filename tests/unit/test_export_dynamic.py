@@ -1,0 +1,154 @@
+"""`minitvm export` of a model compiled with sizes known only at run time: one library runs
+every size, computes what the JIT computes at each, tells its callers the shapes (-1 in
+input/output info, `minitvm_output_shape` for a run's), grows its arena to the largest run,
+and refuses what `Executable.run` refuses with the same messages (a size out of its bound,
+two inputs that disagree on a size)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import models
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from test_export import EINVAL, Api, tensors
+
+import minitvm
+from minitvm.bench.models import mlp, with_dynamic_dims
+from minitvm.errors import MinitvmError
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
+                                reason="no C compiler")  # fmt: skip
+
+
+def _random(shape: tuple[int, ...], seed: int = 0, dtype: type = np.float32) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def test_one_library_runs_every_batch_size(tmp_path: Path) -> None:
+    exe = minitvm.compile(with_dynamic_dims(mlp(), {"x": ["batch", None]}), num_threads=2)
+    exe.export(str(tmp_path / "mlp.so"))
+    lib = minitvm.load(tmp_path / "mlp.so", num_threads=2)
+    assert [len(s.shape) for s in lib.inputs] == [2] and not lib.inputs[0].is_static
+    assert lib.outputs[0].shape[1] == exe.outputs[0].shape[1]
+    for batch in (3, 64, 1, 200, 7):  # bigger, smaller, biggest (the arena grows), smaller
+        x = {"x": _random((batch, 784), batch)}
+        (want,), (got,) = exe.run(x), lib.run(x)
+        assert got.shape == want.shape == (batch, 10)
+        np.testing.assert_array_equal(got, want)
+    header = (tmp_path / "mlp.h").read_text()
+    assert "shape [batch, 784]" in header and "minitvm_output_shape" in header
+
+
+def test_the_c_api_of_a_library_of_run_time_sizes(tmp_path: Path) -> None:
+    """-1 in the info calls; `minitvm_output_shape` for given inputs, and its errors."""
+    exe = minitvm.compile(with_dynamic_dims(mlp(), {"x": ["batch", None]}), num_threads=1)
+    exe.export(str(tmp_path / "mlp.so"))
+    api = Api(tmp_path / "mlp.so")
+    model = api.create()
+    dtype, ndim, shape = ctypes.c_int32(), ctypes.c_int32(), (ctypes.c_int64 * 8)()
+    assert api.input_info(model, 0, ctypes.byref(dtype), ctypes.byref(ndim), shape) == 0
+    assert list(shape[: ndim.value]) == [-1, 784]
+    assert api.output_info(model, 0, ctypes.byref(dtype), ctypes.byref(ndim), shape) == 0
+    assert list(shape[: ndim.value]) == [-1, 10]
+    x = _random((5, 784))
+    inputs, _keep = tensors([x], [1])
+    assert api.output_shape(model, inputs, 1, 0, shape) == 0 and list(shape[:2]) == [5, 10]
+    cases = [
+        (lambda: api.output_shape(None, inputs, 1, 0, shape), "the model is NULL"),
+        (lambda: api.output_shape(model, inputs, 1, 1, shape), "no output 1 (the model has 1)"),
+        (lambda: api.output_shape(model, inputs, 1, 0, None), "`shape` is NULL"),
+        (lambda: api.output_shape(model, inputs, 2, 0, shape), "got 2 inputs, the model has 1"),
+    ]
+    for call, message in cases:
+        assert call() == EINVAL and message in api.error()
+    narrow, _keep_narrow = tensors([_random((5, 700))], [1])
+    assert api.output_shape(model, narrow, 1, 0, shape) == EINVAL
+    assert "input 'x' has shape 5x700, the model's is ?x784" in api.error()
+    api.destroy(model)
+
+
+def test_sizes_that_are_expressions_of_the_inputs(tmp_path: Path) -> None:
+    """A strided conv on an image of any size: the output's height is floordiv(h - 1, 2) + 1,
+    which the library computes in C with floor division, as the JIT does."""
+    net = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+        "strided",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, "h", "w_"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, None, None])],
+        [onnx.numpy_helper.from_array(_random((8, 4, 3, 3), 1), "w")],
+    )
+    model = helper.make_model(net, opset_imports=[helper.make_opsetid("", 17)])
+    exe = minitvm.compile(model, num_threads=1)
+    exe.export(str(tmp_path / "conv.so"))
+    lib = minitvm.load(tmp_path / "conv.so", num_threads=1)
+    for h, w in ((7, 9), (16, 5), (1, 1), (33, 32)):
+        x = {"x": _random((1, 4, h, w), h * w)}
+        (want,), (got,) = exe.run(x), lib.run(x)
+        assert got.shape == want.shape == (1, 8, (h - 1) // 2 + 1, (w - 1) // 2 + 1)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_bounds_and_agreement_are_checked_by_the_library(tmp_path: Path) -> None:
+    """The BERT export's two inputs share `batch` and `sequence`, bounded to 1..64: the
+    library says what is off in the words the Executable uses."""
+    model = onnx.load(os.path.join(models.ONNX_DIR, "bert_dynamic.onnx"))
+    exe = minitvm.compile(model, input_shapes=dict.fromkeys(models.BERT_INPUTS, (None, "1..64")), num_threads=1)
+    exe.export(str(tmp_path / "bert.so"))
+    lib = minitvm.load(tmp_path / "bert.so", num_threads=1)
+    for shape in ((2, 11), (1, 64), (1, 1)):
+        feeds = models.random_feeds(model, dict.fromkeys(models.BERT_INPUTS, shape), 0)
+        for want, got in zip(exe.run(feeds), lib.run(feeds)):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    too_long = models.random_feeds(model, dict.fromkeys(models.BERT_INPUTS, (1, 65)), 0)
+    message = r"input 'input_ids' dimension 1 \('sequence'\) is 65, outside the 1\.\.64 the model was compiled for"
+    for runner in (exe, lib):
+        with pytest.raises(MinitvmError, match=message):
+            runner.run(too_long)
+    feeds = models.random_feeds(model, dict.fromkeys(models.BERT_INPUTS, (1, 9)), 0)
+    feeds[models.BERT_INPUTS[1]] = feeds[models.BERT_INPUTS[1]][:, :8]
+    with pytest.raises(MinitvmError, match=rf"input '{models.BERT_INPUTS[1]}' dimension 1 is 8, but the model says"):
+        lib.run(feeds)
+
+
+def test_sizes_found_as_the_model_runs_are_not_exported(tmp_path: Path) -> None:
+    net = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["y"])], "nonzero",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [1, None])],
+    )  # fmt: skip
+    exe = minitvm.compile(helper.make_model(net, opset_imports=[helper.make_opsetid("", 17)]))
+    with pytest.raises(MinitvmError, match="found as it runs .* cannot be exported yet"):
+        exe.export(str(tmp_path / "nz.so"))
+    assert not list(tmp_path.iterdir())
+
+
+def test_export_from_the_command_line_keeps_dynamic_dimensions(tmp_path: Path) -> None:
+    source = tmp_path / "mlp.onnx"
+    onnx.save(with_dynamic_dims(mlp(), {"x": ["batch", None]}), source)
+    library = tmp_path / "mlp.so"
+    done = subprocess.run(
+        [sys.executable, "-m", "minitvm.tools.cli", "export", str(source), "-o", str(library),
+         "--input-shape", "x=?x784", "--num-threads", "1"],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lib = minitvm.load(library, num_threads=1)
+    assert not lib.inputs[0].is_static
+    for batch in (2, 9):
+        assert lib.run({"x": _random((batch, 784))})[0].shape == (batch, 10)
+    np.save(tmp_path / "x.npy", _random((6, 784)))
+    ran = subprocess.run(
+        [sys.executable, "-m", "minitvm.tools.cli", "run", str(library), "--onnx", str(source),
+         "--input", f"x={tmp_path / 'x.npy'}", "--compare-ort", "--repeat", "1"],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert "output logits: float32[6, 10]" in ran.stdout and "PASS" in ran.stdout

@@ -49,6 +49,7 @@ from minitvm.dialects.te import ANCHOR
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import LoopNest, default_nest, scheduled_nest
 from minitvm.schedules.base import vector_block
+from minitvm.symbolic import SymDim
 
 #: Inline cheap computes (a conv's zero padding) into the reductions that read them, instead
 #: of materializing them? No: the bounds checks and selects then run once per multiply-add
@@ -262,5 +263,6 @@ def _vectorize_innermost(compute: te.ComputeOp, attached_at: str) -> None:
     a fused 3x3 conv 64->64 at 56x56 + bias + relu took 2.21 ms that way, 2.06 vectorized
     (the conv alone: 2.02)."""
     innermost = default_nest(compute).loops[-1]
-    if vector_block(innermost.extent) and int(innermost.name[1:]) > int(attached_at[1:]):
+    whole = isinstance(innermost.extent, SymDim) or vector_block(innermost.extent)  # (run-time:
+    if whole and int(innermost.name[1:]) > int(attached_at[1:]):  # vector strips, scalar rest)
         _schedule(compute, te.vectorize(innermost.name))

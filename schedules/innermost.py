@@ -21,6 +21,7 @@ from minitvm.schedules.base import (
     ScheduleTemplate,
     placed_elsewhere,
 )
+from minitvm.symbolic import SymDim
 
 
 class InnermostVectorTemplate(ScheduleTemplate):
@@ -47,6 +48,8 @@ class InnermostVectorTemplate(ScheduleTemplate):
         if placed_elsewhere(compute) or not compute.shape or not self.applies(compute):
             return None
         _, _, extent = self._innermost(compute)
+        if isinstance(extent, SymDim):  # a run-time extent: 16-lane strips, a scalar rest
+            return [Knob("lanes", (0, LANES)), Knob("unroll", (1,))]
         lanes = (0, *(n for n in (8, 16) if extent % n == 0))
         unroll = tuple(u for u in (1, 2, 4) if extent % (u * max(lanes)) == 0) if len(lanes) > 1 else (1,)
         return [Knob("lanes", lanes), Knob("unroll", unroll)]
@@ -59,12 +62,18 @@ class InnermostVectorTemplate(ScheduleTemplate):
         head, name, extent = self._innermost(compute)
         return head + self._vector_primitives(name, extent, int(config["lanes"]), int(config["unroll"]))
 
-    def _vector_primitives(self, name: str, extent: int, lanes: int, unroll: int) -> list[Attribute]:
+    def _vector_primitives(
+        self, name: str, extent: int | SymDim, lanes: int, unroll: int
+    ) -> list[Attribute]:
         """Loop `name` (of `extent` iterations) as `lanes`-wide vectors, `unroll` at a time."""
         if lanes == 0:
             if unroll != 1:
                 raise InvalidConfig(f"{self.name}: unroll {unroll} needs explicit vector lanes")
             return []
+        if isinstance(extent, SymDim):
+            if (lanes, unroll) != (LANES, 1):
+                raise InvalidConfig(f"{self.name}: a run-time extent takes {LANES} lanes, unroll 1")
+            return [te.vectorize(name)]  # (loop-vectorize: whole vectors, then a scalar rest)
         if extent % (lanes * unroll):
             raise InvalidConfig(f"{self.name}: {lanes} lanes x unroll {unroll} do not divide {extent}")
         if lanes == LANES and unroll == 1:

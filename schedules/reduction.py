@@ -18,6 +18,7 @@ from minitvm.dialects import te
 from minitvm.dialects.te_nest import default_nest
 from minitvm.schedules.base import LANES, Config, Knob
 from minitvm.schedules.innermost import InnermostVectorTemplate, period_of
+from minitvm.symbolic import SymDim
 
 
 class ReductionTemplate(InnermostVectorTemplate):
@@ -58,7 +59,10 @@ class ReductionTemplate(InnermostVectorTemplate):
 
     def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
         innermost = default_nest(compute).loops[-1]
-        vector = innermost.reduction and innermost.extent > LANES and innermost.extent % LANES == 0
+        vector = innermost.reduction and (
+            isinstance(innermost.extent, SymDim)  # run-time: vector strips, a scalar rest
+            or (innermost.extent > LANES and innermost.extent % LANES == 0)
+        )
         config: dict[str, int | str] = {"lanes": LANES if vector else 0, "unroll": 1}
         if blocks := self._column_blocks(compute):
             # explicit 8-lane vectors: LLVM's own would check at every entry that the

@@ -6,7 +6,9 @@ whose trip count is another multiple of 16 is first strip-mined into a scalar lo
 16-lane vector bodies. Any other trip count of at least 4 is covered in order by 16-lane
 strips, then one 8-lane and one 4-lane body where what is left allows, then copies of the
 scalar body for the last 1-3 iterations (`vector_pieces`: 49 = 3 x 16 + 1, 196 = 12 x 16 + 4;
-a reduction carries its value from piece to piece). Here `C[i, j0 + j] += A[i, k] *
+a reduction carries its value from piece to piece). A loop to a run-time bound
+(`loop.for %i = 0 to %n (at most N)`, step 1, N >= 16) becomes a loop over (n - lower) / 16
+vector bodies, then a scalar loop over the 0-15 iterations left. Here `C[i, j0 + j] += A[i, k] *
 B[k, j0 + j]` over 16 lanes of j:
 
     loop.for %j = 0 to 16 step 1 {
@@ -287,6 +289,60 @@ class LoopVectorizer:
             raise
         return out, values
 
+    def build_dynamic(self) -> tuple[Block, list[SSAValue]]:
+        """A loop to a run-time bound `%n` (step 1): as many 16-lane bodies as fit, in a loop
+        of (n - lower) / 16 iterations carrying vector accumulators, then what is left (at
+        most 15 iterations) as a scalar loop carrying the folded values."""
+        lower, upper, step = self.for_op.bounds
+        n = self.for_op.upper_value
+        assert n is not None
+        if step != 1:
+            raise NotVectorizable("a run-time trip count with a step other than 1")
+        if upper - lower < STRIP_LANES:
+            raise NotVectorizable(f"a run-time trip count of at most {upper - lower}")
+        reductions = find_reductions(self.for_op)
+        out = self.target
+        try:
+            index = IndexType()
+            first = self.emit(arith.ConstantOp(IntegerAttr(lower, index))).result if lower else None
+            zero = self.emit(arith.ConstantOp(IntegerAttr(0, index))).result
+            width = self.emit(arith.ConstantOp(IntegerAttr(STRIP_LANES, index))).result
+            count = self.emit(arith.SubiOp(n, first)).result if first is not None else n
+            count = self.emit(arith.MaxSIOp(count, zero)).result  # (a bound below `lower`)
+            strips = self.emit(arith.DivUIOp(count, width)).result
+            piece = LoopVectorizer(self.for_op, self.fma, lanes=STRIP_LANES, target=out, keys=self.keys)
+            piece.stride[self.for_op.induction_var] = step
+            values = piece.build_strip_mined(
+                lower, strips, reductions, at_most=(upper - lower) // STRIP_LANES
+            )
+            piece.check_dependences()
+            covered = self.emit(arith.MuliOp(strips, width)).result
+            rest = self.emit(arith.SubiOp(count, covered)).result
+            start = self.emit(arith.AddiOp(covered, first)).result if first is not None else covered
+            values = self.scalar_loop(start, rest, values, at_most=min(STRIP_LANES - 1, upper - lower))
+        except (NotVectorizable, VerifyException):
+            discard(out)
+            raise
+        return out, values
+
+    def scalar_loop(
+        self, start: SSAValue, count: SSAValue, values: list[SSAValue], at_most: int
+    ) -> list[SSAValue]:
+        """Iterations start .. start + count - 1 (a run-time count) of the scalar body, as a
+        loop carrying `values`; the values after."""
+        iv = self.for_op.induction_var
+        tail = self.emit(loop.ForOp(0, at_most, 1, values, upper_value=count))
+        body = tail.body.block
+        body.args[0].name_hint = f"{iv.name_hint}_t" if iv.name_hint else None
+        index = arith.AddiOp(start, body.args[0])
+        index.result.name_hint = iv.name_hint
+        body.add_op(index)
+        mapping: dict[SSAValue, SSAValue] = {iv: index.result}
+        mapping.update(zip(self.for_op.carried, body.args[1:]))
+        for op in self.for_op.body.block.ops:
+            body.add_op(op.clone(mapping))
+        return list(tail.results)
+
     def vector_bodies(self, start: int, bodies: int, reductions: list[Reduction]) -> list[SSAValue]:
         """`bodies` vector bodies of `self.lanes` lanes from iteration `start` on: straight
         line for one, else a strip-mined loop; each reduction folded into its init value."""
@@ -320,10 +376,11 @@ class LoopVectorizer:
         return values
 
     def build_strip_mined(
-        self, first_index: int, outer: int, reductions: list[Reduction]
+        self, first_index: int, outer: int | SSAValue, reductions: list[Reduction], at_most: int = 0
     ) -> list[SSAValue]:
         """for %o = 0 to outer iter_args(vector accumulators): a vector body at lane 0's
-        index first_index + o * lanes * step; then each accumulator folded into its init."""
+        index first_index + o * lanes * step; then each accumulator folded into its init.
+        `outer` known at run time: a loop to it, at most `at_most` iterations."""
         _, _, step = self.for_op.bounds
         iv = self.for_op.induction_var
         out = self.target
@@ -332,7 +389,10 @@ class LoopVectorizer:
             start = self.emit(arith.ConstantOp(identity(r.kind, r.carried.type)))
             inits.append(self.emit(loop.BroadcastOp(start.result, self.lanes)).result)
             inits[-1].name_hint = f"{r.carried.name_hint}_init" if r.carried.name_hint else None
-        strip = self.emit(loop.ForOp(0, outer, 1, inits))
+        if isinstance(outer, int):
+            strip = self.emit(loop.ForOp(0, outer, 1, inits))
+        else:
+            strip = self.emit(loop.ForOp(0, at_most, 1, inits, upper_value=outer))
         body = strip.body.block
         body.args[0].name_hint = f"{iv.name_hint}_o" if iv.name_hint else None
         self.target = body
@@ -584,12 +644,9 @@ class VectorizeLoopPattern(RewritePattern):
     def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter) -> None:
         if loop.VECTORIZE_HINT not in op.attributes:
             return
-        if op.is_dynamic:  # a run-time trip count: the loop stays scalar
-            del op.attributes[loop.VECTORIZE_HINT]
-            rewriter.notify_op_modified(op)
-            return
         try:
-            block, results = LoopVectorizer(op, self.fma).build()
+            vectorizer = LoopVectorizer(op, self.fma)
+            block, results = vectorizer.build_dynamic() if op.is_dynamic else vectorizer.build()
         except (NotVectorizable, VerifyException) as reason:
             _log.debug(
                 "loop-vectorize: loop %%%s stays scalar: %s", op.induction_var.name_hint, reason

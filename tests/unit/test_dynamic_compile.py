@@ -98,6 +98,39 @@ def test_every_tail_of_a_register_block_is_right() -> None:
         np.testing.assert_allclose(exe.run(feeds)[0], session(feeds)[0], rtol=1e-4, atol=1e-4, err_msg=str(seq))
 
 
+def test_reductions_along_a_run_time_axis_run_as_vector_strips_and_a_scalar_rest() -> None:
+    """A softmax along a symbolic axis: its max, sum and normalization vectorized as 16-lane
+    strips plus a scalar loop over what is left (a static compile vectorizes them at a
+    multiple of 16: at seq 384, BERT's dynamic attention softmax took 9.6 ms scalar against
+    the static one's 2.2); every length from 1 to 40, and 1000, against numpy."""
+    from onnx import TensorProto, helper
+
+    from minitvm.compiler import lower_to_te
+    from minitvm.dialects import te
+    from minitvm.frontend import from_onnx
+    from minitvm.schedules.kernel import kernels
+
+    graph = helper.make_graph(
+        [helper.make_node("Softmax", ["x"], ["y"], axis=-1)], "softmax",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, "n"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, "n"])],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    module = from_onnx(model)
+    lower_to_te(module, 3, num_threads=1)
+    (kernel,) = kernels(module)
+    vectorized = [
+        c for c in kernel.walk()
+        if isinstance(c, te.ComputeOp) and "vectorize" in str(c.attributes.get(te.SCHEDULE_ATTR))
+    ]  # fmt: skip
+    assert len(vectorized) == 3, str(kernel)  # the max, the sum and the normalization
+    exe = minitvm.compile(model, num_threads=1)
+    for n in (*range(1, 41), 1000):
+        x = np.random.default_rng(n).standard_normal((3, n)).astype(np.float32)
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(exe.run({"x": x})[0], e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6, err_msg=str(n))
+
+
 @pytest.mark.parametrize("name", ["bert_layer", "resnet18_batch"])
 def test_symbolic_kernels_keep_their_templates_schedules(name: str) -> None:
     """A symbolic kernel whose schedule fails under the size hints falls back to plain

@@ -357,3 +357,54 @@ func.func @scan(%x: memref<8xf32>, %y: memref<8xf32>) {
   } {vectorize}
   func.return
 }
+
+// A loop to a run-time bound (a symbolic size): a loop over (n - lower) / 16 vector bodies
+// carrying a vector accumulator, folded once, then a scalar loop over the 0-15 iterations
+// left, carrying the folded sum; the loop's result is the scalar loop's.
+// CHECK-LABEL: func.func @run_time_trip_count(
+// CHECK-SAME:    %[[X:\w+]]: memref<?xf32, #graph.dims<"n">>, %[[Y:\w+]]: memref<?xf32, #graph.dims<"n">>, %[[OUT:\w+]]: memref<1xf32>, %[[N:\w+]]: index)
+// CHECK:         %[[LO:\w+]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[ZERO:\w+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[W:\w+]] = arith.constant 16 : index
+// CHECK-NEXT:    %[[D:\w+]] = arith.subi %[[N]], %[[LO]] : index
+// CHECK-NEXT:    %[[COUNT:\w+]] = arith.maxsi %[[D]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[STRIPS:\w+]] = arith.divui %[[COUNT]], %[[W]] : index
+// CHECK:         %[[ACC:\w+]] = loop.for %{{\w+}} = 0 to %[[STRIPS]] (at most 31) step 1 iter_args(%{{\w+}} = %{{\w+}}) -> (vector<16xf32>) {
+// CHECK:           math.exp %{{\w+}} : vector<16xf32>
+// CHECK:           loop.vstore
+// CHECK:         }
+// CHECK-NEXT:    %[[FOLD:\w+]] = loop.vreduce "addf" %{{\w+}}, %[[ACC]] : vector<16xf32> -> f32
+// CHECK-NEXT:    %[[DONE:\w+]] = arith.muli %[[STRIPS]], %[[W]] : index
+// CHECK-NEXT:    %[[REST:\w+]] = arith.subi %[[COUNT]], %[[DONE]] : index
+// CHECK-NEXT:    %[[FROM:\w+]] = arith.addi %[[DONE]], %[[LO]] : index
+// CHECK-NEXT:    %[[SUM:\w+]] = loop.for %[[T:\w+]] = 0 to %[[REST]] (at most 15) step 1 iter_args(%{{\w+}} = %[[FOLD]]) -> (f32) {
+// CHECK-NEXT:      %{{\w+}} = arith.addi %[[FROM]], %[[T]] : index
+// CHECK:           math.exp %{{\w+}} : f32
+// CHECK:         }
+// CHECK:         loop.store %[[SUM]], %[[OUT]]
+func.func @run_time_trip_count(%x: memref<?xf32, #graph.dims<"n">>, %y: memref<?xf32, #graph.dims<"n">>, %out: memref<1xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %s = loop.for %i = 2 to %n (at most 512) step 1 iter_args(%acc = %zero) -> (f32) {
+    %v = loop.load %x[%i] : memref<?xf32, #graph.dims<"n">> -> f32
+    %e = math.exp %v : f32
+    loop.store %e, %y[%i] : f32, memref<?xf32, #graph.dims<"n">>
+    %t = arith.addf %acc, %e : f32
+    loop.yield %t : f32
+  } {vectorize}
+  %c0 = arith.constant 0 : index
+  loop.store %s, %out[%c0] : f32, memref<1xf32>
+  func.return
+}
+
+// At most 15 iterations at run time: no whole vector fits, the loop stays scalar.
+// CHECK-LABEL: func.func @run_time_trip_count_below_a_vector(
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to %{{\w+}} (at most 15) step 1 {
+// CHECK-NEXT:      loop.load
+func.func @run_time_trip_count_below_a_vector(%x: memref<?xf32, #graph.dims<"n">>, %n: index) {
+  loop.for %i = 0 to %n (at most 15) step 1 {
+    %v = loop.load %x[%i] : memref<?xf32, #graph.dims<"n">> -> f32
+    %e = math.exp %v : f32
+    loop.store %e, %x[%i] : f32, memref<?xf32, #graph.dims<"n">>
+  } {vectorize}
+  func.return
+}

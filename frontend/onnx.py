@@ -46,7 +46,7 @@ import minitvm.frontend.onnx_signal  # noqa: F401  (registers the DFT and STFT c
 import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op converters)
 import minitvm.frontend.onnx_text  # noqa: F401  (registers the TfIdfVectorizer converter)
 from minitvm.dialects.graph import ConstantOp
-from minitvm.dialects.graph.base import shape_of, tensor_type
+from minitvm.dialects.graph.base import UnequalSizes, shape_of, tensor_type
 from minitvm.errors import FrontendError
 from minitvm.frontend import onnx_symbolic
 from minitvm.frontend.onnx_node import (
@@ -95,16 +95,51 @@ def from_onnx(
     bounds = _dim_bounds(proto, tensor_shapes)
     proto = _with_input_shapes(proto, tensor_shapes)
     proto = _infer_shapes(proto)
-    importer = _Importer(proto.graph, opset, sequences, optionals)
-    with symbol_ranges() as ranges:
-        importer.symbols.bind(bounds, ranges)
-        module = importer.run()
-        module.verify()
+    aliases: dict[str, str] = {}
+    while True:
+        importer = _Importer(proto.graph, opset, sequences, optionals)
+        importer.symbols.aliases = aliases
+        try:
+            with symbol_ranges() as ranges:
+                importer.symbols.bind(bounds, ranges)
+                module = importer.run()
+                module.verify()
+            break
+        except FrontendError as e:
+            if not _unify(e, importer.symbols, aliases):
+                raise
+    if aliases:
+        module.attributes[UNIFIED_DIMS_ATTR] = DictionaryAttr(
+            {name: StringAttr(same) for name, same in sorted(aliases.items())}
+        )
     if ranges:
         module.attributes[DIM_BOUNDS_ATTR] = DictionaryAttr(
             {name: StringAttr(f"{lo}..{hi}") for name, (lo, hi) in sorted(ranges.items())}
         )
     return module
+
+
+#: The module attribute recording the input dimensions taken for one another because an op
+#: needs them equal (`h2 = "h1"`: see `_unify`); the run time checks that the inputs agree.
+UNIFIED_DIMS_ATTR = "minitvm.unified_dims"
+
+
+def _unify(error: FrontendError, symbols: _Symbols, aliases: dict[str, str]) -> bool:
+    """Whether `error` is an op needing two input dimensions of different names equal (a
+    U-Net's skip connection, an Add of two inputs declared [n] and [m]), now recorded in
+    `aliases` so that the import, run again, makes the second the first: one size, which
+    the run time then checks both inputs' shapes against (as for any symbol two inputs
+    share). Only symbols the inputs' dynamic dimensions make are unified; an expression
+    (`2*floordiv(h, 2)` against `h`) stays an error."""
+    cause = error.__cause__
+    if not isinstance(cause, UnequalSizes):
+        return False
+    first, second = cause.symbols
+    made = {str(s) for s in symbols.by_name.values()}
+    if first not in made or second not in made or second in aliases:
+        return False
+    aliases[second] = first
+    return True
 
 
 #: The module attribute recording the bounds `input_shapes` gave symbols (`seq = "1..512"`),
@@ -448,6 +483,8 @@ class _Symbols:
         self.by_name: dict[str, SymDim] = {}
         self.bounds: Mapping[tuple[str, int], tuple[int, int]] = {}
         self.ranges: dict[str, tuple[int, int]] = {}
+        #: symbol -> the symbol it is taken for (`_unify`)
+        self.aliases: Mapping[str, str] = {}
 
     def bind(
         self, bounds: Mapping[tuple[str, int], tuple[int, int]], ranges: dict[str, tuple[int, int]]
@@ -468,6 +505,8 @@ class _Symbols:
                 unique, n = f"{text}_{n}", n + 1
             self.by_name[name] = symbol(unique)
         found = self.by_name[name]
+        while str(found) in self.aliases:
+            found = symbol(self.aliases[str(found)])
         bound = self.bounds.get((value, axis))
         if bound is not None:
             key = str(found)

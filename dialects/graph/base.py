@@ -40,7 +40,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from minitvm.symbolic import SymbolicError, SymDim, parse_dim
+from minitvm.symbolic import SymbolicError, SymDim, bare_symbol, parse_dim
 
 #: A tensor dimension: an int, or a `SymDim` (an expression of sizes named in the model).
 Dim = int | SymDim
@@ -50,6 +50,25 @@ Props = Mapping[str, Attribute]
 
 class ShapeError(VerifyException):
     """An op's operands or properties are inconsistent; the message says how."""
+
+
+class UnequalSizes(ShapeError):
+    """Two sizes an op needs equal are symbols of their own (two inputs' dynamic dimensions
+    with different names, a U-Net's skip connection): nothing at compile time says they are
+    equal, nor that they are not. The frontend may take the second for the first (`symbols`)
+    and leave the run time to check that the inputs agree."""
+
+    def __init__(self, message: str, symbols: tuple[str, str]):
+        super().__init__(message)
+        self.symbols = symbols
+
+
+def unequal_symbols(dims: Sequence[Dim]) -> tuple[str, str] | None:
+    """The two symbols of `dims` when they are two different bare symbols, else None."""
+    names = list(dict.fromkeys(bare_symbol(d) for d in dims))
+    if len(names) == 2 and None not in names and len(set(dims)) == 2:
+        return names[0], names[1]  # type: ignore[return-value]
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -361,7 +380,10 @@ def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
         dims.discard(1)
         if len(dims) > 1:
             pretty = ", ".join(fmt_shape(s) for s in shapes)
-            raise ShapeError(f"{op_name}: shapes {pretty} do not broadcast (dimension {i})")
+            message = f"{op_name}: shapes {pretty} do not broadcast (dimension {i})"
+            in_order = [s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0]
+            pair = unequal_symbols([d for d in in_order if d != 1])
+            raise UnequalSizes(message, pair) if pair else ShapeError(message)
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 

@@ -48,6 +48,7 @@ from minitvm.dialects.graph.base import (
     Shape,
     ShapeError,
     SizesAttr,
+    UnequalSizes,
     as_tensor,
     broadcasts_to,
     check_elements,
@@ -62,6 +63,7 @@ from minitvm.dialects.graph.base import (
     shape_of,
     surely_below,
     tensor_type,
+    unequal_symbols,
 )
 from minitvm.symbolic import SymDim, bare_symbol, ceildiv, product, sym_max, symbol
 
@@ -432,10 +434,13 @@ class ConcatOp(GraphOp):
             if t.element_type != tensors[0].element_type:
                 raise ShapeError(f"graph.concat: input #{i} has element type {t.element_type}, input #0 {tensors[0].element_type}")
             if len(s) != len(first) or any(a != b for d, (a, b) in enumerate(zip(s, first)) if d != axis):
-                raise ShapeError(
+                message = (
                     f"graph.concat: input #{i} has shape {fmt_shape(s)}, which differs from input "
                     f"#0's {fmt_shape(first)} outside axis {axis}"
                 )
+                differing = [(b, a) for d, (a, b) in enumerate(zip(s, first)) if d != axis and a != b]
+                pair = unequal_symbols(differing[0]) if len(s) == len(first) and differing else None
+                raise UnequalSizes(message, pair) if pair else ShapeError(message)
             total += s[axis]
         return [tensor_type((*first[:axis], total, *first[axis + 1 :]), tensors[0].element_type)]
 

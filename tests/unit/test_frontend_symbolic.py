@@ -19,8 +19,9 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 
+import minitvm
 from minitvm.dialects.graph.base import shape_of, tensor_type
-from minitvm.errors import FrontendError
+from minitvm.errors import FrontendError, MinitvmError
 from minitvm.frontend import from_onnx
 from minitvm.symbolic import SymDim, evaluate
 
@@ -257,12 +258,37 @@ def test_sizes_used_as_data_and_ranges_of_a_run_time_count() -> None:
     assert 'graph.sizes {values = #graph.sizes<"seq">} : tensor<i64>' in str(module)
 
 
-def test_a_symbol_is_not_a_number_in_a_broadcast() -> None:
-    model = _model(
+def test_two_inputs_dimensions_an_op_needs_equal_are_one_size() -> None:
+    """An Add of inputs declared [n] and [m], a U-Net's Concat of a skip connection [1, 4, h,
+    w] with an upsampled [1, 4, H, W]: the second name is taken for the first (recorded in
+    `minitvm.unified_dims`), and the run time checks that the inputs agree, as for any size
+    two inputs share. An expression of a symbol against another stays an error."""
+    add = _model(
         [helper.make_node("Add", ["a", "b"], ["y"], name="add")], {"a": ("n",), "b": ("m",)}, ["y"]
     )
-    with pytest.raises(FrontendError, match=r"node 'add' \(Add, opset 17\): graph.add: shapes \[n\], \[m\] do not broadcast"):
-        from_onnx(model)
+    module = from_onnx(add)
+    assert str(module.attributes["minitvm.unified_dims"]) == '{m = "n"}'
+    exe = minitvm.compile(add, num_threads=1)
+    x = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(exe.run({"a": x, "b": x})[0], 2 * x)
+    with pytest.raises(MinitvmError, match=r"input 'b' dimension 0 is 4, but the model says n = 5 there"):
+        exe.run({"a": x, "b": x[:4]})
+    skip = _model(
+        [helper.make_node("Concat", ["up", "skip"], ["y"], axis=1)],
+        {"up": (1, 4, "H", "W"), "skip": (1, 4, "h", "w")}, ["y"],
+    )  # fmt: skip
+    exe = minitvm.compile(skip, num_threads=1)
+    assert exe.symbols == ["H", "W"]
+    up, same = np.ones((1, 4, 6, 7), np.float32), np.zeros((1, 4, 6, 7), np.float32)
+    assert exe.run({"up": up, "skip": same})[0].shape == (1, 8, 6, 7)
+    pooled = _model(
+        [helper.make_node("Slice", ["a", "starts", "ends", "axes", "steps"], ["half"]),
+         helper.make_node("Add", ["half", "b"], ["y"], name="add")],
+        {"a": ("n",), "b": ("m",)}, ["y"],
+        {"starts": _i64(0), "ends": _i64(2**62), "axes": _i64(0), "steps": _i64(2)},
+    )  # fmt: skip
+    with pytest.raises(FrontendError, match=r"node 'add' \(Add, opset 17\): graph.add: shapes .* do not broadcast"):
+        from_onnx(pooled)
 
 
 def test_symbols_compile_only_once_pinned() -> None:

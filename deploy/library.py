@@ -361,12 +361,7 @@ def _sizes_section(
     """The run-time sizes' functions of c/model_data.h (stubs for a model without any) and
     `minitvm__run_entry`, which calls the entry with the arguments it takes."""
     symbols = list(native.symbols)
-    names = ", ".join(map(c_string, symbols)) or "0"
-    text = [
-        f"const int minitvm__num_symbols = {len(symbols)};",
-        f"const char *const minitvm__symbol_names[] = {{{names}}};",
-        c_sizes.PRELUDE,
-    ]
+    text = [f"const int minitvm__num_symbols = {len(symbols)};", c_sizes.PRELUDE]
     if symbols:
         bounds = {name: (lo, hi) for name, lo, hi in native.bounds}
         text += [

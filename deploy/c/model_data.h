@@ -49,7 +49,6 @@ void minitvm__connect_pool(minitvm__pool_fn pool);
  * in the order the entry takes them; none in a model whose sizes are all fixed, for which
  * the functions below bind nothing, give the fixed arena and the fixed output shapes. */
 extern const int minitvm__num_symbols;
-extern const char *const minitvm__symbol_names[];
 /* The sizes these inputs' shapes give, checked (a size out of its bound, two dimensions
  * that must agree but do not): 0, or 1 with the reason in `why`. */
 int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *sizes, char *why, size_t room);

@@ -32,7 +32,6 @@ static void add_indices(void *ctx, int64_t lo, int64_t hi) {
 }
 
 const int minitvm__num_symbols = 0;
-const char *const minitvm__symbol_names[] = {0};
 int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *sizes, char *why, size_t room) {
   (void)shapes, (void)sizes, (void)why, (void)room;
   return 0;

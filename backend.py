@@ -26,6 +26,7 @@ first run; a later run can only add to it).
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -38,7 +39,7 @@ from minitvm.compiler import compile as compile_model
 from minitvm.compiler import load_model
 from minitvm.errors import FrontendError, MinitvmError, NonConstantOperandError
 from minitvm.frontend.onnx import MAX_OPSET, default_opset, names_used, sequence_item_name
-from minitvm.frontend.onnx_node import supported_ops
+from minitvm.frontend.onnx_node import size_operands_at_import, supported_ops
 from minitvm.runtime import Executable
 
 #: Ops whose result depends on their input's (static) shape only, never on its values.
@@ -78,6 +79,10 @@ class MinitvmRep(BackendRep):
         self._executables: OrderedDict[tuple[object, ...], Executable] = OrderedDict()
         #: Executables compiled so far (a run with new values of frozen inputs compiles).
         self.compile_count = 0
+        #: Whether size operands computed as the model runs (Reshape's shape, Range's bounds)
+        #: are frozen like other import-time operands: where taking them at run time left
+        #: sizes that the ops after them need known.
+        self._sizes_at_import = False
         self._outputs_type = namedtupledict("Outputs", self.output_names)
 
     def run(self, inputs: Sequence[Any] | Mapping[str, Any], **kwargs: Any) -> tuple[Any, ...]:
@@ -170,8 +175,10 @@ class MinitvmRep(BackendRep):
         """Compile for this run, freezing more inputs as the frontend asks for them: once for
         every shape the model's symbolic dimensions allow, else (a model that needs them
         known, or a run the dynamic compile does not take) for this run's shapes."""
+        asked = pinned
         while True:
             frozen = self._frozen(arrays)
+            pinned = asked
             try:
                 executable = None
                 dynamic = [n for n in arrays if self._is_dynamic(n, frozen)]
@@ -193,6 +200,12 @@ class MinitvmRep(BackendRep):
                 known = feeding | set(self.constant_inputs or ())
                 self.constant_inputs = tuple(n for n in self.input_names if n in known)
                 self._executables.clear()  # their keys lack the newly frozen values
+            except Exception:
+                if self._sizes_at_import:
+                    raise
+                # size operands taken at run time (a Reshape's shape fed as an input) may
+                # leave sizes that the ops after them need known: freeze their inputs instead
+                self._sizes_at_import = True
         if self.constant_inputs is None:
             self.constant_inputs = ()
         self._executables[self._key(arrays, frozen, pinned)] = executable
@@ -215,7 +228,8 @@ class MinitvmRep(BackendRep):
             value = arrays[name]
             shapes[name] = (None if value is None else [a.shape for a in value]
                             if isinstance(value, list) else value.shape)  # fmt: skip
-        executable = compile_model(model, input_shapes=shapes or None, **self._compile_options)
+        with size_operands_at_import() if self._sizes_at_import else contextlib.nullcontext():
+            executable = compile_model(model, input_shapes=shapes or None, **self._compile_options)
         self.compile_count += 1
         return executable
 

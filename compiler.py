@@ -41,7 +41,7 @@ from minitvm.runtime import Executable, TensorSpec, random_arrays
 from minitvm.runtime.abi import ENTRY, NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
 from minitvm.schedules.base import Config
 from minitvm.schedules.kernel import kernels
-from minitvm.symbolic import bare_symbol
+from minitvm.symbolic import bare_symbol, capacity
 
 
 @dataclass
@@ -335,6 +335,7 @@ def build(
         bounds=bounds,
         arena_size_expr=info.arena_size_expr,
         set_sizes=info.set_sizes,
+        checks=info.checks,
     )
 
 
@@ -342,9 +343,11 @@ def _checked_symbols(
     symbols: Sequence[str], inputs: Sequence[TensorSpec], set_sizes: Mapping[str, str]
 ) -> list[str]:
     """The entry's symbols, each of which some input's dimension must be (its value at run
-    time) unless the entry sets it as it runs; a MinitvmError naming those that none is."""
+    time) unless the entry sets it as it runs or it is the capacity of one (the runtime's);
+    a MinitvmError naming those that none is."""
     named = {name for spec in inputs for d in spec.shape if (name := bare_symbol(d)) is not None}
-    missing = [s for s in symbols if s not in named and s not in set_sizes]
+    named |= {*set_sizes, *(capacity(s) for s in set_sizes)}
+    missing = [s for s in symbols if s not in named]
     if missing:
         raise MinitvmError(
             f"the sizes {', '.join(missing)} are no input's dimension, so no run could tell "

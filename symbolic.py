@@ -359,6 +359,13 @@ def name_from(text: str) -> str:
     return name if name[:1].isalpha() or name[:1] == "_" else f"_{name}"
 
 
+def capacity(size: str) -> str:
+    """The name of the capacity of a size found as the model runs that no shape bounds
+    (`graph.iota`'s): `<size>_cap`, a size the runtime supplies (buffers are planned for it)
+    and raises when a run needs more."""
+    return f"{size}_cap"
+
+
 def symbol(name: str) -> SymDim:
     """The dimension named `name`."""
     if not _NAME.fullmatch(name):

@@ -54,6 +54,7 @@ from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
+    ParsePropInAttrDict,
     VarConstraint,
     irdl_op_definition,
     operand_def,
@@ -863,21 +864,29 @@ class SizeOp(IRDLOperation):
 @irdl_op_definition
 class SetSizeOp(IRDLOperation):
     """Gives a size known only once the model runs its value, in the entry function: the count
-    a `graph.flat_nonzero` found. `bound` (an expression of the model's other sizes) is the
-    most it can be: buffers of that size are planned for the bound, the value sets how much
-    of them the ops after this one use.
+    a `graph.flat_nonzero` or `graph.iota` found. `bound` (an expression of the model's other
+    sizes) is the most it can be: buffers of that size are planned for the bound, the value
+    sets how much of them the ops after this one use. A value beyond the bound stops the run
+    there (the entry returns with the value stored): the runtime then raises a capacity
+    (`<size>_cap`, graph.iota's) and runs again, or reports `message` (a `graph.check`'s,
+    whose size is 1 where it fails, at most 0).
 
         loop.set_size "nz" = %count at most "6"
+        loop.set_size "r_check" = %failed at most "0" {message = "node 'r' (Reshape): ..."}
     """
 
     name = "loop.set_size"
     size = prop_def(StringAttr)
     bound = prop_def(StringAttr)
+    message = opt_prop_def(StringAttr)
     value = operand_def(IndexType)
     assembly_format = "$size `=` $value `at` `most` $bound attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, size: str, value: SSAValue, bound: int | SymDim):
+    def __init__(self, size: str, value: SSAValue, bound: int | SymDim, message: str | None = None):
         props = {"size": StringAttr(size), "bound": StringAttr(str(bound))}
+        if message is not None:
+            props["message"] = StringAttr(message)
         super().__init__(properties=props, operands=[value])
 
     @property
@@ -894,6 +903,16 @@ class SetSizeOp(IRDLOperation):
             raise VerifyException(f"loop.set_size: bound: {e}") from None
         if bare_symbol(parse_dim(self.size.data)) is None:
             raise VerifyException(f"loop.set_size: '{self.size.data}' is not a size's name")
+
+
+def set_size_messages(fn: Operation) -> dict[str, str]:
+    """The checks `fn` (the entry function) makes as it runs: each `loop.set_size` with a
+    message, by its size's name."""
+    return {
+        op.size.data: op.message.data
+        for op in fn.walk()
+        if isinstance(op, SetSizeOp) and op.message is not None
+    }
 
 
 def set_size_bounds(fn: Operation) -> dict[str, int | SymDim]:

@@ -1,8 +1,9 @@
 """Converters of ops whose output shape depends on their input's values, built on one graph op.
 
 `graph.flat_nonzero` (the row-major positions of a mask's true elements, numpy's flatnonzero)
-is the only op whose result size is found as it runs: a size of its own that the ops after it
-take as a run-time size, as they take `batch` or `seq`. Everything else is ordinary tensor
+has a result size found as it runs, at most the mask's element count: a size of its own that
+the ops after it take as a run-time size, as they take `batch` or `seq` (graph.iota, the other
+such op, serves `onnx_run_time_shapes`). Everything else is ordinary tensor
 ops on that result:
 
     NonZero(x)                 positions of x != 0, unravelled: (p // stride_d) % dim_d per axis

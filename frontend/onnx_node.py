@@ -18,7 +18,9 @@ naming the node if it is handed a sequence (`NodeContext.value`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -151,6 +153,24 @@ def onnx_element_type(elem_type: int, what: str) -> Attribute:
     except KeyError as e:
         raise FrontendError(f"{what}: unknown ONNX element type {elem_type}") from e
     return element_type(dtype, what)
+
+
+_SIZE_OPERANDS_AT_RUN_TIME: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "size_operands_at_run_time", default=True
+)
+
+
+@contextlib.contextmanager
+def size_operands_at_import() -> Iterator[None]:
+    """Imports within it refuse size operands computed as the model runs (a
+    NonConstantOperandError naming the value), as `const` does: for a caller that would
+    rather fix them (the ONNX backend freezes the inputs they come from, where the ops after
+    them need their sizes known)."""
+    token = _SIZE_OPERANDS_AT_RUN_TIME.set(False)
+    try:
+        yield
+    finally:
+        _SIZE_OPERANDS_AT_RUN_TIME.reset(token)
 
 
 @dataclass
@@ -308,6 +328,16 @@ class NodeContext:
             ))  # fmt: skip
             raise NonConstantOperandError(message, self.input_name(i))
         return value
+
+    def at_run_time(self, i: int, what: str) -> bool:
+        """Whether size operand `i` (a shape, repeats, a range's bound) is computed as the
+        model runs, for the converter to take it so (`onnx_run_time_shapes`). Within
+        `size_operands_at_import()` such an operand is an error instead, as `const` gives."""
+        if isinstance(self.value(i), np.ndarray):
+            return False
+        if not _SIZE_OPERANDS_AT_RUN_TIME.get():
+            self.const(i, what)  # raises
+        return True
 
     def optional_const(self, i: int, what: str) -> np.ndarray | None:
         return self.const(i, what) if self.has_input(i) else None

@@ -21,6 +21,12 @@ from minitvm.dialects.graph import reference
 from minitvm.dialects.graph.base import Dim, ShapeError, broadcast_shapes, fmt_shape, tensor_type
 from minitvm.frontend.onnx_data_dependent import slice_at_run_time
 from minitvm.frontend.onnx_node import AnyValue, NodeContext, Value, converter, element_type
+from minitvm.frontend.onnx_run_time_shapes import (
+    expand_at_run_time,
+    range_at_run_time,
+    reshape_at_run_time,
+    tile_at_run_time,
+)
 from minitvm.frontend.onnx_symbolic import finish
 from minitvm.symbolic import SymDim, ceildiv, product, sym_max, sym_min
 
@@ -93,7 +99,10 @@ def convert_size(ctx: NodeContext) -> list[Value]:
 @converter("Range", folds=True)
 def convert_range(ctx: NodeContext) -> list[Value]:
     """Folds to a constant; with a symbolic limit (`Range(0, seq, 1)`) the values are made
-    at run time (graph.range), their count a symbolic size."""
+    at run time (graph.range), their count a symbolic size; with operands computed as the
+    model runs, so is the count (`onnx_run_time_shapes`)."""
+    if any([ctx.at_run_time(i, what) for i, what in enumerate(("start", "limit", "delta"))]):
+        return [range_at_run_time(ctx)]
     start, limit, delta = (ctx.const(i, what) for i, what in enumerate(("start", "limit", "delta")))
     if delta.reshape(()) == 0:
         raise ctx.error("delta is 0")
@@ -154,8 +163,11 @@ def reshape(ctx: NodeContext, i: int, shape: Sequence[Dim]) -> Value:
 
 @converter("Reshape", folds=True)
 def convert_reshape(ctx: NodeContext) -> list[Value]:
-    target = _dims(ctx.const(1, "shape"))
+    """To a shape known now (numbers, symbolic sizes) or computed as the model runs."""
     allowzero = ctx.attr_int("allowzero", 0)
+    if ctx.at_run_time(1, "shape"):
+        return [reshape_at_run_time(ctx, allowzero)]
+    target = _dims(ctx.const(1, "shape"))
     return [reshape(ctx, 0, resolve_reshape(ctx, ctx.shape(0), target, allowzero))]
 
 
@@ -359,6 +371,9 @@ def convert_gather(ctx: NodeContext) -> list[Value]:
 
 @converter("Expand")
 def convert_expand(ctx: NodeContext) -> list[Value]:
+    """To a shape known now (numbers, symbolic sizes) or computed as the model runs."""
+    if ctx.at_run_time(1, "shape"):
+        return [expand_at_run_time(ctx)]
     shape = ctx.shape(0)
     target = _dims(ctx.const(1, "shape"))
     try:
@@ -372,6 +387,9 @@ def convert_expand(ctx: NodeContext) -> list[Value]:
 
 @converter("Tile")
 def convert_tile(ctx: NodeContext) -> list[Value]:
+    """Repeats known now or computed as the model runs."""
+    if ctx.at_run_time(1, "repeats"):
+        return [tile_at_run_time(ctx)]
     repeats = _ints(ctx.const(1, "repeats"))
     if len(repeats) != ctx.rank(0):
         raise ctx.error(f"repeats {repeats} needs {ctx.rank(0)} entries (the input rank)")

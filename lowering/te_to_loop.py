@@ -611,7 +611,7 @@ def convert_main(main: func.FuncOp, signatures: dict[str, KernelSignature]) -> f
     symbols = sorted(
         {s for t in (*in_types, *out_types) for s in symbols_of(loop.dims_of(t))}
         | {s for signature in signatures.values() for s in signature.symbols}
-        | set(loop.set_size_bounds(new))
+        | {s for name, bound in loop.set_size_bounds(new).items() for s in {name, *symbols_of(bound)}}
     )
     if symbols:  # the order of the entry ABI's sizes
         new.attributes[loop.SYMBOLS_ATTR] = ArrayAttr([StringAttr(s) for s in symbols])
@@ -632,7 +632,7 @@ class _MainConverter:
         # A call or if result that the model returns is written straight into its output.
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp) and value not in self.direct:
+            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
         for value, out in zip(ret.arguments, outs):
@@ -670,6 +670,10 @@ class _MainConverter:
                 ))  # fmt: skip
             elif isinstance(op, graph.FlatNonzeroOp):
                 self._flat_nonzero(op, block)
+            elif isinstance(op, graph.IotaOp):
+                self._iota(op, block)
+            elif isinstance(op, graph.CheckOp):
+                self._check(op, block)
             elif isinstance(op, graph.IfOp):
                 self._if(op, block)
             elif isinstance(op, graph.LoopOp):
@@ -781,6 +785,32 @@ class _MainConverter:
 
         count = nest(block, 0, [], zero.result, zero.result)
         block.add_op(loop.SetSizeOp(op.size, count, op.bound))
+
+    def _iota(self, op: graph.IotaOp, block: Block) -> None:
+        """The count (at least 0) sets the result's size first, so that a run whose count
+        exceeds the capacity stops before writing; then one loop stores 0, 1, ..., n-1."""
+        result = self._buffer(op.result)
+        count = self._scalar(self.buffers[op.count], block)
+        zero = arith.ConstantOp(IntegerAttr(0, i64))
+        clamped = arith.MaxSIOp(count, zero.result)
+        index = arith.IndexCastOp(clamped.result, IndexType())
+        block.add_ops([zero, clamped, index])
+        block.add_op(loop.SetSizeOp(op.size, index.result, op.bound))
+        for_op = _for(block, symbol(op.size))
+        block.add_op(for_op)
+        body = for_op.body.block
+        (i,) = body.args
+        value = arith.IndexCastOp(i, i64)
+        body.add_ops([value, loop.StoreOp(value.result, result, [i]), loop.YieldOp()])
+
+    def _check(self, op: graph.CheckOp, block: Block) -> None:
+        """A size that is 1 where `ok` is false, at most 0: the run stops there with the
+        check's message."""
+        ok = self._scalar(self.buffers[op.ok], block)
+        zero, one = (arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (0, 1))
+        failed = arith.SelectOp(ok, zero.result, one.result)
+        block.add_ops([zero, one, failed])
+        block.add_op(loop.SetSizeOp(op.check.data, failed.result, 0, op.message.data))
 
     def _if(self, op: graph.IfOp, block: Block) -> None:
         """`cond` read from its buffer; each branch a loop.if (the else on `not cond`) that

@@ -32,6 +32,7 @@ from minitvm.symbolic import (
     SYMBOL_RANGE,
     SymDim,
     bare_symbol,
+    capacity,
     evaluate,
     evaluator,
     parse_dim,
@@ -251,6 +252,9 @@ def checked_inputs(
     return arrays
 
 
+#: The capacity a size found as the code runs (graph.iota's) starts at.
+INITIAL_CAPACITY = 64
+
 #: Arena sizes an Executable keeps by the symbols' values (a run of a shape seen before looks
 #: its size up; a server fed every length in turn clears them when there are more).
 ARENA_SIZES_KEPT = 4096
@@ -267,6 +271,10 @@ class ModelSpecs:
     symbols: Sequence[str] = ()
     bounds: Mapping[str, tuple[int, int]] = MappingProxyType({})
     set_sizes: Mapping[str, int | SymDim] = MappingProxyType({})
+    #: The capacities of sizes found as the code runs that no shape bounds (graph.iota's,
+    #: `<size>_cap`), each with its value now: supplied like an input's size, raised when a
+    #: run needs more.
+    capacities: Mapping[str, int] = MappingProxyType({})
 
     @property
     def input_names(self) -> list[str]:
@@ -301,6 +309,7 @@ class Executable(ModelSpecs):
         bounds: Mapping[str, tuple[int, int]] | None = None,
         arena_size_expr: str = "0",
         set_sizes: Mapping[str, str] | None = None,
+        checks: Mapping[str, str] | None = None,
     ):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
@@ -309,13 +318,22 @@ class Executable(ModelSpecs):
         values come from the inputs' shapes at each run, within `bounds`), except for those of
         `set_sizes`: counts the code finds as it runs (NonZero's), each with its bound, an
         expression of the symbols before it; their values come back in the sizes array and
-        give the outputs whose shapes use them their run-time shapes."""
+        give the outputs whose shapes use them their run-time shapes. A run whose count exceeds
+        its capacity (`capacities`) stops there: the capacity is raised and the run repeated.
+        `checks`: the set sizes that are run-time checks, with their messages (a run that
+        stops on one raises a MinitvmError with it)."""
         check_fits_in_memory([*inputs, *outputs], arena_size)
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self.symbols = list(symbols)
         self.bounds = dict(bounds or {})
         self.set_sizes = {name: parse_dim(bound) for name, bound in (set_sizes or {}).items()}
-        self._input_symbols = [s for s in self.symbols if s not in self.set_sizes]
+        self.checks = dict(checks or {})
+        self.capacities = {
+            capacity(name): INITIAL_CAPACITY for name in self.set_sizes if capacity(name) in self.symbols
+        }
+        self._input_symbols = [
+            s for s in self.symbols if s not in self.set_sizes and s not in self.capacities
+        ]
         #: The outputs whose shapes use a size set as the code runs: (position, spec).
         self._set_size_outputs = [
             (n, spec) for n, spec in enumerate(outputs)
@@ -394,43 +412,68 @@ class Executable(ModelSpecs):
         arrays = self._checked_inputs(inputs)
         if self.num_threads < 1:
             raise MinitvmError(f"num_threads must be >= 1, got {self.num_threads}")
-        given, sizes = sizes, {}
+        given, bound = sizes, {}
         if self.symbols:
-            sizes = bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds, given)
-            for name, bound in self.set_sizes.items():  # outputs are allocated for the bounds
-                sizes[name] = evaluate(bound, sizes)
-        fresh = {
-            slot: aligned_empty([evaluate(d, sizes) for d in spec.shape], spec.dtype)
-            for slot, spec in self._large_outputs
-        }
+            bound = bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds, given)
         with self._lock:
-            if self._threads is not None:
-                self._threads.value = self.num_threads
-            for slot, array in (*enumerate(arrays), *fresh.items()):
-                self._io[slot] = data_address(array)
-            if self.symbols:
-                key = tuple(sizes.values())
-                needed = self._arena_sizes.get(key)
-                if needed is None:
-                    if len(self._arena_sizes) >= ARENA_SIZES_KEPT:
-                        self._arena_sizes.clear()
-                    needed = self._arena_sizes[key] = self._arena_size_of(sizes)
-                if needed > self._arena_storage.size:
-                    self._arena_storage = aligned_empty((needed,), np.uint8)
-                    self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data)
-                values = (ctypes.c_int64 * len(self.symbols))(*(sizes[s] for s in self.symbols))
-                self._entry(self._io, self._consts, self._arena, values)
-            else:
-                self._entry(self._io, self._consts, self._arena)
+            while True:  # (again when a count found as it ran exceeded its capacity)
+                sizes = {**bound, **self.capacities}
+                for name, most in self.set_sizes.items():  # outputs are allocated for the bounds
+                    sizes[name] = evaluate(most, sizes)
+                fresh = {
+                    slot: aligned_empty([evaluate(d, sizes) for d in spec.shape], spec.dtype)
+                    for slot, spec in self._large_outputs
+                }
+                found = self._call(arrays, fresh, sizes)
+                if not self.set_sizes or not self._stopped(found):
+                    break
             results = [
                 fresh[slot] if buffer is None else buffer.copy()
                 for slot, buffer in self._output_slots
             ]
-            if self._set_size_outputs:
-                found = dict(zip(self.symbols, values))
-                for n, spec in self._set_size_outputs:
-                    results[n] = _leading(results[n], [evaluate(d, found) for d in spec.shape])
+            for n, spec in self._set_size_outputs:
+                results[n] = _leading(results[n], [evaluate(d, found) for d in spec.shape])
             return results
+
+    def _call(
+        self, arrays: list[np.ndarray], fresh: dict[int, np.ndarray], sizes: dict[str, int]
+    ) -> dict[str, int]:
+        """One call of the entry (the lock held); the symbols' values after it (the counts
+        it found)."""
+        if self._threads is not None:
+            self._threads.value = self.num_threads
+        for slot, array in (*enumerate(arrays), *fresh.items()):
+            self._io[slot] = data_address(array)
+        if not self.symbols:
+            self._entry(self._io, self._consts, self._arena)
+            return {}
+        key = tuple(sizes[s] for s in self.symbols)
+        needed = self._arena_sizes.get(key)
+        if needed is None:
+            if len(self._arena_sizes) >= ARENA_SIZES_KEPT:
+                self._arena_sizes.clear()
+            needed = self._arena_sizes[key] = self._arena_size_of(sizes)
+        if needed > self._arena_storage.size:
+            self._arena_storage = aligned_empty((needed,), np.uint8)
+            self._arena = ctypes.c_void_p(self._arena_storage.ctypes.data)
+        values = (ctypes.c_int64 * len(self.symbols))(*key)
+        self._entry(self._io, self._consts, self._arena, values)
+        return dict(zip(self.symbols, values))
+
+    def _stopped(self, found: dict[str, int]) -> bool:
+        """Whether the run stopped at a size over its bound (`loop.set_size`): a failed check
+        raises its message; a count over its capacity raises the capacity (to the count, at
+        least doubled: a growing sequence of sizes reruns O(log) times) for the next run."""
+        for name, most in self.set_sizes.items():
+            if found[name] <= evaluate(most, found):
+                continue
+            if name in self.checks:
+                raise MinitvmError(self.checks[name])
+            cap = capacity(name)
+            assert cap in self.capacities, f"{name} = {found[name]} exceeds its bound {most}"
+            self.capacities[cap] = max(found[name], 2 * self.capacities[cap])
+            return True
+        return False
 
 
 def _leading(buffer: np.ndarray, shape: Sequence[int]) -> np.ndarray:

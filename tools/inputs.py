@@ -205,7 +205,7 @@ def run_feeds(
     chosen = {
         s: exe.bounds.get(s, (1, 1))[0]
         for s in exe.symbols
-        if s not in sizes and s not in exe.set_sizes
+        if s not in sizes and s not in exe.set_sizes and s not in exe.capacities
     }
     sizes.update(chosen)
     missing = [s for s in exe.inputs if s.name not in given]

@@ -345,6 +345,12 @@ def _range(op: tn.RangeOp) -> np.ndarray:
     return (op.start_value + np.arange(count) * op.delta_value).astype(dtype)
 
 
+def _check(op: tn.CheckOp, xs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    if not bool(xs[0]):
+        raise EvaluationError(op.message.data)
+    return []
+
+
 def _sizes(op: tn.SizesOp) -> np.ndarray:
     values = op.values.values
     if not all(isinstance(v, int) for v in values):
@@ -1290,6 +1296,8 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.RangeOp: lambda op, xs: [_range(op)],
     tn.SizesOp: lambda op, xs: [_sizes(op)],
     tn.FlatNonzeroOp: lambda op, xs: [np.flatnonzero(xs[0]).astype(np.int64)],
+    tn.IotaOp: lambda op, xs: [np.arange(max(int(xs[0]), 0), dtype=np.int64)],
+    tn.CheckOp: _check,
     tn.ResizeOp: _resize,
     tn.TransposeOp: lambda op, xs: [xs[0].transpose(get_ints(op.properties, "perm"))],
     tn.ConcatOp: lambda op, xs: [np.concatenate(xs, axis=get_int(op.properties, "axis"))],

@@ -7,8 +7,9 @@
     %4 = graph.arg_max %logits {axis = 1 : i64} : tensor<8x1000xf32> -> tensor<8x1xi64>
 
 Every shape-like argument (target shapes, axes, pads, slice bounds) is a property, resolved to
-explicit non-negative values by the frontend, so a shape that arrives at run time is
-specialized before it gets here. Reshape, expand and resize state their result shape in their
+explicit non-negative values by the frontend. A size that arrives at run time is a
+`graph.iota` of a computed count (or a `graph.flat_nonzero`'s count), whose result's size the
+ops after it take as a run-time size. Reshape, expand and resize state their result shape in their
 result type, so it may be symbolic (`[batch*seq, 768]`).
 """
 
@@ -28,10 +29,13 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f32,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -65,7 +69,16 @@ from minitvm.dialects.graph.base import (
     tensor_type,
     unequal_symbols,
 )
-from minitvm.symbolic import SymDim, bare_symbol, ceildiv, product, sym_max, symbol
+from minitvm.symbolic import (
+    SymDim,
+    bare_symbol,
+    capacity,
+    ceildiv,
+    parse_dim,
+    product,
+    sym_max,
+    symbol,
+)
 
 _UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -202,26 +215,17 @@ class SizesOp(GraphOp):
             )
 
 
-@irdl_op_definition
-class FlatNonzeroOp(GraphOp):
-    """The row-major positions of the true elements of `mask`, in increasing order: numpy's
-    `flatnonzero`. How many there are is known only once the op runs, so the result's one
-    dimension is a size of its own (`#graph.dims<"nonzero_0">`), at most the mask's element
-    count, that the ops after it take as a run-time size. The one op whose result shape
-    depends on values: NonZero, Compress, Unique and TopK with a run-time k are built on it.
+class FoundSizeOp(GraphOp):
+    """Base of the ops whose result is a vector of i64 whose one dimension is a size of its
+    own, found as the op runs (`size`), at most `bound`; the ops after it take that size as a
+    run-time size, as they take `batch` or `seq`."""
 
-        %i = graph.flat_nonzero %mask : tensor<2x3xi1> -> tensor<?xi64, #graph.dims<"nz">>
-    """
-
-    name = "graph.flat_nonzero"
-    mask = operand_def(TensorType)
     result = result_def(TensorType)
-    assembly_format = "$mask attr-dict `:` type($mask) `->` type($result)"
 
     @classmethod
-    def make(cls, mask: SSAValue, *, size: str):  # type: ignore[override]
+    def make(cls, operand: SSAValue, *, size: str):  # type: ignore[override]
         """`size`: the name of the count, a symbol no other value of the module uses."""
-        return cls.create_with([mask], [tensor_type([symbol(size)], i64)], {})
+        return cls.create_with([operand], [tensor_type([symbol(size)], i64)], {})
 
     @property
     def size(self) -> str:
@@ -232,12 +236,9 @@ class FlatNonzeroOp(GraphOp):
 
     @property
     def bound(self) -> int | SymDim:
-        """The most the count can be: the mask's element count."""
-        return product(shape_of(self.mask.type))
+        raise NotImplementedError
 
-    def verify_(self) -> None:
-        mask = as_tensor(self.name, "mask", self.mask.type)
-        check_elements(self.name, "mask", mask, "bool")
+    def verify_result(self) -> None:
         result = as_tensor(self.name, "result", self.result.type)
         shape = shape_of(result)
         if result.element_type != i64 or len(shape) != 1 or bare_symbol(shape[0]) is None:
@@ -245,6 +246,93 @@ class FlatNonzeroOp(GraphOp):
                 f"{self.name}: result must be a vector of i64 whose size is a symbol of its "
                 f"own (the count), got {result}"
             )
+
+
+@irdl_op_definition
+class FlatNonzeroOp(FoundSizeOp):
+    """The row-major positions of the true elements of `mask`, in increasing order: numpy's
+    `flatnonzero`. How many there are is known only once the op runs, so the result's one
+    dimension is a size of its own (`#graph.dims<"nonzero_0">`), at most the mask's element
+    count, that the ops after it take as a run-time size. NonZero, Compress, Unique and TopK
+    with a run-time k are built on it.
+
+        %i = graph.flat_nonzero %mask : tensor<2x3xi1> -> tensor<?xi64, #graph.dims<"nz">>
+    """
+
+    name = "graph.flat_nonzero"
+    mask = operand_def(TensorType)
+    assembly_format = "$mask attr-dict `:` type($mask) `->` type($result)"
+
+    @property
+    def bound(self) -> int | SymDim:
+        """The most the count can be: the mask's element count."""
+        return product(shape_of(self.mask.type))
+
+    def verify_(self) -> None:
+        mask = as_tensor(self.name, "mask", self.mask.type)
+        check_elements(self.name, "mask", mask, "bool")
+        self.verify_result()
+
+
+@irdl_op_definition
+class IotaOp(FoundSizeOp):
+    """0, 1, ..., n-1 for a count n that is a value (a rank-0 i64 tensor; a negative count
+    gives none): how a size computed from the data (a Range's length, a Reshape's target
+    dimension read from a tensor) becomes a size the ops after it run over. The result's one
+    dimension is a size of its own with no bound the shapes give, so it is planned for its
+    capacity `<size>_cap` (`capacity`), which the runtime supplies: a run whose count exceeds
+    it stops once the count is known, and the runtime raises the capacity and runs it again
+    (only a count larger than any before costs a second run). Range, Tile, Expand and Reshape
+    whose size operands are computed at run time are built on it.
+
+        %i = graph.iota %n : tensor<i64> -> tensor<?xi64, #graph.dims<"len">>
+    """
+
+    name = "graph.iota"
+    count = operand_def(TensorType)
+    assembly_format = "$count attr-dict `:` type($count) `->` type($result)"
+
+    @property
+    def bound(self) -> SymDim:
+        """The most the count can be in a run: its capacity."""
+        return symbol(capacity(self.size))
+
+    def verify_(self) -> None:
+        count = as_tensor(self.name, "count", self.count.type)
+        if count.element_type != i64 or shape_of(count):
+            raise ShapeError(f"{self.name}: count must be a tensor<i64> (a scalar), got {count}")
+        self.verify_result()
+
+
+@irdl_op_definition
+class CheckOp(IRDLOperation):
+    """Stops the run with `message` unless `ok` (a scalar i1 tensor) holds: the run-time part
+    of an op's verification where what it checks is computed from the data (a Reshape to a
+    shape read from a tensor must keep the element count). `check` names it, as a size is
+    named: a unique symbol (the runtime reads whether it failed from the entry's sizes).
+    Not a GraphOp (those are pure): no pass removes it although it has no result.
+
+        graph.check %ok {check = "r_check", message = "node 'r' (Reshape): ..."} : tensor<i1>
+    """
+
+    name = "graph.check"
+    ok = operand_def(TensorType)
+    check = prop_def(StringAttr)
+    message = prop_def(StringAttr)
+    assembly_format = "$ok attr-dict `:` type($ok)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @classmethod
+    def make(cls, ok: SSAValue, *, check: str, message: str) -> CheckOp:
+        props = {"check": StringAttr(check), "message": StringAttr(message)}
+        return cls.create(operands=[ok], properties=props)
+
+    def verify_(self) -> None:
+        ok = as_tensor(self.name, "ok", self.ok.type)
+        if ok.element_type != i1 or shape_of(ok):
+            raise ShapeError(f"{self.name}: ok must be a tensor<i1> (a scalar), got {ok}")
+        if bare_symbol(parse_dim(self.check.data)) is None:
+            raise ShapeError(f"{self.name}: '{self.check.data}' is not a size's name")
 
 
 @dataclass(frozen=True)
@@ -986,7 +1074,7 @@ class ArgMinOp(ArgReduceOp):
 
 
 TENSOR_OPS = [
-    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
+    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, IotaOp, CheckOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
     TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
     ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp, CumSumOp, CumProdOp,

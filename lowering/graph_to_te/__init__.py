@@ -180,8 +180,8 @@ class _KernelCalls:
                 continue
             if (
                 node.dialect_name() != "graph"
-                or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp)
-            ):  # (a flat_nonzero stays: convert-te-to-loop writes its loop into @main)
+                or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp | graph.IotaOp | graph.CheckOp)
+            ):  # (these stay: convert-te-to-loop writes their loops and checks into @main)
                 continue
             if isinstance(node, graph.FusedOp):
                 name = fused_kernel_name(node, self.counter)

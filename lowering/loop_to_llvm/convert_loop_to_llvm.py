@@ -92,6 +92,9 @@ class CompiledModuleInfo:
     #: its bound (text, an expression of the other symbols); the run time reads their values
     #: back from the sizes array after the call.
     set_sizes: dict[str, str] = field(default_factory=dict)
+    #: The sizes of `set_sizes` that are checks (`graph.check`'s), each with its message:
+    #: a run that stops with one over its bound (0) failed that check.
+    checks: dict[str, str] = field(default_factory=dict)
 
     def constant_arrays(self) -> list[np.ndarray]:
         """The constants' data, in `consts` order (C-contiguous; bool for i1)."""
@@ -108,6 +111,8 @@ class CompiledModuleInfo:
                 **({"arena_size_expr": StringAttr(self.arena_size_expr)} if self.arena_size_expr != "0" else {}),
                 **({"set_sizes": DictionaryAttr({k: StringAttr(v) for k, v in self.set_sizes.items()})}
                    if self.set_sizes else {}),
+                **({"checks": DictionaryAttr({k: StringAttr(v) for k, v in self.checks.items()})}
+                   if self.checks else {}),
             }
         )
 
@@ -127,6 +132,7 @@ class CompiledModuleInfo:
         symbols = data.get("symbols")
         expr = data.get("arena_size_expr")
         set_sizes = data.get("set_sizes")
+        checks = data.get("checks")
         return CompiledModuleInfo(
             io,  # type: ignore[arg-type]
             constants,  # type: ignore[arg-type]
@@ -135,6 +141,7 @@ class CompiledModuleInfo:
             [s.data for s in symbols.data] if isinstance(symbols, ArrayAttr) else [],  # type: ignore[attr-defined]
             expr.data if isinstance(expr, StringAttr) else "0",
             {k: v.data for k, v in set_sizes.data.items()} if isinstance(set_sizes, DictionaryAttr) else {},  # type: ignore[attr-defined]
+            {k: v.data for k, v in checks.data.items()} if isinstance(checks, DictionaryAttr) else {},  # type: ignore[attr-defined]
         )
 
 
@@ -179,7 +186,7 @@ class ConvertLoopToLlvmPass(ModulePass):
         if layout is not None:
             info = CompiledModuleInfo(
                 layout.io, layout.constants, layout.allocs, layout.arena_size, layout.symbols,
-                str(layout.arena_size_expr), dict(layout.set_sizes),
+                str(layout.arena_size_expr), dict(layout.set_sizes), dict(layout.checks),
             )  # fmt: skip
             op.attributes[ENTRY_ATTR] = info.to_attr()
 

@@ -98,6 +98,8 @@ class EntryLayout:
     arena_size_expr: int | SymDim = 0
     #: The sizes the entry sets as it runs (`loop.set_size`), each with its bound (text).
     set_sizes: dict[str, str] = field(default_factory=dict)
+    #: Those of them that are checks, with their messages (`loop.set_size_messages`).
+    checks: dict[str, str] = field(default_factory=dict)
 
 
 class FunctionLowering(Emitter):
@@ -204,9 +206,7 @@ class FunctionLowering(Emitter):
             case loop.SizeOp():
                 self.values[op.result] = self.size_value(op.value)
             case loop.SetSizeOp():
-                if op.size.data not in self._size_slots:
-                    raise LoweringError(f"convert-loop-to-llvm: loop.set_size outside @{ENTRY}")
-                self.emit(llvm.StoreOp(self.values[op.value], self._size_slots[op.size.data], alignment=8))
+                self._set_size(op)
             case loop.CopyOp():
                 self._copy(op)
             case func.CallOp():
@@ -308,11 +308,30 @@ class FunctionLowering(Emitter):
             self.values[op.results[0]] = result
 
     def _return(self, op: func.ReturnOp) -> None:
+        self._free_heap()
+        self.emit(llvm.ReturnOp(self.values[op.arguments[0]] if op.arguments else None))
+
+    def _free_heap(self) -> None:
         if self.heap:
             self.symbols.declare("free", [_ptr], None)
             for buffer in self.heap:
                 self.call("free", [buffer], None)
-        self.emit(llvm.ReturnOp(self.values[op.arguments[0]] if op.arguments else None))
+
+    def _set_size(self, op: loop.SetSizeOp) -> None:
+        """The size into its slot of the sizes array; a value beyond its bound stops the run
+        there (the entry returns: the runtime finds the size over its bound and raises the
+        capacity or reports the check)."""
+        if op.size.data not in self._size_slots:
+            raise LoweringError(f"convert-loop-to-llvm: loop.set_size outside @{ENTRY}")
+        value = self.values[op.value]
+        self.emit(llvm.StoreOp(value, self._size_slots[op.size.data], alignment=8))
+        over = self.value(llvm.ICmpOp(value, self.size_value(op.bound_value), icmp_predicate("sgt")))
+        stop, go = named_block("stop"), named_block("go")
+        self.emit(llvm.CondBrOp(over, stop, [], go, []))
+        self.start(stop)
+        self._free_heap()
+        self.emit(llvm.ReturnOp(None))
+        self.start(go)
 
     # ---------------------------------------------------------------- memory
 
@@ -477,6 +496,7 @@ class FunctionLowering(Emitter):
         if self.layout is not None:
             self.layout.symbols = names
             self.layout.set_sizes = {name: str(bound) for name, bound in self.set_sizes.items()}
+            self.layout.checks = loop.set_size_messages(self.fn)
             sizes = self.entry.args[3]
             for n, name in enumerate(names):
                 slot = self.hoist(self._constant_gep(sizes, i64, n)) if n else sizes

@@ -36,41 +36,45 @@ def make_model(
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def reshape_model() -> onnx.ModelProto:
-    """y = relu(reshape(x, shape)) with the target shape a run-time input, as node tests do."""
+def pad_model() -> onnx.ModelProto:
+    """y = relu(pad(x, pads)) with the pads a run-time input, as node tests do (pads must be
+    known at import time)."""
     return make_model(
         [
-            helper.make_node("Reshape", ["x", "shape"], ["r"]),
+            helper.make_node("Pad", ["x", "pads"], ["r"]),
             helper.make_node("Relu", ["r"], ["y"]),
         ],
-        {"x": (F, [2, 3, 4]), "shape": (I64, [2])},
+        {"x": (F, [2, 3]), "pads": (I64, [4])},
         ["y"],
     )
 
 
 def test_shape_input_is_frozen_cached_and_recompiled_when_it_changes() -> None:
     rng = np.random.default_rng(0)
-    rep = MinitvmBackend.prepare(reshape_model())
+    rep = MinitvmBackend.prepare(pad_model())
     assert rep.constant_inputs is None and rep.compile_count == 0  # compiles at the first run
 
-    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
-    (y,) = rep.run([x, np.array([6, 4], np.int64)])
-    np.testing.assert_array_equal(y, np.maximum(x.reshape(6, 4), 0))
-    assert rep.constant_inputs == ("shape",)
+    def want(x: np.ndarray, pads: list[int]) -> np.ndarray:
+        return np.maximum(np.pad(x, list(zip(pads[:2], pads[2:]))), 0)
+
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    (y,) = rep.run([x, np.array([1, 0, 0, 2], np.int64)])
+    np.testing.assert_array_equal(y, want(x, [1, 0, 0, 2]))
+    assert rep.constant_inputs == ("pads",)
     assert rep.compile_count == 1
 
-    x2 = rng.standard_normal((2, 3, 4)).astype(np.float32)
-    (y,) = rep.run([x2, np.array([6, 4], np.int64)])  # same shape operand: cached
-    np.testing.assert_array_equal(y, np.maximum(x2.reshape(6, 4), 0))
+    x2 = rng.standard_normal((2, 3)).astype(np.float32)
+    (y,) = rep.run([x2, np.array([1, 0, 0, 2], np.int64)])  # same operand: cached
+    np.testing.assert_array_equal(y, want(x2, [1, 0, 0, 2]))
     assert rep.compile_count == 1
 
-    (y,) = rep.run([x, np.array([4, -1], np.int64)])  # new value: recompiled
-    assert y.shape == (4, 6)
-    np.testing.assert_array_equal(y, np.maximum(x.reshape(4, 6), 0))
+    (y,) = rep.run([x, np.array([0, 3, 1, 1], np.int64)])  # new value: recompiled
+    assert y.shape == (3, 7)
+    np.testing.assert_array_equal(y, want(x, [0, 3, 1, 1]))
     assert rep.compile_count == 2
 
-    rep.run([x, np.array([6, 4], np.int64)])  # both values stay cached
-    rep.run([x, np.array([4, -1], np.int64)])
+    rep.run([x, np.array([1, 0, 0, 2], np.int64)])  # both values stay cached
+    rep.run([x, np.array([0, 3, 1, 1], np.int64)])
     assert rep.compile_count == 2
 
 
@@ -167,18 +171,23 @@ def test_dynamic_input_dimensions_compile_once() -> None:
 
 
 def test_a_model_that_needs_its_shapes_compiles_per_shape() -> None:
-    """A Reshape to a shape computed from the input's dimension by value, not by Shape, has
-    no compile for every size: each run's shape gets its own, as for a static model."""
+    """A Reshape to a shape computed from the input's dimension by value, not by Shape,
+    before a MatMul that needs the reshaped rows' length: taken at run time, that length is
+    unknown to the MatMul, and frozen, the reshape cannot be checked for every N. Each run's
+    shape gets its own compile, as for a static model."""
     model = make_model(
-        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Reshape", ["r", "s"], ["y"])],
-        {"x": (F, ["N", 4]), "s": (I64, [1])},
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Reshape", ["r", "s"], ["t"]),
+         helper.make_node("MatMul", ["t", "w"], ["y"])],
+        {"x": (F, ["N", 4]), "s": (I64, [2])},
         ["y"],
-    )
+    )  # fmt: skip
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    model.graph.initializer.append(onnx.numpy_helper.from_array(w, "w"))
     rep = MinitvmBackend.prepare(model)
     for n in (2, 3):
         x = np.linspace(-1, 1, n * 4, dtype=np.float32).reshape(n, 4)
-        np.testing.assert_array_equal(rep.run([x, np.array([4 * n])])[0], np.maximum(x, 0).reshape(-1))
-    assert rep.compile_count == 2
+        np.testing.assert_allclose(rep.run([x, np.array([n, 4])])[0], np.maximum(x, 0) @ w, rtol=1e-6)
+    assert rep.compile_count == 2 and rep.constant_inputs == ("s",)
 
 
 def test_data_dependent_outputs_compile_once() -> None:
@@ -242,7 +251,7 @@ def test_an_unsupported_attribute_value_fails_at_the_first_run() -> None:
 
 
 def test_wrong_number_of_inputs() -> None:
-    rep = MinitvmBackend.prepare(reshape_model())
+    rep = MinitvmBackend.prepare(pad_model())
     with pytest.raises(MinitvmError, match="got 1 inputs; the model takes 2"):
         rep.run([np.ones((2, 3, 4), np.float32)])
 

@@ -12,6 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from minitvm.errors import FrontendError, MinitvmError
 from minitvm.frontend import from_onnx
+from minitvm.frontend.onnx_node import size_operands_at_import
 
 
 def model_of(
@@ -133,8 +134,11 @@ def test_bad_input_shapes() -> None:
 
 
 def test_non_constant_shape_operand() -> None:
+    """Pad's pads must be known at import; a Reshape's shape may be computed at run time,
+    except where the caller asks for size operands at import (the ONNX backend's fallback)."""
     nodes = [
         helper.make_node("Relu", ["s"], ["s2"], name="relu"),
+        helper.make_node("Pad", ["x", "target"], ["p"], name="pad"),
         helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape"),
     ]
     graph = helper.make_graph(
@@ -148,11 +152,17 @@ def test_non_constant_shape_operand() -> None:
         [helper.make_empty_tensor_value_info("y")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    message = import_error(model)
-    assert message.startswith(
-        "node 'reshape' (Reshape, opset 13): input 1 ('shape', value 'target') "
+    assert import_error(model).startswith(
+        "node 'pad' (Pad, opset 13): input 1 ('pads', value 'target') "
         "must be a constant known at import time"
     )
+    del model.graph.node[1]
+    assert "graph.iota" in str(from_onnx(model))
+    with size_operands_at_import():
+        assert import_error(model).startswith(
+            "node 'reshape' (Reshape, opset 13): input 1 ('shape', value 'target') "
+            "must be a constant known at import time"
+        )
 
 
 def test_training_mode_batch_norm() -> None:

@@ -278,7 +278,10 @@ def test_every_op_round_trips_custom_and_generic():
         sz = b.insert(g.SizesOp.make(values=[seq, 3 * seq + 1], shape=[2], element_type=i64)).result
         positive = b.insert(g.GreaterOp.make(x, b.insert(g.ConstantOp.from_array(np.float32(0))).result)).result
         nz = b.insert(g.FlatNonzeroOp.make(positive, size="nz")).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz]
+        count = b.insert(g.ConstantOp.from_array(np.int64(5))).result
+        b.insert(g.CheckOp.make(b.insert(g.ConstantOp.from_array(np.True_)).result, check="c", message="m"))
+        io = b.insert(g.IotaOp.make(count, size="len")).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz, io]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

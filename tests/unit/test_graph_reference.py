@@ -706,8 +706,9 @@ def test_every_graph_op_is_covered():
     """Each op class has a reference kernel and at least one ONNX Runtime case above (but the
     blocked-layout and Winograd ops, which ONNX lacks: test_graph_nchwc.py and test_winograd.py
     check them against graph.conv; and flat_nonzero, whose ONNX kin NonZero gives another
-    shape: below, and test_data_dependent.py through NonZero)."""
-    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp, g.FlatNonzeroOp}
+    shape: below, and test_data_dependent.py through NonZero; iota and check, which ONNX
+    lacks: below, and test_run_time_shapes.py through Range, Tile, Expand and Reshape)."""
+    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp}
     assert set(reference.supported_ops()) == set(g.GRAPH_OPS)
     assert not set(g.GRAPH_OPS) - covered - set(g.LAYOUT_OPS) - set(g.WINOGRAD_OPS)
 
@@ -814,3 +815,15 @@ def test_run_module_interprets_main_by_name_and_position():
         reference.run_module(module, {"dat": x, 1: b})
     np.testing.assert_array_equal(reference.run_module(module, [x, b])[0], out)
 
+
+
+def test_iota_counts_up_to_its_count_and_a_check_raises_its_message():
+    count = np.array(4, np.int64)
+    op = build_op(Case("iota", lambda n: g.IotaOp.make(n, size="len"), "Range", [count]))
+    np.testing.assert_array_equal(reference.evaluate(op, [count])[0], [0, 1, 2, 3])
+    assert reference.evaluate(op, [np.array(-2, np.int64)])[0].shape == (0,)
+    assert op.size == "len" and str(op.bound) == "len_cap"
+    check = build_op(Case("check", lambda ok: g.CheckOp.make(ok, check="c", message="it failed"), "Not", [np.True_]))
+    assert reference.evaluate(check, [np.True_]) == []
+    with pytest.raises(reference.EvaluationError, match="it failed"):
+        reference.evaluate(check, [np.False_])

@@ -33,3 +33,14 @@ func.func @main(%m: memref<?xi1, #graph.dims<"b">>) attributes {loop.symbols = [
   loop.set_size "nz" = %count at most "b"
   func.return
 }
+
+// A check: a size that is 1 where it fails, at most 0, with the message the run time reports.
+// CHECK-LABEL: func.func @checked(%ok: i1) attributes {loop.symbols = ["r_check"]} {
+// CHECK:         loop.set_size "r_check" = %failed at most "0" {message = "node 'r' (Reshape): the shape does not fit"}
+func.func @checked(%ok: i1) attributes {loop.symbols = ["r_check"]} {
+  %zero = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %failed = arith.select %ok, %zero, %one : index
+  loop.set_size "r_check" = %failed at most "0" {message = "node 'r' (Reshape): the shape does not fit"}
+  func.return
+}

@@ -2,7 +2,9 @@
 // it is stored into its slot of the sizes array (the run time reads it back for the
 // outputs' shapes), and read from there where it is used, after the set. A buffer of that
 // size is planned for its bound (an expression of the inputs' sizes only, computed in the
-// entry block), and `minitvm.entry` lists the set sizes with their bounds.
+// entry block), and `minitvm.entry` lists the set sizes with their bounds. A value beyond
+// its bound stops the run there: the entry returns (the run time then raises a capacity, or
+// reports a failed check).
 // RUN: minitvm-opt %s -p loop-plan-memory | filecheck %s --check-prefix=PLAN
 // RUN: minitvm-opt %s -p loop-plan-memory,convert-loop-to-llvm | filecheck %s
 
@@ -16,6 +18,11 @@
 // CHECK-NOT:     llvm.load %[[SLOT]]
 // CHECK:         %{{\w+}} = llvm.mul %{{\w+}}, %[[B]] : i64
 // CHECK:         llvm.store %[[COUNT:\w+]], %[[SLOT]] {alignment = 8 : i64} : i64, !llvm.ptr
+// CHECK-NEXT:    %[[OVER:\w+]] = llvm.icmp "sgt" %[[COUNT]], %{{\w+}} : i64
+// CHECK-NEXT:    llvm.cond_br %[[OVER]], ^[[STOP:\w+]], ^[[GO:\w+]]
+// CHECK-NEXT:  ^[[STOP]]:
+// CHECK-NEXT:    llvm.return
+// CHECK-NEXT:  ^[[GO]]:
 // CHECK-NEXT:    %[[NZ:\w+]] = llvm.load %[[SLOT]] {alignment = 8 : i64} : !llvm.ptr -> i64
 // CHECK-NEXT:    llvm.call @k(%{{\w+}}, %{{\w+}}, %[[NZ]]) : (!llvm.ptr, !llvm.ptr, i64) -> ()
 func.func private @k(memref<?xi64, #graph.dims<"nz">>, memref<?xf32, #graph.dims<"nz">>, index) -> () attributes {loop.kernel, loop.symbols = ["nz"]}

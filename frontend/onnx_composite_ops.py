@@ -25,8 +25,10 @@ from xdsl.ir import SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph.constant import element_type_of, numpy_dtype_of
-from minitvm.frontend.onnx_data_dependent import top_k_at_run_time
+from minitvm.frontend.onnx_data_dependent import index_scalar, top_k_by_sort
 from minitvm.frontend.onnx_node import NodeContext, Value, converter
+from minitvm.frontend.onnx_run_time_shapes import check
+from minitvm.symbolic import SymDim
 
 # --------------------------------------------------------------------------------------------
 # Depth <-> space
@@ -246,55 +248,34 @@ def convert_import_time_only(ctx: NodeContext) -> list[Value]:
 # TopK with a k known at import time
 # --------------------------------------------------------------------------------------------
 
-#: The largest k TopK is expanded for: k rounds of arg-max, each a pass over the axis.
-MAX_TOP_K = 256
 
 
 @converter("TopK")
 def convert_top_k(ctx: NodeContext) -> list[Value]:
     """The k largest (or smallest) elements along `axis` and their indices, in order, ties
-    to the lower index: k rounds of arg_max, gather_elements of the value, and the winner
-    masked out (to -inf, or the type's lowest value) for the next round. k comes from the
-    attribute (opset < 10) or input 1; one known only at run time sets a run-time size
-    (`top_k_at_run_time`).
-    A row holding the masking value itself (-inf, or an integer type's lowest) can repeat an
-    index once its other elements are used up. k = 0 (the spec asks for a positive k; ONNX's
-    reference and ONNX Runtime give empty results) gives empty results."""
+    to the lower index. k comes from the attribute (opset < 10) or input 1: k = 1 is an
+    arg_max and a gather_elements of the value; a larger k, or one known only at run time (a
+    size found as it runs), selects or sorts each row (`top_k_by_sort`). k = 0 (the spec
+    asks for a positive k; ONNX's reference and ONNX Runtime give empty results) gives empty
+    results."""
     shape = ctx.shape(0)
     axis = ctx.axis(ctx.attr_int("axis", -1), len(shape))
     largest = bool(ctx.attr_int("largest", 1))
     if ctx.opset >= 10 and not ctx.is_const(1):
-        return top_k_at_run_time(ctx, axis, largest)
+        return top_k_by_sort(ctx, axis, largest, None)
     k = ctx.attr_int("k", 0) if ctx.opset < 10 else int(ctx.const(1, "K").reshape(-1)[0])
-    if not 0 <= k <= shape[axis]:
-        raise ctx.error(f"k = {k} must be in [0, {shape[axis]}] (the axis length)")
-    if k > MAX_TOP_K:
-        raise ctx.error(f"k = {k} is more than the {MAX_TOP_K} rounds TopK is expanded into")
-    dtype = ctx.dtype(0)
+    length = shape[axis]
+    if isinstance(length, SymDim) and k >= 0:  # (checked when the length is known)
+        within = ctx.make1(g.LessEqualOp, ctx.materialize(np.array(k, np.int64), f"{ctx.node.output[0]}_k"),
+                           index_scalar(ctx, length, f"{ctx.node.output[0]}_length"))  # fmt: skip
+        check(ctx, within, f"k = {k} is more than the axis length")
+    elif not 0 <= k <= length:
+        raise ctx.error(f"k = {k} must be in [0, {length}] (the axis length)")
     if k == 0:
         empty = [*shape[:axis], 0, *shape[axis + 1 :]]
-        return [np.zeros(empty, dtype), np.zeros(empty, np.int64)]
-    floating = dtype.kind == "f" or dtype.name == "bfloat16"
-    if floating:
-        beaten = -np.inf if largest else np.inf
-    else:
-        info = np.iinfo(dtype)
-        beaten = info.min if largest else info.max
-    name = ctx.node.output[0]
-    positions = np.arange(shape[axis], dtype=np.int64).reshape(
-        [shape[axis]] + [1] * (len(shape) - axis - 1)
-    )
-    positions_v = ctx.materialize(positions, f"{name}_positions")
-    beaten_v = ctx.materialize(np.array(beaten, dtype), f"{name}_beaten")
+        return [np.zeros(empty, ctx.dtype(0)), np.zeros(empty, np.int64)]
+    if k > 1:
+        return top_k_by_sort(ctx, axis, largest, k)
     x = ctx.tensor(0)
-    remaining = x
-    values, indices = [], []
-    for _ in range(k):
-        index = ctx.make1(g.ArgMaxOp if largest else g.ArgMinOp, remaining, axis=axis, keepdims=1)
-        values.append(ctx.make1(g.GatherElementsOp, x, index, axis=axis))
-        indices.append(index)
-        taken = ctx.make1(g.EqualOp, index, positions_v)
-        remaining = ctx.make1(g.WhereOp, taken, beaten_v, remaining)
-    if k == 1:
-        return [values[0], indices[0]]
-    return [ctx.make1(g.ConcatOp, values, axis=axis), ctx.make1(g.ConcatOp, indices, axis=axis)]
+    index = ctx.make1(g.ArgMaxOp if largest else g.ArgMinOp, x, axis=axis, keepdims=1)
+    return [ctx.make1(g.GatherElementsOp, x, index, axis=axis), index]

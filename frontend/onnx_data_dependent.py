@@ -8,9 +8,9 @@ ops on that result:
 
     NonZero(x)                 positions of x != 0, unravelled: (p // stride_d) % dim_d per axis
     Compress(x, c, axis)       Gather(x, flat_nonzero(c), axis) (x flattened without an axis)
-    TopK(x, K) (K at run time) the k positions 0..k-1 = flat_nonzero(range(n) < K); each
-                               element's rank (how many beat it, ties to the lower index),
-                               the element of rank p taken for each p < k
+    TopK(x, K) (K at run time) the k positions 0..k-1 = flat_nonzero(range(n) < K) of
+                               each row's graph.argsort (a stable sort), the values
+                               gathered there
     Unique(x, axis, sorted)    u = how many elements (slices) have no equal one before them;
                                each one's place among the u from an n x n comparison
     NonMaxSuppression          a graph.loop over the score ranks keeps boxes greedily; the
@@ -25,6 +25,7 @@ When the input that decides the size is a constant, the result is computed at im
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -126,48 +127,65 @@ def convert_compress(ctx: NodeContext) -> list[Value]:
     return [ctx.make1(g.GatherOp, data, indices, axis=axis)]
 
 
-def top_k_at_run_time(ctx: NodeContext, axis: int, largest: bool) -> list[Value]:
-    """TopK whose k comes at run time: the k positions 0..k-1 are the true elements of
-    range(n) < K (so k = min(K, n)). Element i's rank is how many elements beat it (greater,
-    or equal at a lower index; smaller for largest=0), from an n x n comparison per row; the
-    index of rank p is the sum of i * (rank_i == p), and its value is gathered. O(n^2) per
-    row, in the memory of an n x k selection: for the axis lengths TopK ranks (scores of
-    detections, a vocabulary's logits)."""
+def selects(k: int, n: Dim) -> bool:
+    """Whether selecting the first k of n positions (about k ln(n/k) insertions of O(k) each
+    on unordered data, after one pass) costs less than merge-sorting them (n log2 n)."""
+    if isinstance(n, SymDim):
+        return k <= 256  # (a few insertions' work per element, for rows of any length)
+    return k < n and k * k * max(1.0, math.log(n / k)) <= n * math.log2(n)
+
+
+def _signed_keys(ctx: NodeContext, x: SSAValue, dtype: np.dtype) -> SSAValue:
+    """`x` as numbers that sort in the same order and compare signed (graph.argsort's):
+    unsigned and boolean values widened to i64; u64 bitcast to i64 with its top bit flipped
+    (2^63 and above sort above the rest)."""
+    if dtype == np.uint64:
+        top = ctx.materialize(np.array(np.iinfo(np.int64).min, np.int64), f"{ctx.node.output[0]}_top_bit")
+        return ctx.make1(g.BitwiseXorOp, ctx.make1(g.BitcastOp, x, to=i64), top)
+    if dtype.kind == "u" or dtype == np.bool_:
+        return ctx.make1(g.CastOp, x, to=i64)
+    return x
+
+
+def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> list[Value]:
+    """TopK by `graph.argsort` of each row along `axis` (moved last), a stable sort (ties to
+    the lower index): the first k positions selected in one pass where that is cheaper than
+    sorting the row (`selects`), else the row sorted and its first k positions taken, k known
+    now or (None) at run time: then the positions 0..k-1 are the true elements of
+    range(n) < K (so k = min(K, n)), a size found as it runs. The values are gathered at the
+    positions."""
     shape = ctx.shape(0)
-    n = shape[axis]
-    before, after = product(shape[:axis]), product(shape[axis + 1 :])
-    name = ctx.node.output[0]
-    x = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[before, n, after])
-    k_input = ctx.tensor(1)
-    if ctx.dtype(1) != np.int64:
-        k_input = ctx.make1(g.CastOp, k_input, to=i64)
-    k_scalar = ctx.make1(g.ReshapeOp, k_input, shape=[])
-    order = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
-    positions = flat_nonzero(ctx, ctx.make1(g.LessOp, order, k_scalar))
-    k = symbol(count_name(ctx))
-    # beats[a, i, j, b]: x[a, j, b] beats x[a, i, b]
-    xi = ctx.make1(g.ReshapeOp, x, shape=[before, n, 1, after])
-    xj = ctx.make1(g.ReshapeOp, x, shape=[before, 1, n, after])
-    i_index = ctx.make1(g.ReshapeOp, order, shape=[1, n, 1, 1])
-    j_index = ctx.make1(g.ReshapeOp, order, shape=[1, 1, n, 1])
-    better = ctx.make1(g.GreaterOp if largest else g.LessOp, xj, xi)
-    tied_before = ctx.make1(
-        g.AndOp, ctx.make1(g.EqualOp, xj, xi), ctx.make1(g.LessOp, j_index, i_index)
-    )
-    beats = ctx.make1(g.CastOp, ctx.make1(g.OrOp, better, tied_before), to=i64)
-    rank = ctx.make1(g.ReduceSumOp, beats, axes=[2], keepdims=1)  # [a, i, 1, b]
-    wanted = ctx.make1(g.ReshapeOp, positions, shape=[1, 1, k, 1])
-    chosen = ctx.make1(g.EqualOp, rank, wanted)  # [a, i, p, b]
-    zero = ctx.materialize(np.zeros((), np.int64), f"{name}_zero")
-    index = ctx.make1(
-        g.ReduceSumOp, ctx.make1(g.WhereOp, chosen, i_index, zero), axes=[1], keepdims=0
-    )  # [a, p, b]
-    values = ctx.make1(g.GatherElementsOp, x, index, axis=1)
-    out_shape = [*shape[:axis], k, *shape[axis + 1 :]]
-    return [
-        ctx.make1(g.ReshapeOp, values, shape=out_shape),
-        ctx.make1(g.ReshapeOp, index, shape=out_shape),
-    ]
+    rank, n = len(shape), shape[axis]
+    perm = [*(d for d in range(rank) if d != axis), axis]
+    x = ctx.tensor(0)
+    if axis != rank - 1:
+        x = ctx.make1(g.TransposeOp, x, perm=perm)
+    outer = [shape[d] for d in perm[:-1]]
+    rows = ctx.make1(g.ReshapeOp, x, shape=[product(outer), n])
+    keys = _signed_keys(ctx, rows, ctx.dtype(0))
+    if k is not None and selects(k, n):
+        first = ctx.make1(g.ArgSortOp, keys, k=k, descending=int(largest))
+        taken: Dim = k
+    elif k is not None:
+        order = ctx.make1(g.ArgSortOp, keys, descending=int(largest))
+        first = ctx.make1(g.SliceOp, order, starts=[0, 0], ends=[product(outer), k], steps=[1, 1])
+        taken = k
+    else:
+        order = ctx.make1(g.ArgSortOp, keys, descending=int(largest))
+        k_input = ctx.tensor(1)
+        if ctx.dtype(1) != np.int64:
+            k_input = ctx.make1(g.CastOp, k_input, to=i64)
+        k_scalar = ctx.make1(g.ReshapeOp, k_input, shape=[])
+        every = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
+        positions = flat_nonzero(ctx, ctx.make1(g.LessOp, every, k_scalar))
+        first = ctx.make1(g.GatherOp, order, positions, axis=1)
+        taken = symbol(count_name(ctx))
+    values = ctx.make1(g.GatherElementsOp, rows, first, axis=1)
+    results = [ctx.make1(g.ReshapeOp, v, shape=[*outer, taken]) for v in (values, first)]
+    if axis != rank - 1:
+        inverse = [perm.index(d) for d in range(rank)]
+        results = [ctx.make1(g.TransposeOp, v, perm=inverse) for v in results]
+    return results  # type: ignore[return-value]
 
 
 @converter("Unique")

@@ -52,7 +52,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from minitvm.dialects import graph, loop, te
 from minitvm.dialects.arith_values import constant_int
-from minitvm.dialects.graph.base import shape_of
+from minitvm.dialects.graph.base import shape_of, tensor_type
 from minitvm.dialects.index_analysis import (
     DIVISIONS,
     REMAINDERS,
@@ -64,6 +64,7 @@ from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
+from minitvm.lowering.sort_to_loop import write_argsort, write_top_k
 from minitvm.symbolic import SymDim, bounds, floordiv, mod, symbol, symbols_of
 
 
@@ -632,7 +633,7 @@ class _MainConverter:
         # A call or if result that the model returns is written straight into its output.
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp) and value not in self.direct:
+            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
         for value, out in zip(ret.arguments, outs):
@@ -672,6 +673,8 @@ class _MainConverter:
                 self._flat_nonzero(op, block)
             elif isinstance(op, graph.IotaOp):
                 self._iota(op, block)
+            elif isinstance(op, graph.ArgSortOp):
+                self._argsort(op, block)
             elif isinstance(op, graph.CheckOp):
                 self._check(op, block)
             elif isinstance(op, graph.IfOp):
@@ -785,6 +788,21 @@ class _MainConverter:
 
         count = nest(block, 0, [], zero.result, zero.result)
         block.add_op(loop.SetSizeOp(op.size, count, op.bound))
+
+    def _argsort(self, op: graph.ArgSortOp, block: Block) -> None:
+        """A merge sort of each row (sort_to_loop.py), or for its first k < n positions a
+        selection."""
+        rows, n = shape_of(op.input.type)
+        k = shape_of(op.result.type)[1]
+        element = op.input.type.element_type  # type: ignore[attr-defined]
+        x, out = self.buffers[op.input], self._buffer(op.result)
+        if k == n:
+            scratch = self._alloc(tensor_type([n], i64))
+            write_argsort(block, x, out, scratch, rows, n, op.is_descending, element)
+        elif isinstance(k, int):
+            write_top_k(block, x, out, rows, n, k, op.is_descending, element)
+        else:
+            raise MinitvmError(f"convert-te-to-loop: {op.name} of {k} (a size known at run time) of {n} positions")
 
     def _iota(self, op: graph.IotaOp, block: Block) -> None:
         """The count (at least 0) sets the result's size first, so that a run whose count

@@ -345,6 +345,12 @@ def _range(op: tn.RangeOp) -> np.ndarray:
     return (op.start_value + np.arange(count) * op.delta_value).astype(dtype)
 
 
+def _argsort(x: np.ndarray, descending: bool) -> np.ndarray:
+    """Stable: equal elements keep their order (in float64, exact for every int up to 2^53)."""
+    keys = x.astype(np.float64)
+    return np.argsort(-keys if descending else keys, axis=-1, kind="stable").astype(np.int64)
+
+
 def _check(op: tn.CheckOp, xs: Sequence[np.ndarray]) -> list[np.ndarray]:
     if not bool(xs[0]):
         raise EvaluationError(op.message.data)
@@ -1298,6 +1304,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.FlatNonzeroOp: lambda op, xs: [np.flatnonzero(xs[0]).astype(np.int64)],
     tn.IotaOp: lambda op, xs: [np.arange(max(int(xs[0]), 0), dtype=np.int64)],
     tn.CheckOp: _check,
+    tn.ArgSortOp: lambda op, xs: [_argsort(xs[0], op.is_descending)[:, : _out_shape(op)[1]]],
     tn.ResizeOp: _resize,
     tn.TransposeOp: lambda op, xs: [xs[0].transpose(get_ints(op.properties, "perm"))],
     tn.ConcatOp: lambda op, xs: [np.concatenate(xs, axis=get_int(op.properties, "axis"))],

@@ -305,6 +305,49 @@ class IotaOp(FoundSizeOp):
 
 
 @irdl_op_definition
+class ArgSortOp(GraphOp):
+    """The positions that sort each row of `x` (rank 2, along its last axis), largest first
+    when `descending`: stable, so equal elements keep their order (the lower index first, as
+    TopK's ties go). The result has k <= n columns: the first k positions (TopK's indices;
+    k = n sorts the whole row).
+
+        %i = graph.argsort %x {descending = 1 : i64} : tensor<4x50257xf32> -> tensor<4x50xi64>
+    """
+
+    name = "graph.argsort"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    descending = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def make(cls, input: SSAValue, *, k: Dim | None = None, descending: int = 0):  # type: ignore[override]
+        """The first `k` positions of each row (all of them by default)."""
+        rows, n = shape_of(as_tensor(cls.name, "input", input.type))
+        props = cls.normalized_props({"descending": descending})
+        return cls.create_with([input], [tensor_type([rows, n if k is None else k], i64)], props)
+
+    @property
+    def is_descending(self) -> bool:
+        return get_int(self.properties, "descending", 0) == 1
+
+    def verify_(self) -> None:
+        x = as_tensor(self.name, "input", self.input.type)
+        check_elements(self.name, "input", x, "numeric")
+        if len(shape_of(x)) != 2:
+            raise ShapeError(f"{self.name}: input must have rank 2 (rows to sort), got {x}")
+        if get_int(self.properties, "descending", 0) not in (0, 1):
+            raise ShapeError(f"{self.name}: descending must be 0 or 1")
+        result = as_tensor(self.name, "result", self.result.type)
+        rows, n = shape_of(x)
+        shape = shape_of(result)
+        if result.element_type != i64 or len(shape) != 2 or shape[0] != rows:
+            raise ShapeError(f"{self.name}: result must be {rows}xk of i64, got {result}")
+        if isinstance(shape[1], int) and isinstance(n, int) and not 0 <= shape[1] <= n:
+            raise ShapeError(f"{self.name}: {shape[1]} positions of rows of {n}")
+
+
+@irdl_op_definition
 class CheckOp(IRDLOperation):
     """Stops the run with `message` unless `ok` (a scalar i1 tensor) holds: the run-time part
     of an op's verification where what it checks is computed from the data (a Reshape to a
@@ -1074,7 +1117,7 @@ class ArgMinOp(ArgReduceOp):
 
 
 TENSOR_OPS = [
-    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, IotaOp, CheckOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
+    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, IotaOp, CheckOp, ArgSortOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
     TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
     ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp, CumSumOp, CumProdOp,

@@ -180,7 +180,7 @@ class _KernelCalls:
                 continue
             if (
                 node.dialect_name() != "graph"
-                or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp | graph.IotaOp | graph.CheckOp)
+                or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp | graph.IotaOp | graph.CheckOp | graph.ArgSortOp)
             ):  # (these stay: convert-te-to-loop writes their loops and checks into @main)
                 continue
             if isinstance(node, graph.FusedOp):

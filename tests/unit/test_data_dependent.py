@@ -1,6 +1,7 @@
 """Ops whose output shapes depend on their inputs' values (issue 19, part 4): NonZero,
 Compress, Unique, NonMaxSuppression and TopK with a run-time k, all built on
-`graph.flat_nonzero`, whose count the compiled code finds as it runs.
+`graph.flat_nonzero`, whose count the compiled code finds as it runs; and TopK of any k,
+which selects or sorts each row (`graph.argsort`).
 
 Each model is compiled once and run on several inputs that give different output sizes
 (zero included), against ONNX Runtime: shapes, element types and values must match.
@@ -18,6 +19,7 @@ from onnx import TensorProto, helper
 
 import minitvm
 from minitvm.dialects import graph as g
+from minitvm.errors import MinitvmError
 from minitvm.frontend.onnx import from_onnx
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -131,6 +133,58 @@ def test_top_k_with_k_at_run_time(largest: int) -> None:
         for b, k in ((2, 3), (1, 7), (3, 0), (2, 1))
     ]
     assert [s[1] for s in check_against_ort(model, feeds)] == [3, 7, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("dtype", "onnx_type"),
+    [(np.float32, F), (np.int32, TensorProto.INT32), (np.uint8, TensorProto.UINT8)],
+)
+def test_top_k_of_a_large_or_run_time_k_sorts_the_axis(dtype: type, onnx_type: int) -> None:
+    """k = 1000 of 5000 along axis 0 (beyond the arg-max rounds), and k fed at run time on
+    a vocabulary-sized row: a stable sort, ties to the lower index, in both directions."""
+    nodes = [
+        helper.make_node("TopK", ["x", "k1000"], ["v", "i"], axis=0),
+        helper.make_node("TopK", ["row", "k"], ["rv", "ri"], largest=0),
+    ]
+    model = make_model(nodes, {"x": (onnx_type, [5000, 3]), "row": (onnx_type, [1, 50257]), "k": (I64, [1])},
+                       ["v", "i", "rv", "ri"])  # fmt: skip
+    model.graph.initializer.append(onnx.numpy_helper.from_array(np.array([1000], np.int64), "k1000"))
+    high = np.iinfo(dtype).max if dtype != np.float32 else 100
+    values = [RNG.integers(0, min(high, 200), (5000, 3)).astype(dtype), RNG.integers(0, min(high, 10**6), (1, 50257)).astype(dtype)]
+    feeds = [{"x": values[0], "row": values[1], "k": np.array([k], np.int64)} for k in (5, 50257, 0)]
+    check_against_ort(model, feeds)
+
+
+@pytest.mark.parametrize("largest", [1, 0])
+@pytest.mark.parametrize("k", [2, 7, 40])
+def test_top_k_selects_the_first_k_in_one_pass(largest: int, k: int) -> None:
+    """A k small beside the row is selected, not sorted: rows in random order, sorted either
+    way (every element enters, or none after the first k), all tied, and of a length known
+    only at run time."""
+    model = make_model(
+        [helper.make_node("TopK", ["x", "k"], ["v", "i"], largest=largest)],
+        {"x": (F, [4, "n"])},
+        ["v", "i"],
+    )
+    model.graph.initializer.append(onnx.numpy_helper.from_array(np.array([k], np.int64), "k"))
+    ramp = np.arange(300, dtype=np.float32)
+    rows = np.stack([RNG.integers(0, 60, 300).astype(np.float32), ramp, ramp[::-1], np.zeros(300, np.float32)])
+    check_against_ort(model, [{"x": rows}, {"x": rows[:, :k]}, {"x": rows[:, :k + 1]}])
+    with pytest.raises(MinitvmError, match=f"^node '#0 -> v' \\(TopK, opset 17\\): k = {k} is more than the axis length$"):
+        minitvm.compile(model).run({"x": rows[:, : k - 1]})
+
+
+def test_top_k_of_u64_at_run_time_orders_the_values_above_2_63_last() -> None:
+    """(ONNX Runtime has no u64 TopK to compare with: Python's sort is the reference.)"""
+    model = make_model([helper.make_node("TopK", ["x", "k"], ["v", "i"])],
+                       {"x": (TensorProto.UINT64, [9]), "k": (I64, [1])}, ["v", "i"])  # fmt: skip
+    x = np.array([2**64 - 1, 2**63, 2**63 - 1, 0, 1, 2**63 + 5, 3, 2**63, 0], np.uint64)
+    exe = minitvm.compile(model)
+    for k in (9, 4):
+        v, i = exe.run({"x": x, "k": np.array([k], np.int64)})
+        order = sorted(range(9), key=lambda j: (-int(x[j]), j))[:k]
+        np.testing.assert_array_equal(i, order)
+        np.testing.assert_array_equal(v, x[order])
 
 
 @pytest.mark.parametrize(

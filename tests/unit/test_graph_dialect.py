@@ -281,7 +281,8 @@ def test_every_op_round_trips_custom_and_generic():
         count = b.insert(g.ConstantOp.from_array(np.int64(5))).result
         b.insert(g.CheckOp.make(b.insert(g.ConstantOp.from_array(np.True_)).result, check="c", message="m"))
         io = b.insert(g.IotaOp.make(count, size="len")).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz, io]
+        srt = b.insert(g.ArgSortOp.make(b.insert(g.ReshapeOp.make(x, shape=[4, 64])).result, descending=1)).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz, io, srt]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

@@ -707,8 +707,9 @@ def test_every_graph_op_is_covered():
     blocked-layout and Winograd ops, which ONNX lacks: test_graph_nchwc.py and test_winograd.py
     check them against graph.conv; and flat_nonzero, whose ONNX kin NonZero gives another
     shape: below, and test_data_dependent.py through NonZero; iota and check, which ONNX
-    lacks: below, and test_run_time_shapes.py through Range, Tile, Expand and Reshape)."""
-    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp}
+    lacks: below, and test_run_time_shapes.py through Range, Tile, Expand and Reshape; argsort,
+    whose ONNX kin TopK has two results: below, and test_data_dependent.py through TopK)."""
+    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp, g.ArgSortOp}
     assert set(reference.supported_ops()) == set(g.GRAPH_OPS)
     assert not set(g.GRAPH_OPS) - covered - set(g.LAYOUT_OPS) - set(g.WINOGRAD_OPS)
 
@@ -827,3 +828,11 @@ def test_iota_counts_up_to_its_count_and_a_check_raises_its_message():
     assert reference.evaluate(check, [np.True_]) == []
     with pytest.raises(reference.EvaluationError, match="it failed"):
         reference.evaluate(check, [np.False_])
+
+
+@pytest.mark.parametrize("descending", [0, 1])
+def test_argsort_is_stable(descending: int):
+    x = np.array([[3, 1, 3, 2, 1], [0, 0, 0, 0, 0]], np.int32)
+    op = build_op(Case("argsort", lambda v: g.ArgSortOp.make(v, descending=descending), "TopK", [x]))
+    want = [[0, 2, 3, 1, 4], [0, 1, 2, 3, 4]] if descending else [[1, 4, 3, 0, 2], [0, 1, 2, 3, 4]]
+    np.testing.assert_array_equal(reference.evaluate(op, [x])[0], want)

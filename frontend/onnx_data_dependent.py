@@ -11,8 +11,10 @@ ops on that result:
     TopK(x, K) (K at run time) the k positions 0..k-1 = flat_nonzero(range(n) < K) of
                                each row's graph.argsort (a stable sort), the values
                                gathered there
-    Unique(x, axis, sorted)    u = how many elements (slices) have no equal one before them;
-                               each one's place among the u from an n x n comparison
+    Unique(x, sorted)          u = the starts of groups of equal elements in x's stable sort
+                               (graph.argsort); first indices, groups, counts from them
+    Unique(x, axis, sorted)    u = how many slices have no equal one before them; each
+                               one's place among the u from an n x n comparison
     NonMaxSuppression          a graph.loop over the score ranks keeps boxes greedily; the
                                kept (batch, class, rank) triples are flat_nonzero's
     Slice (starts, ends at     per axis, the positions start + k * step within the clamped
@@ -188,18 +190,62 @@ def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> 
     return results  # type: ignore[return-value]
 
 
+def unique_by_sort(ctx: NodeContext) -> list[Value]:
+    """Unique of x flattened, from a stable sort of its n elements: in sorted order an
+    element starts a group where it differs from the one before; the groups' starts are found
+    at run time (u of them); the first index of each is the sorted position's source (the
+    sort is stable), every element's group its running count of starts, each group's count
+    a scatter-add. With sorted=0 the groups are reordered by their first index (a sort of u).
+    O(n log n)."""
+    shape = ctx.shape(0)
+    n = product(shape)
+    name = ctx.node.output[0]
+    flat = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[n])
+
+    def argsort(values: SSAValue, length: Dim, dtype: np.dtype) -> SSAValue:
+        keys = _signed_keys(ctx, ctx.make1(g.ReshapeOp, values, shape=[1, length]), dtype)
+        return ctx.make1(g.ReshapeOp, ctx.make1(g.ArgSortOp, keys), shape=[length])
+
+    def zeros_like(values: SSAValue) -> SSAValue:  # (of i64, at a run-time size too)
+        return ctx.make1(g.MulOp, values, zero)
+
+    zero, one = (ctx.materialize(np.array(v, np.int64), f"{name}_{w}") for v, w in ((0, "zero"), (1, "one")))
+    order = argsort(flat, n, ctx.dtype(0))
+    ordered = ctx.make1(g.GatherOp, flat, order, axis=0)
+    p = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
+    before = ctx.make1(g.GatherOp, ordered, ctx.make1(g.MaxOp, ctx.make1(g.SubOp, p, one), zero), axis=0)
+    starts_group = ctx.make1(g.OrOp, ctx.make1(g.EqualOp, p, zero),
+                             ctx.make1(g.NotOp, ctx.make1(g.EqualOp, ordered, before)))  # fmt: skip
+    starts = flat_nonzero(ctx, starts_group)  # [u]
+    group = ctx.make1(g.SubOp, ctx.make1(g.CumSumOp, ctx.make1(g.CastOp, starts_group, to=i64), axis=0), one)
+    indices = ctx.make1(g.GatherOp, order, starts, axis=0)  # each group's first index
+    counts = ctx.make1(g.ScatterElementsOp, zeros_like(starts), group, ctx.make1(g.AddOp, zeros_like(p), one),
+                       axis=0, reduction="add")  # fmt: skip
+    inverse = ctx.make1(g.ScatterElementsOp, zeros_like(p), order, group, axis=0)
+    if not ctx.attr_int("sorted", 1):  # the groups in order of their first index
+        perm = argsort(indices, symbol(count_name(ctx)), np.dtype(np.int64))
+        indices = ctx.make1(g.GatherOp, indices, perm, axis=0)
+        counts = ctx.make1(g.GatherOp, counts, perm, axis=0)
+        places = ctx.make1(g.RangeOp, start=0, delta=1, length=symbol(count_name(ctx)), element_type=i64)
+        rank = ctx.make1(g.ScatterElementsOp, zeros_like(starts), perm, places, axis=0)
+        inverse = ctx.make1(g.GatherOp, rank, inverse, axis=0)
+    return [ctx.make1(g.GatherOp, flat, indices, axis=0), indices, inverse, counts]
+
+
 @converter("Unique")
 def convert_unique(ctx: NodeContext) -> list[Value]:
-    """The distinct elements of x (without `axis`: of x flattened), or its distinct slices
-    along `axis`; sorted ascending (slices lexicographically) or, with sorted=0, in order of
-    first occurrence; with each one's first index, every element's index into them, and
-    their counts. From an n x n comparison of the elements (slices): element i is a first
+    """The distinct elements of x (without `axis`: of x flattened, `unique_by_sort`), or its
+    distinct slices along `axis`; sorted ascending (slices lexicographically) or, with
+    sorted=0, in order of first occurrence; with each one's first index, every element's
+    index into them, and their counts. Slices from an n x n comparison: slice i is a first
     occurrence when no j < i equals it; its place among the distinct ones (its inverse index)
     counts the first occurrences that come before it (a smaller value, or an earlier first
     occurrence); the count u of first occurrences is found at run time."""
     shape = ctx.shape(0)
     name = ctx.node.output[0]
     x = ctx.tensor(0)
+    if not ctx.has_attr("axis"):
+        return unique_by_sort(ctx)
     if ctx.has_attr("axis"):
         axis = ctx.axis(ctx.attr_int("axis", 0), len(shape))
         perm = [axis, *(d for d in range(len(shape)) if d != axis)]

@@ -201,6 +201,15 @@ def test_unique(attrs: dict[str, int], shape: list[int]) -> None:
     check_against_ort(model, [{"x": RNG.integers(0, v, shape).astype(np.float32)} for v in (1, 2, 50)])
 
 
+@pytest.mark.parametrize("sorted_", [1, 0])
+def test_unique_of_many_elements_sorts_them(sorted_: int) -> None:
+    """100 000 elements (an n x n comparison would be 10^10): a stable sort instead."""
+    model = make_model([helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"], sorted=sorted_)],
+                       {"x": (I64, ["n"])}, ["y", "indices", "inverse", "counts"])  # fmt: skip
+    feeds = [{"x": RNG.integers(-5000, 5000, 100_000)}, {"x": RNG.integers(0, 3, 7)}, {"x": np.array([4], np.int64)}]
+    check_against_ort(model, feeds)
+
+
 @pytest.mark.parametrize("center_point_box", [0, 1])
 def test_non_max_suppression(center_point_box: int) -> None:
     """Boxes of 2 batches x 3 classes with tied scores; the limits fed at run time."""

@@ -14,6 +14,7 @@ comparisons, index arithmetic and reads cost nothing. Bytes are the kernel's arg
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func
@@ -21,8 +22,10 @@ from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Operation
 
 from minitvm.dialects import te
+from minitvm.dialects.graph.base import shape_of
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.dialects.te_inline import inline_computes
+from minitvm.symbolic import evaluate, product
 
 #: Float arithmetic that counts as one flop per element (FMAs do not appear at this level).
 _FLOP_OPS = (
@@ -50,20 +53,24 @@ def _bytes(type_: object) -> int:
     """A tensor's bytes as the runtime holds it (`numpy_dtype_of`: an i1 is a byte)."""
     if not isinstance(type_, ShapedType):
         return 0
-    return math.prod(type_.get_shape()) * numpy_dtype_of(type_.get_element_type()).itemsize
+    return product(shape_of(type_)) * numpy_dtype_of(type_.get_element_type()).itemsize
 
 
 def compute_flops(compute: te.ComputeOp) -> int:
     """Flops of one compute (see the module docstring)."""
     per_point = sum(1 for op in compute.body.walk() if _is_flop(op))
     per_point += 1 if compute.reduce_kind is not None else 0
-    return math.prod(compute.shape) * math.prod(compute.extents) * per_point
+    return product(compute.shape) * product(compute.extents) * per_point
 
 
-def kernel_cost(kernel: func.FuncOp) -> KernelCost:
-    """The flops and bytes of a te kernel (it is not changed: a copy is inlined)."""
+def kernel_cost(kernel: func.FuncOp, sizes: Mapping[str, int] | None = None) -> KernelCost:
+    """The flops and bytes of a te kernel (it is not changed: a copy is inlined); a kernel of
+    symbolic sizes at the symbols' values `sizes`."""
     copy = kernel.clone()
     inline_computes(copy)
     flops = sum(compute_flops(op) for op in copy.body.block.ops if isinstance(op, te.ComputeOp))
     types = [*kernel.function_type.inputs.data, *kernel.function_type.outputs.data]
-    return KernelCost(flops, sum(_bytes(t) for t in types))
+    traffic = sum(_bytes(t) for t in types)
+    if sizes is not None:
+        flops, traffic = evaluate(flops, sizes), evaluate(traffic, sizes)
+    return KernelCost(flops, traffic)

@@ -164,29 +164,6 @@ def compile_shapes(model: onnx.ModelProto, shapes: Shapes) -> Shapes | None:
     return dict(shapes) or None
 
 
-def pinned_shapes(model: onnx.ModelProto, shapes: Shapes) -> tuple[Shapes, dict[str, int]]:
-    """`shapes` with every dimension they leave dynamic pinned: to the low end of its range,
-    else to 1 (a dimension named in several inputs to one size). For a command that needs
-    sizes to compile (profile); the sizes it chose, by dimension name."""
-    declared = model_inputs(model)
-    shapes = dict(shapes)
-    resolve_symbols(declared, shapes)
-    chosen: dict[str, int] = {}
-    pinned: Shapes = {}
-    for name, (_, dims) in declared.items():
-        given = shapes.get(name, dims)
-        shape = []
-        for n, dim in enumerate(given):
-            if isinstance(dim, int):
-                shape.append(dim)
-                continue
-            label = dims[n] if n < len(dims) and isinstance(dims[n], str) and dims[n] != "?" else f"{name}[{n}]"
-            low = int(dim.partition("..")[0]) if isinstance(dim, str) and ".." in dim else 1
-            shape.append(chosen.setdefault(str(label), low))
-        pinned[name] = tuple(shape)
-    return pinned, chosen
-
-
 def run_feeds(
     exe: Executable, given: Mapping[str, np.ndarray], seed: int
 ) -> tuple[dict[str, np.ndarray], dict[str, int]]:

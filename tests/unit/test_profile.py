@@ -28,6 +28,18 @@ def test_profile_times_every_kernel_of_the_model() -> None:
     assert report.kernel_seconds == pytest.approx(sum(k.seconds for k in report.kernels))
 
 
+def test_a_dynamic_compile_is_profiled_at_the_sizes_given(tmp_path: Path) -> None:
+    """The kernels of the compile that runs (loops to run-time sizes), timed at `sizes`; their
+    shapes and flops at those sizes."""
+    model = str(add_model(tmp_path / "add.onnx", [2, "n"]))
+    exe = mt.compile(model, num_threads=1)
+    assert exe.symbols == ["n"]
+    report = profile(model, exe, repeat=2, warmup=1, sizes={"n": 300})
+    (kernel,) = report.kernels
+    assert kernel.input_shape == (2, 300) and kernel.output_shape == (2, 300)
+    assert kernel.flops == 600 and kernel.bytes == 3 * 600 * 4 and kernel.seconds > 0
+
+
 def test_the_table_is_slowest_first_and_ends_with_the_totals() -> None:
     kernels = [
         KernelTime("a", "gemm", (2, 3), (2, 4), 1e-3),
@@ -56,11 +68,13 @@ def test_cli_profile(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0].split()[:7] == header
     assert "the whole model:" in result.stdout and "(1 thread)" in result.stdout
     assert "roofline (1 thread, minitvm info):" in result.stdout
-    # A dimension left dynamic is profiled at its smallest size (each kernel is timed alone,
-    # at sizes), and says so.
+    # A dimension left dynamic stays so: the dynamic compile is profiled at its smallest size
+    # (each kernel timed alone, at sizes), and says so.
     result = minitvm("profile", model, "--num-threads", "1", "--repeat", "2")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("sizes n = 1 (dynamic in the model; --input-shape sets them)\n")
+    assert result.stdout.startswith(
+        "sizes n = 1 (dynamic: compiled for any size, profiled at the smallest; --input-shape sets them)\n"
+    )
     assert " 2x1 -> 2x1\n" in result.stdout
     missing = tmp_path / "missing.onnx"
     assert_fails(

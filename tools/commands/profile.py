@@ -30,16 +30,19 @@ the NCHW16c epilogue and the transpose template came from this measurement); `mi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from minitvm.bench.options import add_timing_options, positive_int
-from minitvm.runtime import random_arrays
+from minitvm.errors import MinitvmError
+from minitvm.runtime import TensorSpec, random_arrays
 from minitvm.runtime.timing import sampled
-from minitvm.tools.inputs import compile_model, load_onnx, pinned_shapes
+from minitvm.symbolic import evaluate, size_hints
+from minitvm.tools.inputs import compile_model, compile_shapes, load_onnx, run_feeds
 from minitvm.tools.options import CommandError, add_compile_options, save_plot
 
 if TYPE_CHECKING:  # onnx and the compiler are slow to import: the command loads them
@@ -109,6 +112,8 @@ def profile(
     warmup: int = 2,
     machine: Machine | None = None,
     winograd: str = "auto",
+    input_shapes: Mapping[str, Sequence[object]] | None = None,
+    sizes: Mapping[str, int] | None = None,
 ) -> Profile:
     """Time each kernel of `model` alone, and `exe`, the model compiled with the same
     `opt_level`, `records` and `winograd` mode (its input shapes and thread count are the
@@ -116,8 +121,11 @@ def profile(
 
         exe = minitvm.compile(model, num_threads=1)
         print(format_profile(profile(model, exe)))
-    """
+
+    A model compiled with dimensions left to run time (`input_shapes` as it was compiled
+    with) is profiled as compiled, its kernels run at `sizes` (the values of its symbols)."""
     from minitvm.compiler import build, load_model, lower_to_te
+    from minitvm.dialects import te
     from minitvm.dialects.te_cost import kernel_cost
     from minitvm.frontend import from_onnx
     from minitvm.ir import print_module
@@ -126,10 +134,13 @@ def profile(
 
     proto = load_model(model)
     num_threads = exe.num_threads
-    feeds = random_arrays(exe.inputs, seed=0)
+    values = _symbol_values(exe, sizes or {})
+    feeds = random_arrays(_at(exe.inputs, values), seed=0)
     model_seconds = median_seconds(lambda: exe.run(feeds), repeat, warmup)
 
-    module = from_onnx(proto, {s.name: s.shape for s in exe.inputs})
+    if input_shapes is None and not exe.symbols:
+        input_shapes = {s.name: s.shape for s in exe.inputs}
+    module = from_onnx(proto, input_shapes)  # type: ignore[arg-type]
     lower_to_te(module, opt_level, records=records, num_threads=num_threads, winograd=winograd)
     timed: dict[str, float] = {}
     result = []
@@ -138,22 +149,43 @@ def profile(
         text = print_module(standalone).replace(f"@{kernel.sym_name.data}", "@kernel")
         if text not in timed:
             runnable = build(standalone, inputs, outputs, opt_level, num_threads)
-            arrays = random_arrays(inputs, seed=0)
-            timed[text] = median_seconds(lambda r=runnable, a=arrays: r.run(a), repeat, warmup)
-        found = kernel_template(kernel)
-        cost = kernel_cost(kernel)
+            arrays = random_arrays(_at(inputs, values), seed=0)
+            given = {s: values[s] for s in runnable.symbols}
+            timed[text] = median_seconds(
+                lambda r=runnable, a=arrays, g=given: r.run(a, sizes=g or None), repeat, warmup
+            )
+        with size_hints() if te.is_symbolic_kernel(kernel) else contextlib.nullcontext():
+            found = kernel_template(kernel)  # (as the compile chose it)
+        cost = kernel_cost(kernel, values)
         result.append(
             KernelTime(
                 kernel.sym_name.data,
                 "-" if found is None else found[1].name,
-                inputs[0].shape if inputs else (),
-                outputs[0].shape if outputs else (),
+                _at(inputs, values)[0].shape if inputs else (),
+                _at(outputs, values)[0].shape if outputs else (),
                 timed[text],
                 cost.flops,
                 cost.bytes,
             )
         )
     return Profile(result, model_seconds, num_threads, machine)
+
+
+def _symbol_values(exe: Executable, sizes: Mapping[str, int]) -> dict[str, int]:
+    """The values of `exe`'s symbols a profile runs at: `sizes`; those the code finds as it
+    runs at their bounds (their buffers' sizes), capacities at the Executable's."""
+    values = {**dict(sizes), **exe.capacities}
+    missing = [s for s in exe.symbols if s not in values and s not in exe.set_sizes]
+    if missing:
+        raise MinitvmError(f"profile: no size given for {', '.join(missing)}")
+    for name, bound in exe.set_sizes.items():
+        values[name] = evaluate(bound, values)
+    return values
+
+
+def _at(specs: Sequence[TensorSpec], values: Mapping[str, int]) -> list[TensorSpec]:
+    """`specs` with their symbolic dimensions at `values`."""
+    return [TensorSpec(s.name, tuple(evaluate(d, values) for d in s.shape), s.dtype) for s in specs]
 
 
 def _dims(shape: Sequence[int]) -> str:
@@ -251,15 +283,17 @@ def run_profile(args: argparse.Namespace) -> None:
     from minitvm.machine import describe_machine
 
     model = load_onnx(args.model)
-    shapes, chosen = pinned_shapes(model, dict(args.input_shape))
-    if chosen:  # each kernel is built and timed alone, at sizes
+    shapes = compile_shapes(model, dict(args.input_shape))
+    exe = compile_model(model, dict(args.input_shape), args)
+    _, chosen = run_feeds(exe, {}, seed=0)
+    if chosen:  # the dynamic compile's kernels are built and timed alone, at sizes
         sizes = ", ".join(f"{name} = {size}" for name, size in chosen.items())
-        print(f"sizes {sizes} (dynamic in the model; --input-shape sets them)")
-    exe = compile_model(model, shapes, args)
+        print(f"sizes {sizes} (dynamic: compiled for any size, profiled at the smallest; "
+              "--input-shape sets them)")  # fmt: skip
     machine = describe_machine()
     report = profile(
         model, exe, args.opt_level, args.records, args.repeat, args.warmup, machine,
-        args.winograd,
+        args.winograd, input_shapes=shapes, sizes=chosen,
     )  # fmt: skip
     sys.stdout.write(format_profile(report, args.top))
     if args.plot:

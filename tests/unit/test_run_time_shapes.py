@@ -13,12 +13,12 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
+from test_data_dependent import make_model
 
 import minitvm
 from minitvm.backend import MinitvmBackend
 from minitvm.errors import MinitvmError
 from minitvm.runtime.executable import INITIAL_CAPACITY
-from tests.unit.test_data_dependent import make_model
 
 F, I64, I32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
 RNG = np.random.default_rng(4)

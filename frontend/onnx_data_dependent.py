@@ -27,7 +27,6 @@ When the input that decides the size is a constant, the result is computed at im
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -130,11 +129,10 @@ def convert_compress(ctx: NodeContext) -> list[Value]:
 
 
 def selects(k: int, n: Dim) -> bool:
-    """Whether selecting the first k of n positions (about k ln(n/k) insertions of O(k) each
-    on unordered data, after one pass) costs less than merge-sorting them (n log2 n)."""
-    if isinstance(n, SymDim):
-        return k <= 256  # (a few insertions' work per element, for rows of any length)
-    return k < n and k * k * max(1.0, math.log(n / k)) <= n * math.log2(n)
+    """Whether to select the first k of n positions with a heap of k (n log2 k steps at most,
+    k log2 k to sort the heap) rather than merge-sort all n (n log2 n, each step lighter):
+    where k is at most a quarter of n, or n is known only at run time."""
+    return isinstance(n, SymDim) or 4 * k <= n
 
 
 def _signed_keys(ctx: NodeContext, x: SSAValue, dtype: np.dtype) -> SSAValue:
@@ -151,8 +149,8 @@ def _signed_keys(ctx: NodeContext, x: SSAValue, dtype: np.dtype) -> SSAValue:
 
 def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> list[Value]:
     """TopK by `graph.argsort` of each row along `axis` (moved last), a stable sort (ties to
-    the lower index): the first k positions selected in one pass where that is cheaper than
-    sorting the row (`selects`), else the row sorted and its first k positions taken, k known
+    the lower index): the first k positions selected in one pass with a heap where that is
+    cheaper than sorting the row (`selects`), else the row sorted and its first k positions taken, k known
     now or (None) at run time: then the positions 0..k-1 are the true elements of
     range(n) < K (so k = min(K, n)), a size found as it runs. The values are gathered at the
     positions."""

@@ -15,17 +15,17 @@ are a loop of log2(its bound) whose steps past n do nothing.
              for lo in 0, 2w, 4w, ... < n: merge out[r, lo:mid], out[r, mid:hi] into scratch
              out[r, :] = scratch
 
-The first k < n positions (TopK's) are selected in one pass over the row instead: the best k
-so far are kept in order in out[r, :k]; an element enters if fewer than k are kept or it
-beats the last kept (strictly: ties keep the earlier), and is inserted by shifting the kept
-ones it beats down by one (no branch inside: a carried flag says whether the slots above
-still move). Once k are kept an element rarely enters (about k ln(n/k) times on random
-data), so the pass costs O(n + k^2 ln(n/k)); at worst (a row sorted the other way) O(nk).
+The first k < n positions (TopK's) are selected in one pass over the row instead, with a
+heap of the best k so far in out[r, :k] whose root is the worst of them (heap order: the
+sort's, a later index losing a tie): the first k positions are made a heap, each later
+element that beats the root replaces it and sifts down, and the heap is then sorted in place
+(the worst swapped to the end). Each sift is log2(k) branch-free steps, so the pass costs
+O(n + (m + k) log k) for the m elements that enter (about k ln(n/k) on unordered data, all
+of them at worst).
 
-    for r: for t < n:
-             if t < k or x[r, t] beats x[r, out[r, k-1]]:
-               for p = min(t, k-1) down to 0: out[r, p] = moving ? (beats x[r, out[r, p-1]]
-                                                 ? out[r, p-1] : t) : out[r, p]
+    for r: out[r, :k] = 0..k-1; heapify
+           for t in k..n-1: if x[r, t] beats x[r, out[r, 0]]: out[r, 0] = t; sift down
+           for e = k-1 .. 1: swap out[r, 0], out[r, e]; sift down within e
 """
 
 from __future__ import annotations
@@ -185,37 +185,93 @@ def write_top_k(
     emit = _Emit(block)
     row_count, most_rows = _extent(emit, rows)
     length, most = _extent(emit, n)
-    keep, last = emit.index(k), emit.index(k - 1)
-    zero, one = emit.index(0), emit.index(1)
-    compare = _Merge(x, out, out, zero, length, most, isinstance(n, int), descending, element)
     row_loop = emit.loop(most_rows, None if isinstance(rows, int) else row_count)
+    body = _Emit(row_loop.body.block)
     r = row_loop.body.block.args[0]
-    scan = _Emit(row_loop.body.block).loop(most, None if isinstance(n, int) else length)
-    row_loop.body.block.add_op(loop.YieldOp())
-    body = _Emit(scan.body.block)
-    t = scan.body.block.args[0]
-    value = body(loop.LoadOp(x, [r, t]))
-    full = body(arith.CmpiOp(t, keep, "sge"))
-    kept = body(arith.IndexCastOp(body(loop.LoadOp(out, [r, last])), IndexType()))
-    worst = body(loop.LoadOp(x, [r, body(arith.SelectOp(full, kept, t))]))  # (a valid read)
-    enters = body(arith.OrIOp(body(arith.XOrIOp(full, body(arith.ConstantOp(IntegerAttr(1, i1))))),
-                              body(compare.beats(value, worst))))  # fmt: skip
+    heap = _Heap(x, out, r, k, _Merge(x, out, out, r, length, most, True, descending, element))
+    fill = body.loop(k)
+    step = _Emit(fill.body.block)
+    t = fill.body.block.args[0]
+    step.add(loop.StoreOp(step(arith.IndexCastOp(t, i64)), out, [r, t]))
+    step.add(loop.YieldOp())
+    size = body.index(k)
+    heapify = body.loop(k // 2)
+    step = _Emit(heapify.body.block)
+    heap.sift_down(step, step(arith.SubiOp(step.index(k // 2 - 1), heapify.body.block.args[0])), size)
+    step.add(loop.YieldOp())
+    rest = body.loop(max(most - k, 0), body(arith.SubiOp(length, size)))
+    step = _Emit(rest.body.block)
+    t = step(arith.AddiOp(rest.body.block.args[0], size))
+    value = step(loop.LoadOp(x, [r, t]))
+    root = step(loop.LoadOp(out, [r, step.index(0)]))
+    enters = step(heap.order.beats(value, step(loop.LoadOp(x, [r, step(arith.IndexCastOp(root, IndexType()))]))))
     guard = loop.IfOp(enters)
-    body.add(guard)
+    step.add(guard)
+    step.add(loop.YieldOp())
+    replace = _Emit(guard.body.block)
+    replace.add(loop.StoreOp(replace(arith.IndexCastOp(t, i64)), out, [r, replace.index(0)]))
+    heap.sift_down(replace, replace.index(0), size)
+    replace.add(loop.YieldOp())
+    extract = body.loop(k - 1)
+    step = _Emit(extract.body.block)
+    end = step(arith.SubiOp(step.index(k - 1), extract.body.block.args[0]))
+    zero = step.index(0)
+    first, last = step(loop.LoadOp(out, [r, zero])), step(loop.LoadOp(out, [r, end]))
+    step.add(loop.StoreOp(last, out, [r, zero]))
+    step.add(loop.StoreOp(first, out, [r, end]))
+    heap.sift_down(step, zero, end)
+    step.add(loop.YieldOp())
     body.add(loop.YieldOp())
-    insert = _Emit(guard.body.block)
-    top = insert(arith.MinSIOp(t, last))
-    position = insert(arith.IndexCastOp(t, i64))
-    slots = insert.loop(k, insert(arith.AddiOp(top, one)), (insert(arith.ConstantOp(IntegerAttr(1, i1))),))
-    insert.add(loop.YieldOp())
-    step = _Emit(slots.body.block)
-    s_, moving = slots.body.block.args
-    p = step(arith.SubiOp(top, s_))
-    has_above = step(arith.CmpiOp(p, zero, "sgt"))
-    above = step(loop.LoadOp(out, [r, step(arith.MaxSIOp(step(arith.SubiOp(p, one)), zero))]))
-    above_at = step(arith.SelectOp(has_above, step(arith.IndexCastOp(above, IndexType())), t))
-    shift = step(arith.AndIOp(has_above, step(compare.beats(value, step(loop.LoadOp(x, [r, above_at]))))))
-    current = step(loop.LoadOp(out, [r, p]))
-    placed = step(arith.SelectOp(shift, above, position))
-    step.add(loop.StoreOp(step(arith.SelectOp(moving, placed, current)), out, [r, p]))
-    step.add(loop.YieldOp(step(arith.AndIOp(moving, shift))))
+
+
+@dataclass
+class _Heap:
+    """A heap of the positions kept of row `r`, in out[r, :size]: the worst kept at the root,
+    each parent worse than its children. "Worse" is the stable sort's order with the index
+    breaking ties (a later one is worse), so that equal values come out in index order."""
+
+    x: SSAValue
+    out: SSAValue
+    r: SSAValue
+    k: int
+    order: _Merge  # (its `beats`)
+
+    def _worse(self, emit: _Emit, a: SSAValue, a_value: SSAValue, b: SSAValue, b_value: SSAValue) -> SSAValue:
+        """Position a (value a_value) sorts after b."""
+        equal = emit(arith.CmpfOp(a_value, b_value, "oeq") if is_float(self.order.element)
+                     else arith.CmpiOp(a_value, b_value, "eq"))  # fmt: skip
+        later = emit(arith.CmpiOp(a, b, "sgt"))
+        return emit(arith.OrIOp(emit(self.order.beats(b_value, a_value)), emit(arith.AndIOp(equal, later))))
+
+    def _at(self, emit: _Emit, slot: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """The position kept in `slot` and its value."""
+        position = emit(loop.LoadOp(self.out, [self.r, slot]))
+        return position, emit(loop.LoadOp(self.x, [self.r, emit(arith.IndexCastOp(position, IndexType()))]))
+
+    def sift_down(self, emit: _Emit, start: SSAValue, size: SSAValue) -> None:
+        """Move the position in slot `start` down the heap of `size` slots (size >= 1) until
+        its children are no worse: one level per step (as many as the heap of k has), each
+        branch-free (the slots clamped into the heap, a flag saying whether it still moves)."""
+        one = emit.index(1)
+        moving = emit(arith.ConstantOp(IntegerAttr(1, i1)))
+        levels = emit.loop(self.k.bit_length(), None, (start, moving))
+        step = _Emit(levels.body.block)
+        _, slot, going = levels.body.block.args
+        left = step(arith.AddiOp(step(arith.AddiOp(slot, slot)), one))
+        right = step(arith.AddiOp(left, one))
+        bottom = step(arith.SubiOp(size, one))
+        has_left = step(arith.CmpiOp(left, size, "slt"))
+        has_right = step(arith.CmpiOp(right, size, "slt"))
+        left_slot, right_slot = step(arith.MinSIOp(left, bottom)), step(arith.MinSIOp(right, bottom))
+        left_at, left_value = self._at(step, left_slot)
+        right_at, right_value = self._at(step, right_slot)
+        right_worse = step(arith.AndIOp(has_right, self._worse(step, right_at, right_value, left_at, left_value)))
+        child = step(arith.SelectOp(right_worse, right_slot, left_slot))
+        child_at = step(arith.SelectOp(right_worse, right_at, left_at))
+        child_value = step(arith.SelectOp(right_worse, right_value, left_value))
+        here_at, here_value = self._at(step, slot)
+        swap = step(arith.AndIOp(step(arith.AndIOp(going, has_left)),
+                                 self._worse(step, child_at, child_value, here_at, here_value)))  # fmt: skip
+        step.add(loop.StoreOp(step(arith.SelectOp(swap, child_at, here_at)), self.out, [self.r, slot]))
+        step.add(loop.StoreOp(step(arith.SelectOp(swap, here_at, child_at)), self.out, [self.r, child]))
+        step.add(loop.YieldOp(step(arith.SelectOp(swap, child, slot)), swap))

@@ -1,32 +1,48 @@
-// convert-te-to-loop writes a graph.argsort of the first k < n positions (TopK's) as a
-// selection in one pass over each row: out[r, :k] keeps the best so far in order; an element
-// enters while fewer than k are kept or when it strictly beats the last kept (read at a valid
-// position either way), and is inserted by one loop over the kept slots from the end, which
-// moves each slot down while the element beats the one above it (a carried flag, no branch).
+// convert-te-to-loop writes a graph.argsort of the first k < n positions (TopK's) as a heap
+// selection over each row: out[r, :k] starts as 0..k-1 and is made a heap whose root is the
+// worst kept (the sort's order, a later index losing a tie); each later element that beats
+// the root replaces it and sifts down (log2(k) branch-free steps: the worse child, swapped
+// up while it is worse than its parent); the heap is then sorted in place, the root swapped
+// to the end each time.
 // RUN: minitvm-opt %s -p convert-graph-to-te,convert-te-to-loop | filecheck %s
 // RUN: minitvm-opt %s -p convert-graph-to-te,convert-te-to-loop | minitvm-opt | filecheck %s
 
 // CHECK-LABEL: func.func @main(%0: memref<2x5xf32>, %1: memref<2x2xi64>) {
 // CHECK:         loop.for %[[R:\d+]] = 0 to 2 step 1 {
-// CHECK-NEXT:      loop.for %[[T:\d+]] = 0 to 5 step 1 {
-// CHECK-NEXT:        %[[V:\d+]] = loop.load %0[%[[R]], %[[T]]] : memref<2x5xf32> -> f32
-// CHECK-NEXT:        %[[FULL:\d+]] = arith.cmpi sge, %[[T]], %{{\d+}} : index
-// CHECK-NEXT:        %[[LAST:\d+]] = loop.load %1[%[[R]], %{{\d+}}] : memref<2x2xi64> -> i64
-// CHECK-NEXT:        %[[LAST_AT:\d+]] = arith.index_cast %[[LAST]] : i64 to index
-// CHECK-NEXT:        %[[SAFE:\d+]] = arith.select %[[FULL]], %[[LAST_AT]], %[[T]] : index
-// CHECK-NEXT:        %[[WORST:\d+]] = loop.load %0[%[[R]], %[[SAFE]]] : memref<2x5xf32> -> f32
-// CHECK:             %[[ROOM:\d+]] = arith.xori %[[FULL]], %{{\d+}} : i1
-// CHECK-NEXT:        %[[BEATS:\d+]] = arith.cmpf ogt, %[[V]], %[[WORST]] : f32
-// CHECK-NEXT:        %[[ENTERS:\d+]] = arith.ori %[[ROOM]], %[[BEATS]] : i1
-// CHECK-NEXT:        loop.if %[[ENTERS]] {
-// CHECK:               %{{\d+}} = loop.for %{{\d+}} = 0 to %{{\d+}} (at most 2) step 1 iter_args(%[[MOVING:\d+]] = %{{\d+}}) -> (i1) {
-// CHECK:                 %[[SHIFT:\d+]] = arith.andi %{{\d+}}, %{{\d+}} : i1
-// CHECK-NEXT:            %[[CURRENT:\d+]] = loop.load %1[%[[R]], %[[P:\d+]]] : memref<2x2xi64> -> i64
-// CHECK-NEXT:            %[[PLACED:\d+]] = arith.select %[[SHIFT]], %{{\d+}}, %{{\d+}} : i64
-// CHECK-NEXT:            %[[NEW:\d+]] = arith.select %[[MOVING]], %[[PLACED]], %[[CURRENT]] : i64
-// CHECK-NEXT:            loop.store %[[NEW]], %1[%[[R]], %[[P]]] : i64, memref<2x2xi64>
-// CHECK-NEXT:            %[[STILL:\d+]] = arith.andi %[[MOVING]], %[[SHIFT]] : i1
-// CHECK-NEXT:            loop.yield %[[STILL]] : i1
+// CHECK-NEXT:      loop.for %[[T:\d+]] = 0 to 2 step 1 {
+// CHECK-NEXT:        %[[AT:\d+]] = arith.index_cast %[[T]] : index to i64
+// CHECK-NEXT:        loop.store %[[AT]], %1[%[[R]], %[[T]]] : i64, memref<2x2xi64>
+// CHECK-NEXT:      }
+// The heapify: one sift-down from each parent slot.
+// CHECK:           loop.for %{{\d+}} = 0 to 1 step 1 {
+// CHECK:             %{{\d+}}, %{{\d+}} = loop.for %{{\d+}} = 0 to 2 step 1 iter_args(%[[SLOT:\d+]] = %{{\d+}}, %[[GOING:\d+]] = %{{\d+}}) -> (index, i1) {
+// CHECK:               %[[WORSE:\d+]] = arith.ori %{{\d+}}, %{{\d+}} : i1
+// CHECK-NEXT:          %[[RIGHT_WORSE:\d+]] = arith.andi %{{\d+}}, %[[WORSE]] : i1
+// CHECK-NEXT:          %[[CHILD:\d+]] = arith.select %[[RIGHT_WORSE]], %{{\d+}}, %{{\d+}} : index
+// CHECK-NEXT:          %[[CHILD_AT:\d+]] = arith.select %[[RIGHT_WORSE]], %{{\d+}}, %{{\d+}} : i64
+// CHECK-NEXT:          %[[CHILD_VALUE:\d+]] = arith.select %[[RIGHT_WORSE]], %{{\d+}}, %{{\d+}} : f32
+// CHECK-NEXT:          %[[HERE_AT:\d+]] = loop.load %1[%[[R]], %[[SLOT]]] : memref<2x2xi64> -> i64
+// CHECK:               %[[WORSE2:\d+]] = arith.ori %{{\d+}}, %{{\d+}} : i1
+// CHECK-NEXT:          %[[SWAP:\d+]] = arith.andi %{{\d+}}, %[[WORSE2]] : i1
+// CHECK-NEXT:          %[[UP:\d+]] = arith.select %[[SWAP]], %[[CHILD_AT]], %[[HERE_AT]] : i64
+// CHECK-NEXT:          loop.store %[[UP]], %1[%[[R]], %[[SLOT]]] : i64, memref<2x2xi64>
+// CHECK-NEXT:          %[[DOWN:\d+]] = arith.select %[[SWAP]], %[[HERE_AT]], %[[CHILD_AT]] : i64
+// CHECK-NEXT:          loop.store %[[DOWN]], %1[%[[R]], %[[CHILD]]] : i64, memref<2x2xi64>
+// CHECK-NEXT:          %[[NEXT:\d+]] = arith.select %[[SWAP]], %[[CHILD]], %[[SLOT]] : index
+// CHECK-NEXT:          loop.yield %[[NEXT]], %[[SWAP]] : index, i1
+// The scan of the rest: an element that beats the root replaces it.
+// CHECK:           loop.for %[[S:\d+]] = 0 to %{{\d+}} (at most 3) step 1 {
+// CHECK-NEXT:        %[[POS:\d+]] = arith.addi %[[S]], %{{\d+}} : index
+// CHECK-NEXT:        %[[V:\d+]] = loop.load %0[%[[R]], %[[POS]]] : memref<2x5xf32> -> f32
+// CHECK:             %[[ROOT:\d+]] = loop.load %0[%[[R]], %{{\d+}}] : memref<2x5xf32> -> f32
+// CHECK-NEXT:        %[[BEATS:\d+]] = arith.cmpf ogt, %[[V]], %[[ROOT]] : f32
+// CHECK-NEXT:        loop.if %[[BEATS]] {
+// CHECK-NEXT:          %[[NEW:\d+]] = arith.index_cast %[[POS]] : index to i64
+// CHECK:               loop.store %[[NEW]], %1[%[[R]], %{{\d+}}] : i64, memref<2x2xi64>
+// The heap sorted in place: the root swapped to the end, then sifted within the rest.
+// CHECK:           loop.for %{{\d+}} = 0 to 1 step 1 {
+// CHECK:             loop.store %[[LAST:\d+]], %1[%[[R]], %[[ZERO:\d+]]] : i64, memref<2x2xi64>
+// CHECK-NEXT:        loop.store %[[FIRST:\d+]], %1[%[[R]], %[[END:\d+]]] : i64, memref<2x2xi64>
 func.func @main(%x: tensor<2x5xf32>) -> tensor<2x2xi64> {
   %i = graph.argsort %x {descending = 1 : i64} : tensor<2x5xf32> -> tensor<2x2xi64>
   func.return %i : tensor<2x2xi64>

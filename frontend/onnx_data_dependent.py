@@ -316,7 +316,9 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
     The greedy pass is sequential in score order, so it is a graph.loop over the ranks: at
     rank t each (batch, class) takes its t-th box and compares it with all boxes at once
     (O(boxes) per step, no boxes x boxes table), marking it kept in box order (for the next
-    comparisons) and in rank order; the loop stops once every class is full. The kept ranks,
+    comparisons) and in rank order; the loop stops once every class is full, or no class's
+    candidate scores above the threshold (the ranks come from a stable sort of each class's
+    scores, `graph.argsort`, so none after it will). The kept ranks,
     row-major in (batch, class, rank), are the output's rows: flat_nonzero of them, the box
     read from the score order at that position."""
     boxes_shape, scores_shape = ctx.shape(0), ctx.shape(1)
@@ -367,19 +369,12 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
     corners = [x0, y0, x1, y1, area]
     spread = [ctx.make1(g.ExpandOp, c, shape=[batch, classes, n]) for c in corners]
 
-    # order[b, c, p]: the box of rank p in class c's scores (ties to the lower index)
+    # order[b, c, p]: the box of rank p in class c's scores (a stable sort: ties to the lower index)
     iota = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
     zero = ctx.materialize(np.zeros((), np.int64), f"{name}_zero")
     zero_f = ctx.materialize(np.zeros((), np.float32), f"{name}_zero_f")
-    si = ctx.make1(g.ReshapeOp, scores, shape=[batch, classes, n, 1])
-    sj = ctx.make1(g.ReshapeOp, scores, shape=[batch, classes, 1, n])
-    i_index = ctx.make1(g.ReshapeOp, iota, shape=[1, 1, n, 1])
-    j_index = ctx.make1(g.ReshapeOp, iota, shape=[1, 1, 1, n])
-    beats = ctx.make1(g.OrOp, ctx.make1(g.GreaterOp, sj, si), ctx.make1(
-        g.AndOp, ctx.make1(g.EqualOp, sj, si), ctx.make1(g.LessOp, j_index, i_index)))  # fmt: skip
-    rank = ctx.make1(g.ReduceSumOp, ctx.make1(g.CastOp, beats, to=i64), axes=[3], keepdims=1)
-    at_rank = ctx.make1(g.EqualOp, rank, j_index)  # [b, c, i, p]
-    order = ctx.make1(g.ReduceSumOp, ctx.make1(g.WhereOp, at_rank, i_index, zero), axes=[2], keepdims=0)
+    rows_of_scores = ctx.make1(g.ReshapeOp, scores, shape=[batch * classes, n])
+    order = ctx.make1(g.ReshapeOp, ctx.make1(g.ArgSortOp, rows_of_scores, descending=1), shape=[batch, classes, n])
 
     false = ctx.materialize(np.zeros((1, 1, 1), np.bool_), f"{name}_false")
     none_kept = ctx.make1(g.ExpandOp, false, shape=[batch, classes, n])
@@ -405,9 +400,13 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
         g.CastOp, hits, to=i64), axes=[2], keepdims=1), zero)  # fmt: skip
     take = body.make1(g.AndOp, body.make1(g.NotOp, suppressed),
                       body.make1(g.LessOp, body.make1(g.ReshapeOp, count, shape=[batch, classes, 1]), max_boxes))  # fmt: skip
+    above: SSAValue | None = None  # some class's candidate scores above the threshold
     if score_threshold is not None:
         score = body.make1(g.GatherElementsOp, scores, candidate, axis=2)
-        take = body.make1(g.AndOp, take, body.make1(g.GreaterOp, score, score_threshold))
+        over_threshold = body.make1(g.GreaterOp, score, score_threshold)
+        take = body.make1(g.AndOp, take, over_threshold)
+        above = body.make1(g.GreaterOp, body.make1(g.ReduceSumOp, body.make1(
+            g.CastOp, over_threshold, to=i64), axes=[0, 1, 2], keepdims=0), zero)  # fmt: skip
     positions = body.make1(g.ReshapeOp, iota, shape=[1, 1, n])
     new_kept = body.make1(g.OrOp, kept, body.make1(g.AndOp, take, body.make1(g.EqualOp, positions, candidate)))
     new_ranked = body.make1(g.OrOp, ranked, body.make1(g.AndOp, take, body.make1(g.EqualOp, positions, t)))
@@ -415,7 +414,10 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
         g.ReshapeOp, body.make1(g.CastOp, take, to=i64), shape=[batch, classes]))  # fmt: skip
     open_classes = body.make1(g.ReduceSumOp, body.make1(g.CastOp, body.make1(
         g.LessOp, new_count, max_boxes), to=i64), axes=[0, 1], keepdims=0)  # fmt: skip
-    block.add_op(g.YieldOp(body.make1(g.GreaterOp, open_classes, zero), new_kept, new_ranked, new_count))
+    going_on = body.make1(g.GreaterOp, open_classes, zero)
+    if above is not None:  # (scores fall with the rank: none above it now, none later)
+        going_on = body.make1(g.AndOp, going_on, above)
+    block.add_op(g.YieldOp(going_on, new_kept, new_ranked, new_count))
     loop_op = ctx.emit(g.LoopOp(trip, going, [none_kept, none_kept, no_count], Region(block)))
     ranked_out = loop_op.results[1]
 

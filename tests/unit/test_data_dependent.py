@@ -250,6 +250,27 @@ def test_non_max_suppression(center_point_box: int) -> None:
     assert shapes[2] == (0, 3)
 
 
+def test_non_max_suppression_of_a_detectors_boxes() -> None:
+    """8400 boxes of 4 classes (a YOLO head's count): scores sorted per class, not compared
+    pairwise (80 classes would be 5.6 G comparisons), and the greedy loop ends where the
+    scores fall below the threshold."""
+    model = make_model(
+        [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou", "score"], ["selected"])],
+        {"boxes": (F, [1, 8400, 4]), "scores": (F, [1, 4, 8400])},
+        ["selected"],
+    )
+    model.graph.initializer.extend([
+        onnx.numpy_helper.from_array(np.array([100], np.int64), "max"),
+        onnx.numpy_helper.from_array(np.float32([0.45]), "iou"),
+        onnx.numpy_helper.from_array(np.float32([0.99]), "score"),
+    ])  # fmt: skip
+    corner = RNG.random((1, 8400, 2)) * 600
+    boxes = np.concatenate([corner, corner + 20 + RNG.random((1, 8400, 2)) * 80], -1).astype(np.float32)
+    scores = RNG.random((1, 4, 8400)).astype(np.float32)
+    shapes = check_against_ort(model, [{"boxes": boxes, "scores": scores}])
+    assert 150 < shapes[0][0] < 400
+
+
 def test_a_repeated_run_reuses_its_memory() -> None:
     """Buffers of a found size are planned for its bound: the arena is sized from the input
     shapes, and a run of the same shape allocates nothing new."""

@@ -11,9 +11,10 @@ ops on that result:
     TopK(x, K) (K at run time) the k positions 0..k-1 = flat_nonzero(range(n) < K) of
                                each row's graph.argsort (a stable sort), the values
                                gathered there
-    Unique(x, sorted)          u = the starts of groups of equal elements in x's stable sort
-                               (graph.argsort); first indices, groups, counts from them
-    Unique(x, axis, sorted)    u = how many slices have no equal one before them; each
+    Unique(x, axis, sorted)    u = the starts of groups of equal elements (slices) in x's
+                               stable sort (graph.argsort; slices: one sort per element);
+                               first indices, groups, counts from them. Slices of more than
+                               16 elements: how many have no equal one before them, each
                                one's place among the u from an n x n comparison
     NonMaxSuppression          a graph.loop over the score ranks keeps boxes greedily; the
                                kept (batch, class, rank) triples are flat_nonzero's
@@ -188,17 +189,29 @@ def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> 
     return results  # type: ignore[return-value]
 
 
-def unique_by_sort(ctx: NodeContext) -> list[Value]:
-    """Unique of x flattened, from a stable sort of its n elements: in sorted order an
-    element starts a group where it differs from the one before; the groups' starts are found
-    at run time (u of them); the first index of each is the sorted position's source (the
-    sort is stable), every element's group its running count of starts, each group's count
-    a scatter-add. With sorted=0 the groups are reordered by their first index (a sort of u).
-    O(n log n)."""
+#: The most elements a slice of Unique's `axis` may have to be sorted (one stable sort per
+#: element, last first); longer slices are compared pairwise.
+MAX_SORTED_SLICE = 16
+
+
+def unique_by_sort(ctx: NodeContext, axis: int | None) -> list[Value]:
+    """Unique of x flattened (`axis` None), or of its slices along `axis`, from a stable sort:
+    the slices' lexicographic order is one stable sort per element of a slice, the last one
+    first. In sorted order a slice starts a group where it differs from the one before; the
+    groups' starts are found at run time (u of them); the first index of each is the sorted
+    position's source (the sorts are stable), every slice's group its running count of
+    starts, each group's count a scatter-add. With sorted=0 the groups are reordered by their
+    first index (a sort of u). O(n log n) per element of a slice."""
     shape = ctx.shape(0)
-    n = product(shape)
     name = ctx.node.output[0]
-    flat = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[n])
+    x = ctx.tensor(0)
+    if axis is None:
+        n, width, front = product(shape), 1, x
+    else:
+        perm = [axis, *(d for d in range(len(shape)) if d != axis)]
+        front = ctx.make1(g.TransposeOp, x, perm=perm) if axis else x
+        n, width = shape[axis], product([d for i, d in enumerate(shape) if i != axis])
+    slices = ctx.make1(g.ReshapeOp, front, shape=[n, width])
 
     def argsort(values: SSAValue, length: Dim, dtype: np.dtype) -> SSAValue:
         keys = _signed_keys(ctx, ctx.make1(g.ReshapeOp, values, shape=[1, length]), dtype)
@@ -208,12 +221,19 @@ def unique_by_sort(ctx: NodeContext) -> list[Value]:
         return ctx.make1(g.MulOp, values, zero)
 
     zero, one = (ctx.materialize(np.array(v, np.int64), f"{name}_{w}") for v, w in ((0, "zero"), (1, "one")))
-    order = argsort(flat, n, ctx.dtype(0))
-    ordered = ctx.make1(g.GatherOp, flat, order, axis=0)
     p = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
+    order = p
+    for column in reversed(range(width)):  # (width is a number: `convert_unique`)
+        index = ctx.materialize(np.array([column], np.int64), f"{name}_column{column}")
+        values = ctx.make1(g.ReshapeOp, ctx.make1(g.GatherOp, slices, index, axis=1), shape=[n])
+        keyed = values if column == width - 1 else ctx.make1(g.GatherOp, values, order, axis=0)
+        ranked = argsort(keyed, n, ctx.dtype(0))
+        order = ranked if column == width - 1 else ctx.make1(g.GatherOp, order, ranked, axis=0)
+    ordered = ctx.make1(g.GatherOp, slices, order, axis=0)  # [n, width]
     before = ctx.make1(g.GatherOp, ordered, ctx.make1(g.MaxOp, ctx.make1(g.SubOp, p, one), zero), axis=0)
-    starts_group = ctx.make1(g.OrOp, ctx.make1(g.EqualOp, p, zero),
-                             ctx.make1(g.NotOp, ctx.make1(g.EqualOp, ordered, before)))  # fmt: skip
+    differ = ctx.make1(g.CastOp, ctx.make1(g.NotOp, ctx.make1(g.EqualOp, ordered, before)), to=i64)
+    changed = ctx.make1(g.GreaterOp, ctx.make1(g.ReduceSumOp, differ, axes=[1], keepdims=0), zero)
+    starts_group = ctx.make1(g.OrOp, ctx.make1(g.EqualOp, p, zero), changed)
     starts = flat_nonzero(ctx, starts_group)  # [u]
     group = ctx.make1(g.SubOp, ctx.make1(g.CumSumOp, ctx.make1(g.CastOp, starts_group, to=i64), axis=0), one)
     indices = ctx.make1(g.GatherOp, order, starts, axis=0)  # each group's first index
@@ -227,15 +247,20 @@ def unique_by_sort(ctx: NodeContext) -> list[Value]:
         places = ctx.make1(g.RangeOp, start=0, delta=1, length=symbol(count_name(ctx)), element_type=i64)
         rank = ctx.make1(g.ScatterElementsOp, zeros_like(starts), perm, places, axis=0)
         inverse = ctx.make1(g.GatherOp, rank, inverse, axis=0)
-    return [ctx.make1(g.GatherOp, flat, indices, axis=0), indices, inverse, counts]
+    if axis is None:
+        y = ctx.make1(g.GatherOp, ctx.make1(g.ReshapeOp, x, shape=[n]), indices, axis=0)
+    else:
+        y = ctx.make1(g.GatherOp, x, indices, axis=axis)
+    return [y, indices, inverse, counts]
 
 
 @converter("Unique")
 def convert_unique(ctx: NodeContext) -> list[Value]:
-    """The distinct elements of x (without `axis`: of x flattened, `unique_by_sort`), or its
-    distinct slices along `axis`; sorted ascending (slices lexicographically) or, with
-    sorted=0, in order of first occurrence; with each one's first index, every element's
-    index into them, and their counts. Slices from an n x n comparison: slice i is a first
+    """The distinct elements of x (without `axis`: of x flattened), or its distinct slices
+    along `axis`; sorted ascending (slices lexicographically) or, with sorted=0, in order of
+    first occurrence; with each one's first index, every element's index into them, and
+    their counts. Sorted (`unique_by_sort`) but for slices longer than MAX_SORTED_SLICE,
+    which come from an n x n comparison: slice i is a first
     occurrence when no j < i equals it; its place among the distinct ones (its inverse index)
     counts the first occurrences that come before it (a smaller value, or an earlier first
     occurrence); the count u of first occurrences is found at run time."""
@@ -243,7 +268,11 @@ def convert_unique(ctx: NodeContext) -> list[Value]:
     name = ctx.node.output[0]
     x = ctx.tensor(0)
     if not ctx.has_attr("axis"):
-        return unique_by_sort(ctx)
+        return unique_by_sort(ctx, None)
+    axis = ctx.axis(ctx.attr_int("axis", 0), len(shape))
+    width = product([d for i, d in enumerate(shape) if i != axis])
+    if isinstance(width, int) and width <= MAX_SORTED_SLICE:
+        return unique_by_sort(ctx, axis)
     if ctx.has_attr("axis"):
         axis = ctx.axis(ctx.attr_int("axis", 0), len(shape))
         perm = [axis, *(d for d in range(len(shape)) if d != axis)]

@@ -189,8 +189,9 @@ def test_top_k_of_u64_at_run_time_orders_the_values_above_2_63_last() -> None:
 
 @pytest.mark.parametrize(
     ("attrs", "shape"),
-    [({}, [4, 5]), ({"sorted": 0}, [4, 5]), ({"axis": 1}, [2, 6, 2]), ({"axis": 0, "sorted": 0}, [7, 2])],
-    ids=["sorted", "first-seen", "slices", "slices-first-seen"],
+    [({}, [4, 5]), ({"sorted": 0}, [4, 5]), ({"axis": 1}, [2, 6, 2]), ({"axis": 0, "sorted": 0}, [7, 2]),
+     ({"axis": 0}, [6, 17]), ({"axis": 1, "sorted": 0}, [3, 5, 6])],
+    ids=["sorted", "first-seen", "slices", "slices-first-seen", "wide-slices", "wide-slices-first-seen"],
 )
 def test_unique(attrs: dict[str, int], shape: list[int]) -> None:
     model = make_model(

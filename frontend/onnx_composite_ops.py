@@ -253,9 +253,9 @@ def convert_import_time_only(ctx: NodeContext) -> list[Value]:
 @converter("TopK")
 def convert_top_k(ctx: NodeContext) -> list[Value]:
     """The k largest (or smallest) elements along `axis` and their indices, in order, ties
-    to the lower index. k comes from the attribute (opset < 10) or input 1: k = 1 is an
-    arg_max and a gather_elements of the value; a larger k, or one known only at run time (a
-    size found as it runs), selects or sorts each row (`top_k_by_sort`). k = 0 (the spec
+    to the lower index, selected or sorted per row (`top_k_by_sort`). k comes from the
+    attribute (opset < 10) or input 1; one known only at run time is a size found as it
+    runs. k = 0 (the spec
     asks for a positive k; ONNX's reference and ONNX Runtime give empty results) gives empty
     results."""
     shape = ctx.shape(0)
@@ -274,8 +274,4 @@ def convert_top_k(ctx: NodeContext) -> list[Value]:
     if k == 0:
         empty = [*shape[:axis], 0, *shape[axis + 1 :]]
         return [np.zeros(empty, ctx.dtype(0)), np.zeros(empty, np.int64)]
-    if k > 1:
-        return top_k_by_sort(ctx, axis, largest, k)
-    x = ctx.tensor(0)
-    index = ctx.make1(g.ArgMaxOp if largest else g.ArgMinOp, x, axis=axis, keepdims=1)
-    return [ctx.make1(g.GatherElementsOp, x, index, axis=axis), index]
+    return top_k_by_sort(ctx, axis, largest, k)

@@ -200,8 +200,10 @@ def unique_by_sort(ctx: NodeContext, axis: int | None) -> list[Value]:
     first. In sorted order a slice starts a group where it differs from the one before; the
     groups' starts are found at run time (u of them); the first index of each is the sorted
     position's source (the sorts are stable), every slice's group its running count of
-    starts, each group's count a scatter-add. With sorted=0 the groups are reordered by their
-    first index (a sort of u). O(n log n) per element of a slice."""
+    starts read through the inverse permutation of the sort (a sort of the sort), each
+    group's count the distance to the next start. With sorted=0 the groups are reordered by
+    their first index (a sort of u). O(n log n) per element of a slice; no scatter (a te
+    scatter reads every update for each element it writes)."""
     shape = ctx.shape(0)
     name = ctx.node.output[0]
     x = ctx.tensor(0)
@@ -216,9 +218,6 @@ def unique_by_sort(ctx: NodeContext, axis: int | None) -> list[Value]:
     def argsort(values: SSAValue, length: Dim, dtype: np.dtype) -> SSAValue:
         keys = _signed_keys(ctx, ctx.make1(g.ReshapeOp, values, shape=[1, length]), dtype)
         return ctx.make1(g.ReshapeOp, ctx.make1(g.ArgSortOp, keys), shape=[length])
-
-    def zeros_like(values: SSAValue) -> SSAValue:  # (of i64, at a run-time size too)
-        return ctx.make1(g.MulOp, values, zero)
 
     zero, one = (ctx.materialize(np.array(v, np.int64), f"{name}_{w}") for v, w in ((0, "zero"), (1, "one")))
     p = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
@@ -236,17 +235,19 @@ def unique_by_sort(ctx: NodeContext, axis: int | None) -> list[Value]:
     starts_group = ctx.make1(g.OrOp, ctx.make1(g.EqualOp, p, zero), changed)
     starts = flat_nonzero(ctx, starts_group)  # [u]
     group = ctx.make1(g.SubOp, ctx.make1(g.CumSumOp, ctx.make1(g.CastOp, starts_group, to=i64), axis=0), one)
+    u = symbol(count_name(ctx))
     indices = ctx.make1(g.GatherOp, order, starts, axis=0)  # each group's first index
-    counts = ctx.make1(g.ScatterElementsOp, zeros_like(starts), group, ctx.make1(g.AddOp, zeros_like(p), one),
-                       axis=0, reduction="add")  # fmt: skip
-    inverse = ctx.make1(g.ScatterElementsOp, zeros_like(p), order, group, axis=0)
+    # a group's count: where the next one starts (n after the last) less where it starts
+    ends = ctx.make1(g.ConcatOp, [starts, ctx.make1(g.ReshapeOp, index_scalar(ctx, n, f"{name}_n"), shape=[1])], axis=0)
+    places = ctx.make1(g.RangeOp, start=0, delta=1, length=u, element_type=i64)
+    counts = ctx.make1(g.SubOp, ctx.make1(g.GatherOp, ends, ctx.make1(g.AddOp, places, one), axis=0), starts)
+    # each slice's group: its sorted position's, read through the inverse permutation
+    inverse = ctx.make1(g.GatherOp, group, argsort(order, n, np.dtype(np.int64)), axis=0)
     if not ctx.attr_int("sorted", 1):  # the groups in order of their first index
-        perm = argsort(indices, symbol(count_name(ctx)), np.dtype(np.int64))
+        perm = argsort(indices, u, np.dtype(np.int64))
         indices = ctx.make1(g.GatherOp, indices, perm, axis=0)
         counts = ctx.make1(g.GatherOp, counts, perm, axis=0)
-        places = ctx.make1(g.RangeOp, start=0, delta=1, length=symbol(count_name(ctx)), element_type=i64)
-        rank = ctx.make1(g.ScatterElementsOp, zeros_like(starts), perm, places, axis=0)
-        inverse = ctx.make1(g.GatherOp, rank, inverse, axis=0)
+        inverse = ctx.make1(g.GatherOp, argsort(perm, u, np.dtype(np.int64)), inverse, axis=0)
     if axis is None:
         y = ctx.make1(g.GatherOp, ctx.make1(g.ReshapeOp, x, shape=[n]), indices, axis=0)
     else:

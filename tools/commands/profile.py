@@ -148,7 +148,8 @@ def profile(
         standalone, inputs, outputs = standalone_module(kernel)
         text = print_module(standalone).replace(f"@{kernel.sym_name.data}", "@kernel")
         if text not in timed:
-            runnable = build(standalone, inputs, outputs, opt_level, num_threads)
+            runnable = build(standalone, inputs, outputs, opt_level, num_threads,
+                             sizes_from_inputs=not exe.symbols)  # (sizes given: `values`)
             arrays = random_arrays(_at(inputs, values), seed=0)
             given = {s: values[s] for s in runnable.symbols}
             timed[text] = median_seconds(

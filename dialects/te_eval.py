@@ -571,6 +571,13 @@ def run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarra
         return _run_module(module, inputs)
 
 
+#: The graph ops convert-graph-to-te leaves in @main, for convert-te-to-loop to write as loops
+#: there (found sizes, checks, sorts, scans): run on their reference semantics.
+MAIN_LEVEL_GRAPH_OPS = frozenset({
+    "graph.flat_nonzero", "graph.iota", "graph.check", "graph.argsort", "graph.cum_sum", "graph.cum_prod",
+})  # fmt: skip
+
+
 def _run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     main = funcs.get("main")
@@ -589,6 +596,11 @@ def _run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarr
                 env[result] = value
         elif isinstance(op, func.ReturnOp):
             return [env[v] for v in op.arguments]
+        elif op.name in MAIN_LEVEL_GRAPH_OPS:
+            from minitvm.dialects.graph import reference
+
+            for result, value in zip(op.results, reference.evaluate(op, [env[a] for a in op.operands]), strict=True):
+                env[result] = value
         else:
             raise TeEvalError(f"@main: {op.name} is not supported (run convert-graph-to-te first)")
     raise TeEvalError("@main does not end with func.return")

@@ -38,43 +38,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from minitvm.dialects import loop
 from minitvm.dialects.graph.base import is_float
-from minitvm.symbolic import SymDim, bounds
-
-#: Trip bounds of loops to a run-time size whose symbols have no bound.
-UNBOUNDED = 2**40
-
-
-@dataclass
-class _Emit:
-    """Appends ops to a block; each call returns the op's result."""
-
-    block: Block
-
-    def __call__(self, op: Operation) -> SSAValue:
-        """Append `op`; its result."""
-        self.block.add_op(op)
-        return op.results[0]
-
-    def add(self, op: Operation) -> None:
-        """Append `op` (a store, a yield: no result)."""
-        self.block.add_op(op)
-
-    def index(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr(value, IndexType())))
-
-    def loop(self, upper: int, count: SSAValue | None = None, inits: tuple[SSAValue, ...] = ()) -> loop.ForOp:
-        """A loop over [0, count) (at most `upper`; [0, upper) without a count), appended."""
-        for_op = loop.ForOp(0, upper, 1, inits, upper_value=count)
-        self.block.add_op(for_op)
-        return for_op
-
-
-def _extent(emit: _Emit, size: int | SymDim) -> tuple[SSAValue, int]:
-    """A size as an index value, and the most it can be."""
-    if isinstance(size, int):
-        return emit.index(size), size
-    high = bounds(size)[1]
-    return emit(loop.SizeOp(size)), min(high, UNBOUNDED) if high is not None else UNBOUNDED
+from minitvm.lowering.main_loops import Emit, extent
+from minitvm.symbolic import SymDim
 
 
 def write_argsort(
@@ -83,14 +48,14 @@ def write_argsort(
 ) -> None:  # fmt: skip
     """Sort each of the `rows` rows of `x` ([rows, n]) into `out` (i64 positions), with
     `scratch` (n i64) for the merges, in loops appended to `block`."""
-    emit = _Emit(block)
-    row_count, most_rows = _extent(emit, rows)
-    length, most = _extent(emit, n)
+    emit = Emit(block)
+    row_count, most_rows = extent(emit, rows)
+    length, most = extent(emit, n)
     row_loop = emit.loop(most_rows, None if isinstance(rows, int) else row_count)
-    body = _Emit(row_loop.body.block)
+    body = Emit(row_loop.body.block)
     r = row_loop.body.block.args[0]
     fill = body.loop(most, None if isinstance(n, int) else length)
-    inner = _Emit(fill.body.block)
+    inner = Emit(fill.body.block)
     t = fill.body.block.args[0]
     inner.add(loop.StoreOp(inner(arith.IndexCastOp(t, i64)), out, [r, t]))
     inner.add(loop.YieldOp())
@@ -102,12 +67,12 @@ def write_argsort(
             width *= 2
     else:  # passes to log2 of the bound, each doing nothing once its width reaches n
         passes = body.loop(max(1, (most - 1).bit_length()))
-        step = _Emit(passes.body.block)
+        step = Emit(passes.body.block)
         width = step(arith.ShLIOp(step.index(1), passes.body.block.args[0]))
         guard = loop.IfOp(step(arith.CmpiOp(width, length, "slt")))
         step.block.add_op(guard)
-        merge.write(_Emit(guard.body.block), width)
-        _Emit(guard.body.block).add(loop.YieldOp())
+        merge.write(Emit(guard.body.block), width)
+        Emit(guard.body.block).add(loop.YieldOp())
         step.add(loop.YieldOp())
     body.add(loop.YieldOp())
 
@@ -126,7 +91,7 @@ class _Merge:
     descending: bool
     element: Attribute
 
-    def write(self, emit: _Emit, width: SSAValue, pair_count: int | None = None) -> None:
+    def write(self, emit: Emit, width: SSAValue, pair_count: int | None = None) -> None:
         """Merge the runs of `width` pairwise into the scratch row (`pair_count` pairs, if
         known now), then copy it back."""
         double = emit(arith.AddiOp(width, width))
@@ -134,23 +99,23 @@ class _Merge:
             pairs = emit.loop(self.most, emit(arith.CeilDivSIOp(self.length, double)))
         else:
             pairs = emit.loop(pair_count)
-        body = _Emit(pairs.body.block)
+        body = Emit(pairs.body.block)
         lo = body(arith.MuliOp(pairs.body.block.args[0], double))
         mid = body(arith.MinSIOp(body(arith.AddiOp(lo, width)), self.length))
         hi = body(arith.MinSIOp(body(arith.AddiOp(lo, double)), self.length))
         self._merge(body, lo, mid, hi)
         body.add(loop.YieldOp())
         copy = emit.loop(self.most, None if self.static else self.length)
-        step = _Emit(copy.body.block)
+        step = Emit(copy.body.block)
         t = copy.body.block.args[0]
         step.add(loop.StoreOp(step(loop.LoadOp(self.scratch, [t])), self.out, [self.r, t]))
         step.add(loop.YieldOp())
 
-    def _merge(self, emit: _Emit, lo: SSAValue, mid: SSAValue, hi: SSAValue) -> None:
+    def _merge(self, emit: Emit, lo: SSAValue, mid: SSAValue, hi: SSAValue) -> None:
         one, zero = emit.index(1), emit.index(0)
         last_left, last_right = emit(arith.SubiOp(mid, one)), emit(arith.SubiOp(hi, one))
         steps = emit.loop(self.most, emit(arith.SubiOp(hi, lo)), (lo, mid))
-        body = _Emit(steps.body.block)
+        body = Emit(steps.body.block)
         t, i, j = steps.body.block.args
         left = body(loop.LoadOp(self.out, [self.r, body(arith.MinSIOp(i, last_left))]))
         right = body(loop.LoadOp(self.out, [self.r, body(arith.MinSIOp(j, last_right))]))
@@ -182,25 +147,25 @@ def write_top_k(
 ) -> None:  # fmt: skip
     """Select the first `k` positions of each row's stable sort of `x` ([rows, n], n >= k)
     into `out` ([rows, k] i64), in loops appended to `block`."""
-    emit = _Emit(block)
-    row_count, most_rows = _extent(emit, rows)
-    length, most = _extent(emit, n)
+    emit = Emit(block)
+    row_count, most_rows = extent(emit, rows)
+    length, most = extent(emit, n)
     row_loop = emit.loop(most_rows, None if isinstance(rows, int) else row_count)
-    body = _Emit(row_loop.body.block)
+    body = Emit(row_loop.body.block)
     r = row_loop.body.block.args[0]
     heap = _Heap(x, out, r, k, _Merge(x, out, out, r, length, most, True, descending, element))
     fill = body.loop(k)
-    step = _Emit(fill.body.block)
+    step = Emit(fill.body.block)
     t = fill.body.block.args[0]
     step.add(loop.StoreOp(step(arith.IndexCastOp(t, i64)), out, [r, t]))
     step.add(loop.YieldOp())
     size = body.index(k)
     heapify = body.loop(k // 2)
-    step = _Emit(heapify.body.block)
+    step = Emit(heapify.body.block)
     heap.sift_down(step, step(arith.SubiOp(step.index(k // 2 - 1), heapify.body.block.args[0])), size)
     step.add(loop.YieldOp())
     rest = body.loop(max(most - k, 0), body(arith.SubiOp(length, size)))
-    step = _Emit(rest.body.block)
+    step = Emit(rest.body.block)
     t = step(arith.AddiOp(rest.body.block.args[0], size))
     value = step(loop.LoadOp(x, [r, t]))
     root = step(loop.LoadOp(out, [r, step.index(0)]))
@@ -208,12 +173,12 @@ def write_top_k(
     guard = loop.IfOp(enters)
     step.add(guard)
     step.add(loop.YieldOp())
-    replace = _Emit(guard.body.block)
+    replace = Emit(guard.body.block)
     replace.add(loop.StoreOp(replace(arith.IndexCastOp(t, i64)), out, [r, replace.index(0)]))
     heap.sift_down(replace, replace.index(0), size)
     replace.add(loop.YieldOp())
     extract = body.loop(k - 1)
-    step = _Emit(extract.body.block)
+    step = Emit(extract.body.block)
     end = step(arith.SubiOp(step.index(k - 1), extract.body.block.args[0]))
     zero = step.index(0)
     first, last = step(loop.LoadOp(out, [r, zero])), step(loop.LoadOp(out, [r, end]))
@@ -236,26 +201,26 @@ class _Heap:
     k: int
     order: _Merge  # (its `beats`)
 
-    def _worse(self, emit: _Emit, a: SSAValue, a_value: SSAValue, b: SSAValue, b_value: SSAValue) -> SSAValue:
+    def _worse(self, emit: Emit, a: SSAValue, a_value: SSAValue, b: SSAValue, b_value: SSAValue) -> SSAValue:
         """Position a (value a_value) sorts after b."""
         equal = emit(arith.CmpfOp(a_value, b_value, "oeq") if is_float(self.order.element)
                      else arith.CmpiOp(a_value, b_value, "eq"))  # fmt: skip
         later = emit(arith.CmpiOp(a, b, "sgt"))
         return emit(arith.OrIOp(emit(self.order.beats(b_value, a_value)), emit(arith.AndIOp(equal, later))))
 
-    def _at(self, emit: _Emit, slot: SSAValue) -> tuple[SSAValue, SSAValue]:
+    def _at(self, emit: Emit, slot: SSAValue) -> tuple[SSAValue, SSAValue]:
         """The position kept in `slot` and its value."""
         position = emit(loop.LoadOp(self.out, [self.r, slot]))
         return position, emit(loop.LoadOp(self.x, [self.r, emit(arith.IndexCastOp(position, IndexType()))]))
 
-    def sift_down(self, emit: _Emit, start: SSAValue, size: SSAValue) -> None:
+    def sift_down(self, emit: Emit, start: SSAValue, size: SSAValue) -> None:
         """Move the position in slot `start` down the heap of `size` slots (size >= 1) until
         its children are no worse: one level per step (as many as the heap of k has), each
         branch-free (the slots clamped into the heap, a flag saying whether it still moves)."""
         one = emit.index(1)
         moving = emit(arith.ConstantOp(IntegerAttr(1, i1)))
         levels = emit.loop(self.k.bit_length(), None, (start, moving))
-        step = _Emit(levels.body.block)
+        step = Emit(levels.body.block)
         _, slot, going = levels.body.block.args
         left = step(arith.AddiOp(step(arith.AddiOp(slot, slot)), one))
         right = step(arith.AddiOp(left, one))

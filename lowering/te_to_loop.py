@@ -64,6 +64,8 @@ from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
+from minitvm.lowering.main_loops import Emit
+from minitvm.lowering.scan_to_loop import scans, write_scan
 from minitvm.lowering.sort_to_loop import write_argsort, write_top_k
 from minitvm.symbolic import SymDim, bounds, floordiv, mod, symbol, symbols_of
 
@@ -633,7 +635,7 @@ class _MainConverter:
         # A call or if result that the model returns is written straight into its output.
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp) and value not in self.direct:
+            if (isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp) or scans(value.owner)) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
         for value, out in zip(ret.arguments, outs):
@@ -675,6 +677,8 @@ class _MainConverter:
                 self._iota(op, block)
             elif isinstance(op, graph.ArgSortOp):
                 self._argsort(op, block)
+            elif scans(op):
+                write_scan(Emit(block), op, self.buffers[op.operands[0]], self._buffer(op.results[0]))  # type: ignore[arg-type]
             elif isinstance(op, graph.CheckOp):
                 self._check(op, block)
             elif isinstance(op, graph.IfOp):

@@ -65,6 +65,7 @@ from minitvm.lowering.graph_to_te import sampling as _sampling  # noqa: F401  (r
 from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te import winograd as _winograd  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
+from minitvm.lowering.scan_to_loop import scans
 
 #: Ops whose main compute a schedule template is for (`schedules/templates.py`): marked
 #: `te.templated`.
@@ -181,6 +182,7 @@ class _KernelCalls:
             if (
                 node.dialect_name() != "graph"
                 or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp | graph.IotaOp | graph.CheckOp | graph.ArgSortOp)
+                or scans(node)
             ):  # (these stay: convert-te-to-loop writes their loops and checks into @main)
                 continue
             if isinstance(node, graph.FusedOp):

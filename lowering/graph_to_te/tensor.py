@@ -24,7 +24,6 @@ from xdsl.ir import Attribute
 
 from minitvm.dialects import graph, te
 from minitvm.dialects.graph.base import Dim, get_float, get_int, get_ints, get_str, shape_of
-from minitvm.symbolic import SymbolicError, mod
 from minitvm.dialects.te_expr import (
     Expr,
     Tensor,
@@ -43,6 +42,7 @@ from minitvm.dialects.te_expr import (
 )
 from minitvm.lowering.graph_to_te.elementwise import scalar_of
 from minitvm.lowering.graph_to_te.kernel_builder import KernelBuilder, broadcast_read, lowering
+from minitvm.symbolic import SymbolicError, mod
 
 Index = Expr | int
 
@@ -436,8 +436,9 @@ def _scatter(
 def _cumulative(kb: KernelBuilder, op: graph.CumulativeOp, x: Tensor) -> list[Tensor]:
     """result[.., i, ..] reduces x[.., k, ..] over all k of the axis, each term selected by
     k <= i (k < i exclusive; k >= i, k > i reversed) or else the identity: O(n^2) along an
-    axis of n, against a scan's O(n), and no loop-carried dependence; fine for the axis
-    lengths models scan (positions, a few thousand at most)."""
+    axis of n, against a scan's O(n). Only for the element types convert-te-to-loop's scan
+    does not take (f16, bf16, unsigned: `scan_to_loop.scans`), which convert-graph-to-te
+    leaves in @main otherwise."""
     props = op.properties
     axis = get_int(props, "axis")
     exclusive, reverse = get_int(props, "exclusive", 0), get_int(props, "reverse", 0)

@@ -13,6 +13,7 @@
 `minitvm.lowering.jit` takes the result on to native code.
 """
 
+from minitvm.dialects.llvm_ext import LLVM_DIALECT
 from minitvm.lowering.loop_to_llvm.convert_loop_to_llvm import (
     ENTRY_ATTR,
     CompiledModuleInfo,
@@ -20,7 +21,6 @@ from minitvm.lowering.loop_to_llvm.convert_loop_to_llvm import (
     lower_to_llvm,
 )
 from minitvm.lowering.loop_to_llvm.emitter import LoweringError
-from minitvm.dialects.llvm_ext import LLVM_DIALECT
 
 __all__ = [
     "ENTRY_ATTR",

@@ -37,8 +37,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from minitvm.errors import MinitvmError
 from minitvm.dialects.llvm_ext import ExtractElementOp
+from minitvm.errors import MinitvmError
 
 OpT = TypeVar("OpT", bound=Operation)
 

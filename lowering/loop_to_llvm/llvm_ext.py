@@ -11,7 +11,6 @@ never throws, and it spares the unwind tables).
 from __future__ import annotations
 
 from collections import Counter
-
 from collections.abc import Callable
 
 from llvmlite import ir
@@ -33,7 +32,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from minitvm.lowering.loop_to_llvm.emitter import LoweringError
 from minitvm.dialects.llvm_ext import (
     ExtractElementOp,
     FCmpOp,
@@ -42,6 +40,7 @@ from minitvm.dialects.llvm_ext import (
     SelectOp,
     UIToFPOp,
 )
+from minitvm.lowering.loop_to_llvm.emitter import LoweringError
 
 # --------------------------------------------------------------------------------------------
 # Translation to llvmlite

@@ -253,39 +253,54 @@ func.func @main(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>) -
 
 // -----
 
-// cum_sum exclusive along axis 1: a sum over the whole axis, terms r0 < i1 kept, others 0
-// (O(n^2) along the axis, no loop-carried dependence).
+// cum_sum exclusive along axis 1, on ui32: a sum over the whole axis, terms r0 < i1 kept,
+// others 0 (O(n^2) along the axis; f32, f64 and signless integers stay in @main for
+// convert-te-to-loop's scan, te_to_loop/cum_sum.mlir).
 // CHECK-LABEL: func.func @cum_sum_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<2x5xf32>) -> tensor<2x5xf32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 5] sum (%[[RR:\w+]]) in [5] : tensor<2x5xf32> {
+// CHECK-SAME:    %[[X:\w+]]: tensor<2x5xui32>) -> tensor<2x5xui32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [2, 5] sum (%[[RR:\w+]]) in [5] : tensor<2x5xui32> {
 // CHECK-NEXT:      %[[TAKE:\w+]] = arith.cmpi slt, %[[RR]], %[[J]] : index
-// CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[RR]]] : tensor<2x5xf32>
-// CHECK-NEXT:      %[[ZERO:\w+]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[TERM:\w+]] = arith.select %[[TAKE]], %[[V]], %[[ZERO]] : f32
-// CHECK-NEXT:      te.yield %[[TERM]] : f32
+// CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[RR]]] : tensor<2x5xui32>
+// CHECK-NEXT:      %[[Z:\w+]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[ZERO:\w+]] = arith.bitcast %[[Z]] : i32 to ui32
+// CHECK-NEXT:      %[[TERM:\w+]] = arith.select %[[TAKE]], %[[V]], %[[ZERO]] : ui32
+// CHECK-NEXT:      te.yield %[[TERM]] : ui32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    func.return %[[R]] : tensor<2x5xf32>
-func.func @main(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
-  %0 = graph.cum_sum %x {axis = 1 : i64, exclusive = 1 : i64} : tensor<2x5xf32> -> tensor<2x5xf32>
-  func.return %0 : tensor<2x5xf32>
+// CHECK-NEXT:    func.return %[[R]] : tensor<2x5xui32>
+func.func @main(%x: tensor<2x5xui32>) -> tensor<2x5xui32> {
+  %0 = graph.cum_sum %x {axis = 1 : i64, exclusive = 1 : i64} : tensor<2x5xui32> -> tensor<2x5xui32>
+  func.return %0 : tensor<2x5xui32>
 }
 
 // -----
 
-// cum_prod reversed, on i32: the terms r0 >= i0, the others 1.
+// cum_prod reversed, on ui32: the terms r0 >= i0, the others 1.
 // CHECK-LABEL: func.func @cum_prod_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<5xi32>) -> tensor<5xi32> attributes {te.kernel} {
-// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]]) in [5] prod (%[[RR:\w+]]) in [5] : tensor<5xi32> {
+// CHECK-SAME:    %[[X:\w+]]: tensor<5xui32>) -> tensor<5xui32> attributes {te.kernel} {
+// CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]]) in [5] prod (%[[RR:\w+]]) in [5] : tensor<5xui32> {
 // CHECK-NEXT:      %[[TAKE:\w+]] = arith.cmpi sge, %[[RR]], %[[I]] : index
-// CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[RR]]] : tensor<5xi32>
-// CHECK-NEXT:      %[[ONE:\w+]] = arith.constant 1 : i32
-// CHECK-NEXT:      %[[TERM:\w+]] = arith.select %[[TAKE]], %[[V]], %[[ONE]] : i32
-// CHECK-NEXT:      te.yield %[[TERM]] : i32
+// CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[RR]]] : tensor<5xui32>
+// CHECK-NEXT:      %[[I1:\w+]] = arith.constant 1 : i32
+// CHECK-NEXT:      %[[ONE:\w+]] = arith.bitcast %[[I1]] : i32 to ui32
+// CHECK-NEXT:      %[[TERM:\w+]] = arith.select %[[TAKE]], %[[V]], %[[ONE]] : ui32
+// CHECK-NEXT:      te.yield %[[TERM]] : ui32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    func.return %[[R]] : tensor<5xi32>
-func.func @main(%x: tensor<5xi32>) -> tensor<5xi32> {
-  %0 = graph.cum_prod %x {axis = 0 : i64, reverse = 1 : i64} : tensor<5xi32> -> tensor<5xi32>
-  func.return %0 : tensor<5xi32>
+// CHECK-NEXT:    func.return %[[R]] : tensor<5xui32>
+func.func @main(%x: tensor<5xui32>) -> tensor<5xui32> {
+  %0 = graph.cum_prod %x {axis = 0 : i64, reverse = 1 : i64} : tensor<5xui32> -> tensor<5xui32>
+  func.return %0 : tensor<5xui32>
+}
+
+// -----
+
+// cum_sum of f32 stays in @main (convert-te-to-loop writes it as a scan): no kernel.
+// CHECK:       builtin.module {
+// CHECK-NEXT:    func.func @main(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+// CHECK-NEXT:      %0 = graph.cum_sum %x {axis = 1 : i64} : tensor<2x5xf32> -> tensor<2x5xf32>
+// CHECK-NEXT:      func.return %0 : tensor<2x5xf32>
+func.func @main(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = graph.cum_sum %x {axis = 1 : i64} : tensor<2x5xf32> -> tensor<2x5xf32>
+  func.return %0 : tensor<2x5xf32>
 }
 
 // -----

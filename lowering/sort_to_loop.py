@@ -42,6 +42,22 @@ from minitvm.lowering.main_loops import Emit, extent
 from minitvm.symbolic import SymDim
 
 
+def _each_row(emit: Emit, rows: int | SymDim) -> tuple[Emit, SSAValue]:
+    """A loop over the rows, appended: its body (the caller ends it with a yield) and row."""
+    count, most = extent(emit, rows)
+    row_loop = emit.loop(most, None if isinstance(rows, int) else count)
+    return Emit(row_loop.body.block), row_loop.body.block.args[0]
+
+
+def _positions(emit: Emit, out: SSAValue, r: SSAValue, most: int, count: SSAValue | None = None) -> None:
+    """out[r, t] = t for t < count (`most`, without a count), in a loop appended."""
+    fill = emit.loop(most, count)
+    step = Emit(fill.body.block)
+    t = fill.body.block.args[0]
+    step.add(loop.StoreOp(step(arith.IndexCastOp(t, i64)), out, [r, t]))
+    step.add(loop.YieldOp())
+
+
 def write_argsort(
     block: Block, x: SSAValue, out: SSAValue, scratch: SSAValue,
     rows: int | SymDim, n: int | SymDim, descending: bool, element: Attribute,
@@ -49,16 +65,9 @@ def write_argsort(
     """Sort each of the `rows` rows of `x` ([rows, n]) into `out` (i64 positions), with
     `scratch` (n i64) for the merges, in loops appended to `block`."""
     emit = Emit(block)
-    row_count, most_rows = extent(emit, rows)
     length, most = extent(emit, n)
-    row_loop = emit.loop(most_rows, None if isinstance(rows, int) else row_count)
-    body = Emit(row_loop.body.block)
-    r = row_loop.body.block.args[0]
-    fill = body.loop(most, None if isinstance(n, int) else length)
-    inner = Emit(fill.body.block)
-    t = fill.body.block.args[0]
-    inner.add(loop.StoreOp(inner(arith.IndexCastOp(t, i64)), out, [r, t]))
-    inner.add(loop.YieldOp())
+    body, r = _each_row(emit, rows)
+    _positions(body, out, r, most, None if isinstance(n, int) else length)
     merge = _Merge(x, out, scratch, r, length, most, isinstance(n, int), descending, element)
     if isinstance(n, int):
         width = 1
@@ -148,17 +157,10 @@ def write_top_k(
     """Select the first `k` positions of each row's stable sort of `x` ([rows, n], n >= k)
     into `out` ([rows, k] i64), in loops appended to `block`."""
     emit = Emit(block)
-    row_count, most_rows = extent(emit, rows)
     length, most = extent(emit, n)
-    row_loop = emit.loop(most_rows, None if isinstance(rows, int) else row_count)
-    body = Emit(row_loop.body.block)
-    r = row_loop.body.block.args[0]
+    body, r = _each_row(emit, rows)
     heap = _Heap(x, out, r, k, _Merge(x, out, out, r, length, most, True, descending, element))
-    fill = body.loop(k)
-    step = Emit(fill.body.block)
-    t = fill.body.block.args[0]
-    step.add(loop.StoreOp(step(arith.IndexCastOp(t, i64)), out, [r, t]))
-    step.add(loop.YieldOp())
+    _positions(body, out, r, k)
     size = body.index(k)
     heapify = body.loop(k // 2)
     step = Emit(heapify.body.block)

@@ -236,7 +236,8 @@ class FoundSizeOp(GraphOp):
 
     @property
     def bound(self) -> int | SymDim:
-        raise NotImplementedError
+        """The most the count can be in a run; each op of this kind states its own."""
+        raise NotImplementedError(f"{self.name} states no bound")
 
     def verify_result(self) -> None:
         result = as_tensor(self.name, "result", self.result.type)

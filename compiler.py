@@ -309,7 +309,7 @@ def build(
     native = NativeModel(
         jit.bitcode, cpu, features, opt_level, parallel, info.arena_size, CHUNKS_PER_THREAD,
         tuple(objects), tuple(symbols), tuple((n, lo, hi) for n, (lo, hi) in bounds.items()),
-        str(info.arena_size_expr),
+        str(info.arena_size_expr), tuple(info.set_sizes.items()), tuple(info.checks.items()),
     )  # fmt: skip
     return Executable(
         jit.address(ENTRY),

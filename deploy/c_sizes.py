@@ -12,11 +12,11 @@ inside an expression: `floordiv(h - 3, 2)` of a small h).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from minitvm.errors import MinitvmError
 from minitvm.runtime.executable import TensorSpec
-from minitvm.symbolic import SYMBOL_RANGE, SymDim, bare_symbol, straight_line
+from minitvm.symbolic import SYMBOL_RANGE, SymDim, bare_symbol, capacity, straight_line
 
 #: Helpers every generated expression may call (inline: a model that calls none of them
 #: compiles without unused-function warnings).
@@ -64,19 +64,32 @@ def c_expression(value: int | SymDim, symbols: Sequence[str], indent: str = "  "
     return body, f"({result})"
 
 
-def _c_text(text: str) -> str:
-    """`text` inside a C string literal, for a message (a `%` doubled for printf)."""
+def _c_literal(text: str) -> str:
+    """`text` as a C string literal."""
     from minitvm.deploy.library import c_string
 
-    return c_string(text)[1:-1].replace("%", "%%")
+    return c_string(text)
+
+
+def _c_text(text: str) -> str:
+    """`text` inside a C string literal, for a printf format (a `%` doubled)."""
+    return _c_literal(text)[1:-1].replace("%", "%%")
 
 
 def bind_sizes_function(
-    symbols: Sequence[str], inputs: Sequence[TensorSpec], bounds: Mapping[str, tuple[int, int]]
+    symbols: Sequence[str],
+    inputs: Sequence[TensorSpec],
+    bounds: Mapping[str, tuple[int, int]],
+    not_from_inputs: Collection[str] = (),
 ) -> str:
     """`minitvm__bind_sizes`: each size from the first input dimension that is just it,
-    within its bound, then every other symbolic input dimension equal to its expression."""
-    lines = ["int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *s, char *why, size_t room) {"]
+    within its bound, then every other symbolic input dimension equal to its expression.
+    `not_from_inputs`: the sizes the code finds as it runs and their capacities, which the
+    run loop sets."""
+    lines = [
+        "int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *s, char *why, size_t room) {",
+        "  (void)shapes; (void)s; (void)why; (void)room; /* (a model whose sizes are all found) */",
+    ]
     origin: dict[str, tuple[int, int]] = {}
     for i, spec in enumerate(inputs):
         for axis, dim in enumerate(spec.shape):
@@ -100,7 +113,7 @@ def bind_sizes_function(
                 "    return 1;",
                 "  }",
             ]
-    missing = [name for name in symbols if name not in origin]
+    missing = [name for name in symbols if name not in origin and name not in not_from_inputs]
     if missing:
         raise MinitvmError(
             f"the sizes {', '.join(missing)} are no input's dimension, so no run could tell them"
@@ -151,3 +164,36 @@ def output_shape_function(symbols: Sequence[str], outputs: Sequence[TensorSpec])
         "  (void)s; (void)shape;\n"
         "  switch (i) {\n" + "\n".join(cases) + "\n  }\n}"
     )
+
+
+def found_sizes_section(
+    symbols: Sequence[str],
+    found: Mapping[str, int | SymDim],
+    checks: Mapping[str, str],
+    initial_capacity: int,
+) -> str:
+    """The table of sizes the code finds as it runs (`minitvm__found`: each one's place in
+    the sizes array, its capacity's place or -1, its check's message or NULL) and
+    `minitvm__found_bound`, each one's bound at given sizes: what `Executable.run` keeps in
+    `set_sizes`, `capacities` and `checks`, for runtime.c's run loop."""
+    index = {name: n for n, name in enumerate(symbols)}
+    rows, cases = [], []
+    for k, (name, bound) in enumerate(found.items()):
+        cap = index.get(capacity(name), -1)
+        check = checks.get(name)
+        message = "0" if check is None else _c_literal(check)
+        rows.append(f"    {{{index[name]}, {cap}, {message}}},")
+        body, value = c_expression(bound, symbols, indent="    ")
+        cases.append(f"  case {k}: {{\n{body}    return {value};\n  }}")
+    return "\n".join([
+        f"const int minitvm__num_found = {len(found)};",
+        f"const int64_t minitvm__initial_capacity = {initial_capacity};",
+        "const minitvm__found_size minitvm__found[] = {\n" + ("\n".join(rows) or "    {0, 0, 0},") + "\n};",
+        "int64_t minitvm__found_bound(int k, const int64_t *s) {",
+        "  (void)s;",
+        "  switch (k) {",
+        *cases,
+        "  }",
+        "  return 0;",
+        "}",
+    ])  # fmt: skip

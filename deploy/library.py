@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -43,13 +43,16 @@ from minitvm.runtime.abi import (
     NUM_THREADS_GLOBAL,
     THREAD_POOL_GLOBAL,
 )
-from minitvm.runtime.executable import TensorSpec
-from minitvm.symbolic import parse_dim
+from minitvm.runtime.executable import INITIAL_CAPACITY, TensorSpec
+from minitvm.symbolic import SymDim, capacity, parse_dim, symbols_of
 
 #: The entry function's name in the library (hidden; `main` would read as C's).
 LIBRARY_ENTRY = "minitvm__entry"
 #: `weights=` choices: inside the library, or in a file beside it.
 WEIGHTS_MODES = ("embed", "file")
+#: An output's dimension in the C tables and `minitvm_output_info` that uses a size the code
+#: finds as it runs (-1 is one the inputs' shapes give): known only after a run.
+FOUND_DIM = -2
 #: Flags for the C runtime and the link; the kernels were optimized by LLVM already.
 CFLAGS = ("-O2", "-fPIC", "-fvisibility=hidden", "-std=gnu11", "-Wall")
 LDFLAGS = ("-shared", "-pthread", "-Wl,-z,defs", "-Wl,-z,noexecstack")
@@ -80,6 +83,11 @@ class NativeModel:
     symbols: tuple[str, ...] = ()
     bounds: tuple[tuple[str, int, int], ...] = ()
     arena_size_expr: str = "0"
+    #: Sizes the code finds as it runs (NonZero's count, a Range's length), each with its
+    #: bound (an expression of the sizes), in the order the Executable checks them; those
+    #: that are run-time checks (`graph.check`'s), each with its message.
+    found: tuple[tuple[str, str], ...] = ()
+    checks: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -274,12 +282,19 @@ def dtype_code(spec: TensorSpec) -> int:
     return DTYPE_CODES[name]
 
 
-def _io_table(kind: str, specs: Sequence[TensorSpec]) -> str:
-    """The specs of inputs or outputs: a dimension known only at run time is -1, and so is
-    the byte count of a tensor with one."""
+def _io_table(kind: str, specs: Sequence[TensorSpec], found: Collection[str] = ()) -> str:
+    """The specs of inputs or outputs: a dimension the inputs' shapes give is -1, one that
+    uses a size `found` as the code runs -2 (FOUND_DIM), and the byte count of a tensor with
+    either is -1."""
+
+    def dim(d: int | SymDim) -> str:
+        if isinstance(d, int):
+            return str(d)
+        return str(FOUND_DIM) if symbols_of(d) & set(found) else "-1"
+
     lines = []
     for i, spec in enumerate(specs):
-        dims = ", ".join(str(d) if isinstance(d, int) else "-1" for d in spec.shape) or "0"
+        dims = ", ".join(map(dim, spec.shape)) or "0"
         lines.append(f"static const int64_t {kind}_shape{i}[] = {{{dims}}};")
 
     def nbytes(spec: TensorSpec) -> int:
@@ -335,7 +350,7 @@ def model_data(
 #include "model_data.h"
 
 {_io_table("input", inputs)}
-{_io_table("output", outputs)}
+{_io_table("output", outputs, dict(native.found))}
 
 const int minitvm__num_constants = {len(offsets)};
 const int64_t minitvm__constant_offsets[] = {{{", ".join(map(str, offsets)) or "0"}}};
@@ -361,11 +376,17 @@ def _sizes_section(
     """The run-time sizes' functions of c/model_data.h (stubs for a model without any) and
     `minitvm__run_entry`, which calls the entry with the arguments it takes."""
     symbols = list(native.symbols)
-    text = [f"const int minitvm__num_symbols = {len(symbols)};", c_sizes.PRELUDE]
+    found = {name: parse_dim(bound) for name, bound in native.found}
+    text = [
+        f"const int minitvm__num_symbols = {len(symbols)};",
+        c_sizes.PRELUDE,
+        c_sizes.found_sizes_section(symbols, found, dict(native.checks), INITIAL_CAPACITY),
+    ]
     if symbols:
         bounds = {name: (lo, hi) for name, lo, hi in native.bounds}
+        set_at_run = {*found, *(capacity(name) for name in found)}
         text += [
-            c_sizes.bind_sizes_function(symbols, inputs, bounds),
+            c_sizes.bind_sizes_function(symbols, inputs, bounds, set_at_run),
             c_sizes.arena_bytes_function(symbols, native.arena_size, parse_dim(native.arena_size_expr)),
             c_sizes.output_shape_function(symbols, outputs),
             f"void {LIBRARY_ENTRY}(void **io, void **consts, char *arena, int64_t *sizes);",

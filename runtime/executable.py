@@ -393,12 +393,6 @@ class Executable(ModelSpecs):
         beside it; with weights="file" its weights too): see `minitvm export`."""
         if self._exporter is None:
             raise MinitvmError("this Executable was not built by minitvm.compile: nothing to export")
-        if self.set_sizes:
-            raise MinitvmError(
-                f"a model whose output sizes are found as it runs ({', '.join(self.set_sizes)}: "
-                "NonZero's, Unique's counts) cannot be exported yet: only sizes its inputs' "
-                "shapes give can"
-            )
         return self._exporter(self.inputs, self.outputs, self._constants, path, weights=weights)
 
     def run(

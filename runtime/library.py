@@ -31,8 +31,12 @@ from minitvm.runtime.executable import (
 )
 from minitvm.symbolic import bare_symbol, name_from, symbol
 
-#: The ABI version of deploy/c/minitvm.h this loader speaks.
-ABI_VERSION = 1
+#: The ABI version of deploy/c/minitvm.h this loader speaks, and the older ones it also
+#: loads (version 1 lacks minitvm_run_alloc, which only its successor's models need).
+ABI_VERSION = 2
+ABI_VERSIONS = (1, 2)
+#: An output dimension the model finds as it runs, in minitvm_output_info.
+FOUND_DIM = -2
 #: Room for dimensions in minitvm_input_info / minitvm_output_info.
 MAX_INFO_DIMS = 8
 
@@ -112,12 +116,18 @@ def _declare(lib: ctypes.CDLL) -> None:
         except AttributeError:
             raise MinitvmError(f"{lib._name} is not a library minitvm exported (no {name})") from None
         function.restype, function.argtypes = restype, argtypes
-    # (only in libraries of models with sizes known only at run time, which need it; older
-    # ones, all of fixed sizes, lack it)
-    output_shape = getattr(lib, "minitvm_output_shape", None)
-    if output_shape is not None:
-        output_shape.restype = ctypes.c_int
-        output_shape.argtypes = [p, ctypes.POINTER(CTensor), ctypes.c_int, ctypes.c_int, i64p]
+    # (minitvm_output_shape is only in libraries of models with sizes known only at run
+    # time, which need it: older ones, all of fixed sizes, lack it; the others came with
+    # ABI version 2)
+    optional = {
+        "minitvm_output_shape": (ctypes.c_int, [p, ctypes.POINTER(CTensor), ctypes.c_int, ctypes.c_int, i64p]),
+        "minitvm_run_alloc": (ctypes.c_int, [p, ctypes.POINTER(CTensor), ctypes.c_int, ctypes.POINTER(CTensor), ctypes.c_int]),
+        "minitvm_free": (None, [p]),
+    }  # fmt: skip
+    for name, (restype, argtypes) in optional.items():
+        function = getattr(lib, name, None)
+        if function is not None:
+            function.restype, function.argtypes = restype, argtypes
 
 
 def _usable_cores() -> int:
@@ -156,8 +166,11 @@ class Library(ModelSpecs):
             del _LOADED[real]
             raise
         version = self._lib.minitvm_abi_version()
-        if version != ABI_VERSION:
-            raise MinitvmError(f"{self.path} has C API version {version}; this minitvm speaks {ABI_VERSION}")
+        if version not in ABI_VERSIONS:
+            raise MinitvmError(
+                f"{self.path} has C API version {version}; this minitvm speaks "
+                f"{', '.join(map(str, ABI_VERSIONS))}"
+            )
         threads = 0 if num_threads is None else num_threads
         if threads < 1 and num_threads is not None:
             raise MinitvmError(f"num_threads must be >= 1, got {num_threads}")
@@ -168,12 +181,14 @@ class Library(ModelSpecs):
         #: Threads the model runs on (0 asks the library for one per core it may use, as
         #: host.default_num_threads counts them; host is not imported: it loads LLVM).
         self.num_threads = threads or _usable_cores()
+        self._info_shapes: list[list[int]] = []  # what the info calls gave, -1 and -2 kept
         self.inputs = [self._spec(i, output=False) for i in range(self._lib.minitvm_num_inputs(handle))]
         self.outputs = [self._spec(i, output=True) for i in range(self._lib.minitvm_num_outputs(handle))]
         self._input_name_set = frozenset(s.name for s in self.inputs)
         #: The sizes known only at run time, as the Executable has them: here one per input
         #: dimension the library gives as -1 (the C API does not name them), unbounded as
-        #: far as Python knows (the library checks its bounds), none set as the code runs.
+        #: far as Python knows (the library checks its bounds). Sizes the code finds as it
+        #: runs stay the library's: it reruns and checks as the Executable does.
         self.symbols = sorted(
             {name for s in self.inputs for d in s.shape if (name := bare_symbol(d)) is not None}
         )
@@ -181,8 +196,8 @@ class Library(ModelSpecs):
         self.set_sizes: dict[str, object] = {}
         check_fits_in_memory([*self.inputs, *self.outputs], 0)  # (the arena is allocated)
         self._shapes = [
-            (ctypes.c_int64 * max(1, len(s.shape)))(*(d if isinstance(d, int) else -1 for d in s.shape))
-            for s in (*self.inputs, *self.outputs)
+            (ctypes.c_int64 * max(1, len(s.shape)))(*self._info_shapes[n])
+            for n, s in enumerate((*self.inputs, *self.outputs))
         ]
         self._tensors_in = (CTensor * max(1, len(self.inputs)))()
         self._tensors_out = (CTensor * max(1, len(self.outputs)))()
@@ -194,6 +209,10 @@ class Library(ModelSpecs):
                 tensor.dtype = DTYPE_CODES[spec.dtype.name]
                 tensor.ndim = len(spec.shape)
                 tensor.shape = shape
+        #: Whether an output has a size the model finds as it runs (-2 in its info): the
+        #: library then allocates the outputs (minitvm_run_alloc).
+        self._outputs_found = any(FOUND_DIM in shape[: len(spec.shape)] for spec, shape in
+                                  zip(self.outputs, self._shapes[len(self.inputs) :]))  # fmt: skip
         self._lock = threading.Lock()  # the tensors above are shared by every run
 
     def _check(self, code: int) -> None:
@@ -207,6 +226,7 @@ class Library(ModelSpecs):
         dtype, ndim, shape = ctypes.c_int32(), ctypes.c_int32(), (ctypes.c_int64 * MAX_INFO_DIMS)()
         self._check(info(self._model, i, ctypes.byref(dtype), ctypes.byref(ndim), shape))
         name = name_of(self._model, i).decode()
+        self._info_shapes.append(list(shape[: ndim.value]))
         dims = tuple(
             symbol(name_from(f"{name}_{axis}")) if size < 0 else size  # known at run time
             for axis, size in enumerate(shape[: ndim.value])
@@ -222,6 +242,8 @@ class Library(ModelSpecs):
             for tensor, array, shape in zip(self._tensors_in, arrays, self._shapes):
                 tensor.data = data_address(array)
                 shape[: array.ndim] = array.shape  # (a size known at run time: this run's)
+            if self._outputs_found:
+                return self._run_alloc()
             results = [
                 np.empty(spec.shape, spec.dtype) if spec.is_static else np.empty(self._output_shape(i), spec.dtype)
                 for i, spec in enumerate(self.outputs)
@@ -233,6 +255,25 @@ class Library(ModelSpecs):
                     self._model, self._tensors_in, len(self.inputs), self._tensors_out, len(self.outputs)
                 )
             )
+        return results
+
+    def _run_alloc(self) -> list[np.ndarray]:
+        """minitvm_run_alloc on the inputs now in `_tensors_in` (the lock held): the outputs
+        the library allocated, copied into numpy's memory and freed."""
+        call = self._lib.minitvm_run_alloc
+        self._check(call(self._model, self._tensors_in, len(self.inputs), self._tensors_out, len(self.outputs)))
+        results = []
+        try:
+            for tensor, spec in zip(self._tensors_out, self.outputs):
+                shape = tuple(tensor.shape[: len(spec.shape)])
+                result = np.empty(shape, spec.dtype)
+                if result.nbytes:
+                    ctypes.memmove(data_address(result), tensor.data, result.nbytes)
+                results.append(result)
+        finally:
+            for tensor in self._tensors_out:
+                self._lib.minitvm_free(tensor.data)
+                tensor.data = None
         return results
 
     def _output_shape(self, i: int) -> tuple[int, ...]:

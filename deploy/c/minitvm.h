@@ -25,13 +25,15 @@
 extern "C" {
 #endif
 
-#define MINITVM_ABI_VERSION 1
+#define MINITVM_ABI_VERSION 2 /* 2 added minitvm_run_alloc, minitvm_free, MINITVM_ECHECK, -2 */
 
 /* Error codes (0 is success). */
 #define MINITVM_EINVAL 1    /* a NULL pointer, a wrong count, index, dtype, rank or shape */
 #define MINITVM_EWEIGHTS 2  /* the weights file is missing, unreadable, or not this model's */
 #define MINITVM_ECPU 3      /* this CPU lacks an instruction set the library was built for */
 #define MINITVM_ENOMEM 4    /* out of memory, or no thread could be started */
+#define MINITVM_ECHECK 5    /* the inputs' values fail a check of the model (a Reshape to a
+                               shape that does not hold its input, a Range of step 0, ...) */
 
 typedef struct minitvm_model minitvm_model;
 
@@ -61,13 +63,16 @@ const char *minitvm_output_name(const minitvm_model *m, int i);
 /* The element type, rank and shape of input / output i (`shape` has room for 8; -1 marks a
  * dimension known only at run time: a model exported with symbolic dimensions, such as a
  * batch or a sequence length, runs at any size within its bounds, and each run's inputs
- * give them). A tensor of more than 8 dimensions is an error. */
+ * give them; -2 an output dimension the model finds as it runs, from the inputs' values:
+ * NonZero's count, Unique's, a Range of fed bounds; such an output comes from
+ * minitvm_run_alloc only). A tensor of more than 8 dimensions is an error. */
 int minitvm_input_info(const minitvm_model *m, int i, int32_t *dtype, int32_t *ndim,
                        int64_t *shape);
 int minitvm_output_info(const minitvm_model *m, int i, int32_t *dtype, int32_t *ndim,
                         int64_t *shape);
 /* The shape output i takes for these inputs (what to allocate for it before minitvm_run,
- * when minitvm_output_info gives a -1); inputs are checked as minitvm_run checks them. */
+ * when minitvm_output_info gives a -1); inputs are checked as minitvm_run checks them. An
+ * output with a -2 has no shape before the run: MINITVM_EINVAL. */
 int minitvm_output_shape(const minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
                          int i, int64_t *shape);
 
@@ -78,6 +83,19 @@ int minitvm_output_shape(const minitvm_model *m, const minitvm_tensor *inputs, i
  * but must not overlap one another. */
 int minitvm_run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
                 minitvm_tensor *outputs, int num_outputs);
+
+/* Run the model as minitvm_run does, the library allocating the outputs: each output's
+ * `dtype`, `ndim` and `shape` (room for ndim entries) are the caller's as for minitvm_run,
+ * and the library writes its `data` (free it with minitvm_free; NULL after an error) and
+ * its shape. Any model runs this way; a model with an output of a size found as it runs
+ * (a -2 in minitvm_output_info) runs only this way. A model whose sizes are found as it
+ * runs may run twice the first time a size exceeds any before (buffers are then sized for
+ * the larger one); a repeated size allocates nothing but the outputs. */
+int minitvm_run_alloc(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
+                      minitvm_tensor *outputs, int num_outputs);
+
+/* Frees the data of an output of minitvm_run_alloc; NULL is ignored. */
+void minitvm_free(void *data);
 
 /* This thread's last error message ("" if none). */
 const char *minitvm_last_error(void);

@@ -13,7 +13,7 @@ typedef struct {
   const char *name;
   int32_t dtype; /* ONNX TensorProto.DataType */
   int32_t ndim;
-  const int64_t *shape; /* -1: a size known only at run time (see the sizes below) */
+  const int64_t *shape; /* -1: a size the inputs give; -2: one found as the code runs */
   int64_t nbytes;       /* -1 if a dimension is */
 } minitvm__io_spec;
 
@@ -56,6 +56,25 @@ int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *sizes, char *why,
 int64_t minitvm__arena_bytes(const int64_t *sizes);
 /* Output i's shape at these sizes. */
 void minitvm__output_shape(int i, const int64_t *sizes, int64_t *shape);
+
+/* Sizes the code finds as it runs (NonZero's count, the length of a Range of fed bounds),
+ * which are also in the sizes array: before a run each is set to its bound (buffers are laid
+ * out for it), the code writes the size it found, and a size over its bound stopped the run
+ * there. Such a size is bounded by an expression of the others, or by a capacity of its own
+ * (a size in the array the runtime keeps, minitvm__initial_capacity at first, raised when a
+ * run needs more and that run repeated), or is a run-time check (bound 0: a value the model
+ * cannot run on, with the message to say so). An output dimension that uses one is -2 in
+ * minitvm__outputs. */
+typedef struct {
+  int index;         /* in the sizes array */
+  int capacity;      /* the index of its capacity there, or -1 */
+  const char *check; /* a check's message, or NULL */
+} minitvm__found_size;
+extern const int minitvm__num_found;
+extern const int64_t minitvm__initial_capacity;
+extern const minitvm__found_size minitvm__found[];
+/* Found size k's bound at these sizes. */
+int64_t minitvm__found_bound(int k, const int64_t *sizes);
 
 /* The model: `io` the input then output buffers, `consts` the constants, `arena` the
  * intermediates, `sizes` the sizes above (runtime/abi.py). */

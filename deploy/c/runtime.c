@@ -464,6 +464,8 @@ API int minitvm_create(const char *weights_path, int num_threads, minitvm_model 
   }
   for (int i = 0; i < minitvm__num_constants; i++)
     m->consts[i] = (void *)(m->weights + minitvm__constant_offsets[i]);
+  for (int k = 0; k < minitvm__num_found; k++) /* (raised by runs that need more) */
+    if (minitvm__found[k].capacity >= 0) m->sizes[minitvm__found[k].capacity] = minitvm__initial_capacity;
   pool_stop(&m->pool);
   if ((rc = pool_start(&m->pool, num_threads ? num_threads : available_cores()))) goto error;
   minitvm__connect_pool(parallel_for);
@@ -540,27 +542,36 @@ static const char *dtype_name(int32_t code) {
   return code >= 0 && code < (int32_t)(sizeof names / sizeof names[0]) ? names[code] : "unknown";
 }
 
-static int check_tensor(const minitvm_tensor *t, const minitvm__io_spec *s, int output) {
-  const char *kind = output ? "output" : "input";
-  if (!t->data && s->nbytes) return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has no data (NULL)", kind, s->name);
+/* `mode` 0: an input; 1: an output; 2: an output the library allocates (no data yet). */
+static int check_tensor(const char *what, const minitvm_tensor *t, const minitvm__io_spec *s, int mode) {
+  const char *kind = mode ? "output" : "input";
+  if (mode != 2 && !t->data && s->nbytes)
+    return fail(MINITVM_EINVAL, "%s: %s '%s' has no data (NULL)", what, kind, s->name);
   if (t->dtype != s->dtype)
-    return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has dtype %d (%s), the model's is %d (%s)",
+    return fail(MINITVM_EINVAL, "%s: %s '%s' has dtype %d (%s), the model's is %d (%s)", what,
                 kind, s->name, t->dtype, dtype_name(t->dtype), s->dtype, dtype_name(s->dtype));
   if (t->ndim != s->ndim)
-    return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has %d dimensions, the model's has %d", kind,
+    return fail(MINITVM_EINVAL, "%s: %s '%s' has %d dimensions, the model's has %d", what, kind,
                 s->name, t->ndim, s->ndim);
-  if (!t->shape && s->ndim) return fail(MINITVM_EINVAL, "minitvm_run: %s '%s' has no shape (NULL)", kind, s->name);
-  if (!output) {
+  if (!t->shape && s->ndim) return fail(MINITVM_EINVAL, "%s: %s '%s' has no shape (NULL)", what, kind, s->name);
+  if (!mode) {
     for (int d = 0; d < s->ndim; d++) {
       if (s->shape[d] >= 0 && t->shape[d] != s->shape[d]) { /* -1: bound by minitvm__bind_sizes */
         char got[200], want[200];
         describe_shape(got, sizeof got, t->ndim, t->shape);
         describe_shape(want, sizeof want, s->ndim, s->shape);
-        return fail(MINITVM_EINVAL, "minitvm_run: input '%s' has shape %s, the model's is %s",
+        return fail(MINITVM_EINVAL, "%s: input '%s' has shape %s, the model's is %s", what,
                     s->name, got, want);
       }
     }
   }
+  return 0;
+}
+
+/* Whether output `s` has a dimension found as the code runs (-2): known after a run only. */
+static int found_shape(const minitvm__io_spec *s) {
+  for (int d = 0; d < s->ndim; d++)
+    if (s->shape[d] == -2) return 1;
   return 0;
 }
 
@@ -581,7 +592,7 @@ static int check_inputs(const char *what, const minitvm_tensor *inputs, int num_
   if (num_inputs && !inputs) return fail(MINITVM_EINVAL, "%s: `inputs` is NULL", what);
   int rc;
   for (int i = 0; i < num_inputs; i++)
-    if ((rc = check_tensor(&inputs[i], &minitvm__inputs[i], 0))) return rc;
+    if ((rc = check_tensor(what, &inputs[i], &minitvm__inputs[i], 0))) return rc;
   return 0;
 }
 
@@ -593,6 +604,11 @@ API int minitvm_output_shape(const minitvm_model *m, const minitvm_tensor *input
   if (i < 0 || i >= minitvm__num_outputs)
     return fail(MINITVM_EINVAL, "%s: no output %d (the model has %d)", what, i, minitvm__num_outputs);
   if (!shape) return fail(MINITVM_EINVAL, "%s: `shape` is NULL", what);
+  if (found_shape(&minitvm__outputs[i]))
+    return fail(MINITVM_EINVAL,
+                "%s: output '%s' has a size the model finds as it runs, known only after "
+                "minitvm_run_alloc",
+                what, minitvm__outputs[i].name);
   int rc = check_inputs(what, inputs, num_inputs);
   if (rc) return rc;
   int64_t sizes[minitvm__num_symbols + 1];
@@ -601,43 +617,122 @@ API int minitvm_output_shape(const minitvm_model *m, const minitvm_tensor *input
   return 0;
 }
 
-API int minitvm_run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
-                    minitvm_tensor *outputs, int num_outputs) {
-  clear_error();
-  if (!m) return fail(MINITVM_EINVAL, "minitvm_run: the model is NULL");
-  if (num_inputs != minitvm__num_inputs || num_outputs != minitvm__num_outputs)
-    return fail(MINITVM_EINVAL, "minitvm_run: got %d inputs and %d outputs, the model has %d and %d",
-                num_inputs, num_outputs, minitvm__num_inputs, minitvm__num_outputs);
-  if ((num_inputs && !inputs) || (num_outputs && !outputs))
-    return fail(MINITVM_EINVAL, "minitvm_run: `inputs` or `outputs` is NULL");
-  int rc;
-  if ((rc = check_inputs("minitvm_run", inputs, num_inputs))) return rc;
-  for (int i = 0; i < num_outputs; i++)
-    if ((rc = check_tensor(&outputs[i], &minitvm__outputs[i], 1))) return rc;
-  pthread_mutex_lock(&m->run_lock);
-  if ((rc = bind_sizes("minitvm_run", inputs, m->sizes))) goto done;
+/* Bytes of output i at these sizes. */
+static int64_t output_bytes(int i, const int64_t *sizes, int64_t *shape) {
+  static const int8_t item[] = {0, 4, 1, 1, 2, 2, 4, 8, 0, 1, 2, 8, 4, 8, 8, 16, 2};
+  int32_t code = minitvm__outputs[i].dtype;
+  int64_t bytes = code >= 0 && code < (int32_t)sizeof item ? item[code] : 0;
+  minitvm__output_shape(i, sizes, shape);
+  for (int d = 0; d < minitvm__outputs[i].ndim; d++) bytes *= shape[d] > 0 ? shape[d] : 0;
+  return bytes;
+}
+
+/* Grows the arena to what these sizes need. */
+static int fit_arena(minitvm_model *m, const char *what) {
   int64_t needed = minitvm__arena_bytes(m->sizes);
-  if (needed > m->arena_bytes) { /* a run bigger than any before: the arena grows once */
-    char *arena = aligned_alloc(ALIGNMENT, (size_t)needed);
-    if (!arena) {
-      rc = fail(MINITVM_ENOMEM, "minitvm_run: out of memory for %lld bytes of intermediates",
-                (long long)needed);
-      goto done;
-    }
-    free(m->arena);
-    m->arena = arena;
-    m->arena_bytes = needed;
-  }
-  for (int i = 0; i < num_inputs; i++) m->io[i] = inputs[i].data;
+  if (needed <= m->arena_bytes) return 0;
+  /* a run bigger than any before: the arena grows once */
+  char *arena = aligned_alloc(ALIGNMENT, (size_t)((needed + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT));
+  if (!arena)
+    return fail(MINITVM_ENOMEM, "%s: out of memory for %lld bytes of intermediates", what, (long long)needed);
+  free(m->arena);
+  m->arena = arena;
+  m->arena_bytes = needed;
+  return 0;
+}
+
+/* The first size found as the code ran that exceeds its bound (the run stopped there), or -1. */
+static int stopped_at(const int64_t *sizes) {
+  for (int k = 0; k < minitvm__num_found; k++)
+    if (sizes[minitvm__found[k].index] > minitvm__found_bound(k, sizes)) return k;
+  return -1;
+}
+
+static void free_outputs(minitvm_tensor *outputs, int num_outputs) {
   for (int i = 0; i < num_outputs; i++) {
-    m->io[num_inputs + i] = outputs[i].data;
-    minitvm__output_shape(i, m->sizes, outputs[i].shape);
+    free(outputs[i].data);
+    outputs[i].data = NULL;
   }
-  pool *previous = current_pool;
-  current_pool = &m->pool;
-  minitvm__run_entry(m->io, m->consts, m->arena, m->sizes);
-  current_pool = previous;
-done:
+}
+
+/* One run (the run lock held, inputs and outputs checked, sizes bound): again while a size
+ * found as it ran exceeded its capacity, which is raised (to that size, at least doubled:
+ * sizes that keep growing rerun O(log) times); `allocate`: the outputs are the library's. */
+static int run_locked(minitvm_model *m, const char *what, const minitvm_tensor *inputs,
+                      minitvm_tensor *outputs, int allocate) {
+  int rc;
+  for (;;) {
+    for (int k = 0; k < minitvm__num_found; k++) /* buffers are laid out for the bounds */
+      m->sizes[minitvm__found[k].index] = minitvm__found_bound(k, m->sizes);
+    if ((rc = fit_arena(m, what))) return rc;
+    for (int i = 0; i < minitvm__num_inputs; i++) m->io[i] = inputs[i].data;
+    for (int i = 0; i < minitvm__num_outputs; i++) {
+      if (allocate) {
+        int64_t bytes = output_bytes(i, m->sizes, outputs[i].shape);
+        outputs[i].data = malloc((size_t)(bytes > 0 ? bytes : 1));
+        if (!outputs[i].data) {
+          free_outputs(outputs, i);
+          return fail(MINITVM_ENOMEM, "%s: out of memory for %lld bytes of output '%s'", what,
+                      (long long)bytes, minitvm__outputs[i].name);
+        }
+      }
+      m->io[minitvm__num_inputs + i] = outputs[i].data;
+    }
+    pool *previous = current_pool;
+    current_pool = &m->pool;
+    minitvm__run_entry(m->io, m->consts, m->arena, m->sizes);
+    current_pool = previous;
+    int k = stopped_at(m->sizes);
+    if (k < 0) break;
+    if (allocate) free_outputs(outputs, minitvm__num_outputs);
+    const minitvm__found_size *f = &minitvm__found[k];
+    if (f->check) return fail(MINITVM_ECHECK, "%s: %s", what, f->check);
+    if (f->capacity < 0) /* (no code does this: a size bounded by the shapes stays within) */
+      return fail(MINITVM_EINVAL, "%s: a size found as the model ran, %lld, exceeds its bound",
+                  what, (long long)m->sizes[f->index]);
+    int64_t grown = 2 * m->sizes[f->capacity];
+    m->sizes[f->capacity] = m->sizes[f->index] > grown ? m->sizes[f->index] : grown;
+  }
+  for (int i = 0; i < minitvm__num_outputs; i++) /* the shapes found */
+    minitvm__output_shape(i, m->sizes, outputs[i].shape);
+  return 0;
+}
+
+static int run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
+               minitvm_tensor *outputs, int num_outputs, int allocate) {
+  const char *what = allocate ? "minitvm_run_alloc" : "minitvm_run";
+  clear_error();
+  if (!m) return fail(MINITVM_EINVAL, "%s: the model is NULL", what);
+  if (num_inputs != minitvm__num_inputs || num_outputs != minitvm__num_outputs)
+    return fail(MINITVM_EINVAL, "%s: got %d inputs and %d outputs, the model has %d and %d",
+                what, num_inputs, num_outputs, minitvm__num_inputs, minitvm__num_outputs);
+  if ((num_inputs && !inputs) || (num_outputs && !outputs))
+    return fail(MINITVM_EINVAL, "%s: `inputs` or `outputs` is NULL", what);
+  int rc;
+  if ((rc = check_inputs(what, inputs, num_inputs))) return rc;
+  for (int i = 0; i < num_outputs; i++) {
+    if (allocate) outputs[i].data = NULL;
+    if ((rc = check_tensor(what, &outputs[i], &minitvm__outputs[i], allocate ? 2 : 1))) return rc;
+    if (!allocate && found_shape(&minitvm__outputs[i]))
+      return fail(MINITVM_EINVAL,
+                  "%s: output '%s' has a size the model finds as it runs (-2 in "
+                  "minitvm_output_info): run it with minitvm_run_alloc",
+                  what, minitvm__outputs[i].name);
+  }
+  pthread_mutex_lock(&m->run_lock);
+  if (!(rc = bind_sizes(what, inputs, m->sizes))) rc = run_locked(m, what, inputs, outputs, allocate);
   pthread_mutex_unlock(&m->run_lock);
   return rc;
 }
+
+API int minitvm_run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
+                    minitvm_tensor *outputs, int num_outputs) {
+  return run(m, inputs, num_inputs, outputs, num_outputs, 0);
+}
+
+API int minitvm_run_alloc(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
+                          minitvm_tensor *outputs, int num_outputs) {
+  return run(m, inputs, num_inputs, outputs, num_outputs, 1);
+}
+
+API void minitvm_free(void *data) { free(data); }

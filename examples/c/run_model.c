@@ -52,6 +52,7 @@ typedef struct {
   minitvm_tensor *inputs, *outputs;
   int64_t (*output_shapes)[MAX_INFO_DIMS];
   int num_inputs, num_outputs;
+  int library_allocates; /* the outputs come from minitvm_run_alloc (see allocate_outputs) */
   double *times_ms;
 } state;
 
@@ -116,7 +117,12 @@ static int parse_options(int argc, char **argv, options *o) {
 
 static void free_state(state *s) {
   for (int i = 0; s->arrays && i < s->num_inputs; i++) npy_free(&s->arrays[i]);
-  for (int i = 0; s->outputs && i < s->num_outputs; i++) free(s->outputs[i].data);
+  for (int i = 0; s->outputs && i < s->num_outputs; i++) {
+    if (s->library_allocates)
+      minitvm_free(s->outputs[i].data);
+    else
+      free(s->outputs[i].data);
+  }
   free(s->arrays);
   free(s->inputs);
   free(s->outputs);
@@ -165,6 +171,9 @@ static int load_inputs(const options *o, state *s) {
   return 0;
 }
 
+/* The outputs' memory, for the shapes these inputs give; none for a model with an output of
+ * a size it finds as it runs (a -2 in minitvm_output_info: NonZero's count, Unique's), whose
+ * outputs minitvm_run_alloc allocates at each run. */
 static int allocate_outputs(state *s) {
   s->num_outputs = minitvm_num_outputs(s->model);
   s->outputs = calloc((size_t)s->num_outputs + 1, sizeof *s->outputs);
@@ -174,13 +183,17 @@ static int allocate_outputs(state *s) {
     minitvm_tensor *t = &s->outputs[i];
     t->shape = s->output_shapes[i];
     if (minitvm_output_info(s->model, i, &t->dtype, &t->ndim, t->shape)) return api_error();
-    /* a dimension known only at run time (-1): these inputs' shapes give it */
-    if (minitvm_output_shape(s->model, s->inputs, s->num_inputs, i, t->shape)) return api_error();
+    for (int d = 0; d < t->ndim; d++) s->library_allocates |= t->shape[d] == -2;
     if (!npy_itemsize(t->dtype)) {
       fprintf(stderr, "run_model: output '%s' has dtype %d, which run_model does not know\n",
               minitvm_output_name(s->model, i), (int)t->dtype);
       return 1;
     }
+  }
+  for (int i = 0; i < s->num_outputs && !s->library_allocates; i++) {
+    minitvm_tensor *t = &s->outputs[i];
+    /* a dimension known only at run time (-1): these inputs' shapes give it */
+    if (minitvm_output_shape(s->model, s->inputs, s->num_inputs, i, t->shape)) return api_error();
     size_t nbytes = element_count(t->ndim, t->shape) * npy_itemsize(t->dtype);
     if (!(t->data = malloc(nbytes ? nbytes : 1))) return fail("out of memory for the outputs");
   }
@@ -201,9 +214,15 @@ static int compare_doubles(const void *a, const void *b) {
 static int run(const options *o, state *s) {
   if (!(s->times_ms = malloc((size_t)o->repeat * sizeof *s->times_ms))) return fail("out of memory");
   for (int r = 0; r < o->repeat; r++) {
+    for (int i = 0; i < s->num_outputs && s->library_allocates; i++) {
+      minitvm_free(s->outputs[i].data); /* (the last run's outputs are printed and saved) */
+      s->outputs[i].data = NULL;
+    }
     double start = now_ms();
-    if (minitvm_run(s->model, s->inputs, s->num_inputs, s->outputs, s->num_outputs))
-      return api_error();
+    int failed = s->library_allocates
+                     ? minitvm_run_alloc(s->model, s->inputs, s->num_inputs, s->outputs, s->num_outputs)
+                     : minitvm_run(s->model, s->inputs, s->num_inputs, s->outputs, s->num_outputs);
+    if (failed) return api_error();
     s->times_ms[r] = now_ms() - start;
   }
   qsort(s->times_ms, (size_t)o->repeat, sizeof *s->times_ms, compare_doubles);

@@ -76,9 +76,13 @@ class Model {
     for (const Input &i : inputs)
       in.push_back({const_cast<void *>(i.data), i.dtype, static_cast<int32_t>(i.shape.size()),
                     const_cast<int64_t *>(i.shape.data())});
+    std::vector<TensorInfo> infos = outputs();
+    for (const TensorInfo &info : infos)
+      for (int64_t d : info.shape)
+        if (d == -2) return run_alloc(in, std::move(infos));  // a size found as the model runs
     std::vector<Output> results;
     int index = 0;
-    for (TensorInfo &info : outputs()) {
+    for (TensorInfo &info : infos) {
       // a dimension known only at run time (-1): these inputs' shapes give it
       check(minitvm_output_shape(model_, in.data(), static_cast<int>(in.size()), index++,
                                  info.shape.data()));
@@ -100,6 +104,25 @@ class Model {
   }
 
  private:
+  // A run whose outputs the library allocates (minitvm_run_alloc), copied into Outputs.
+  std::vector<Output> run_alloc(std::vector<minitvm_tensor> &in, std::vector<TensorInfo> infos) {
+    std::vector<minitvm_tensor> out;
+    for (TensorInfo &info : infos)
+      out.push_back({nullptr, info.dtype, static_cast<int32_t>(info.shape.size()), info.shape.data()});
+    check(minitvm_run_alloc(model_, in.data(), static_cast<int>(in.size()), out.data(),
+                            static_cast<int>(out.size())));
+    std::vector<Output> results;
+    for (size_t i = 0; i < infos.size(); i++) {
+      size_t count = 1;
+      for (int64_t d : infos[i].shape) count *= static_cast<size_t>(d);
+      const unsigned char *data = static_cast<const unsigned char *>(out[i].data);
+      results.push_back({std::move(infos[i].name), infos[i].dtype, std::move(infos[i].shape),
+                         std::vector<unsigned char>(data, data + count * npy_itemsize(infos[i].dtype))});
+    }
+    for (minitvm_tensor &o : out) minitvm_free(o.data);
+    return results;
+  }
+
   static void check(int code) {
     if (code) throw std::runtime_error(minitvm_last_error());
   }

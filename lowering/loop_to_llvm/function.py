@@ -407,8 +407,8 @@ class FunctionLowering(Emitter):
     def _copy(self, op: loop.CopyOp) -> None:
         type_ = op.source.type
         assert isinstance(type_, MemRefType)
-        size = num_elements(type_) * byte_size(type_.element_type)
-        args = [self.values[op.target], self.values[op.source], self.const(size, i64)]
+        size = product(loop.dims_of(type_)) * byte_size(type_.element_type)  # (run-time sizes too)
+        args = [self.values[op.target], self.values[op.source], self.size_value(size)]
         self.intrinsic("memcpy.p0.p0.i64", [*args, self.const(0, i1)], None, [])
 
     # ---------------------------------------------------------------- buffers and the ABI

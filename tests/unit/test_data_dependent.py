@@ -212,9 +212,12 @@ def test_unique_of_many_elements_sorts_them(sorted_: int) -> None:
 
 
 @pytest.mark.parametrize("center_point_box", [0, 1])
-def test_non_max_suppression(center_point_box: int) -> None:
-    """Boxes of 2 batches x 3 classes with tied scores; the limits fed at run time."""
-    batches, classes, boxes = 2, 3, 16
+@pytest.mark.parametrize("symbolic", [False, True], ids=["static", "symbolic"])
+def test_non_max_suppression(center_point_box: int, symbolic: bool) -> None:
+    """Boxes of 2 batches x 3 classes with tied scores; the limits fed at run time; batch and
+    box counts fixed or symbolic (then each feed has its own)."""
+    classes = 3
+    batches, boxes = ("batch", "boxes") if symbolic else (2, 16)
     model = make_model(
         [
             helper.make_node(
@@ -234,7 +237,8 @@ def test_non_max_suppression(center_point_box: int) -> None:
         ["selected"],
     )
     feeds = []
-    for most, iou, score in ((3, 0.5, 0.0), (10, 0.3, 0.5), (0, 0.5, 0.0), (100, 0.9, -1.0)):
+    for n, (most, iou, score) in enumerate(((3, 0.5, 0.0), (10, 0.3, 0.5), (0, 0.5, 0.0), (100, 0.9, -1.0))):
+        batches, boxes = (1 + n % 2, 16 + 5 * n) if symbolic else (batches, boxes)
         corner = RNG.random((batches, boxes, 2)) * 10
         size = RNG.random((batches, boxes, 2)) * 5
         second = size if center_point_box else corner + size

@@ -30,7 +30,7 @@ from minitvm.runtime.library import CTensor
 
 REPO = Path(__file__).resolve().parents[2]
 MLP = REPO / "examples" / "mlp.onnx"
-EINVAL, EWEIGHTS, ECPU = 1, 2, 3
+EINVAL, EWEIGHTS, ECPU, ECHECK = 1, 2, 3, 5
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                                 reason="no C compiler")  # fmt: skip
@@ -106,7 +106,7 @@ def test_the_library_describes_its_inputs_and_outputs(exe, exported) -> None:
     assert lib.inputs == exe.inputs and lib.outputs == exe.outputs
     assert lib.input_names == ["x", "idx"] and lib.output_names == ["y", "mask"]
     header = exported.with_suffix(".h").read_text()
-    assert "#define MINITVM_ABI_VERSION 1" in header
+    assert "#define MINITVM_ABI_VERSION 2" in header
     assert "0: x  dtype 1 (float32), shape [32, 64]" in header
     assert "1: mask  dtype 9 (bool), shape [5, 256]" in header
 
@@ -124,6 +124,7 @@ def test_the_library_needs_only_the_c_library_and_exports_only_the_api(exported,
             "minitvm_abi_version", "minitvm_create", "minitvm_destroy", "minitvm_input_info",
             "minitvm_input_name", "minitvm_last_error", "minitvm_num_inputs", "minitvm_num_outputs",
             "minitvm_output_info", "minitvm_output_name", "minitvm_output_shape", "minitvm_run",
+            "minitvm_run_alloc", "minitvm_free",
         }  # fmt: skip
     assert exported_file.stat().st_size < exported.stat().st_size  # the weights are outside
 
@@ -167,7 +168,7 @@ def tensors(arrays: list[np.ndarray], codes: list[int]) -> tuple[ctypes.Array, l
 
 def test_every_bad_call_fails_with_a_code_and_a_message(exported) -> None:
     api = Api(exported)
-    assert api.abi_version() == 1
+    assert api.abi_version() == 2
     assert api.create(None, 0).value  # 0 threads: every core
     model = api.create()
     x, idx = feeds()["x"], feeds()["idx"]

@@ -18,7 +18,8 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
-from test_export import EINVAL, Api, tensors
+from test_data_dependent import make_model
+from test_export import ECHECK, EINVAL, Api, tensors
 
 import minitvm
 from minitvm.bench.models import mlp, with_dynamic_dims
@@ -118,16 +119,96 @@ def test_bounds_and_agreement_are_checked_by_the_library(tmp_path: Path) -> None
         lib.run(feeds)
 
 
-def test_sizes_found_as_the_model_runs_are_not_exported(tmp_path: Path) -> None:
-    net = helper.make_graph(
-        [helper.make_node("NonZero", ["x"], ["y"])], "nonzero",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-        [helper.make_tensor_value_info("y", TensorProto.INT64, [1, None])],
+def _found_size_models() -> dict[str, tuple[onnx.ModelProto, list[dict[str, np.ndarray]]]]:
+    """Models whose output sizes the code finds as it runs, each with feeds whose found sizes
+    grow past the initial capacity, shrink and grow again."""
+    rng = np.random.default_rng(7)
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+
+    def sparse(n: int, density: float) -> np.ndarray:
+        return (rng.random(n) < density).astype(np.float32) * rng.standard_normal(n).astype(np.float32)
+
+    nonzero = make_model([helper.make_node("NonZero", ["x"], ["y"])], {"x": (f32, ["n"])}, ["y"])
+    unique = make_model(
+        [helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"])],
+        {"x": (i64, ["n"])}, ["y", "indices", "inverse", "counts"],
     )  # fmt: skip
-    exe = minitvm.compile(helper.make_model(net, opset_imports=[helper.make_opsetid("", 17)]))
-    with pytest.raises(MinitvmError, match="found as it runs .* cannot be exported yet"):
-        exe.export(str(tmp_path / "nz.so"))
-    assert not list(tmp_path.iterdir())
+    range_ = make_model([helper.make_node("Range", ["s", "l", "d"], ["y"], name="r")],
+                        {n: (i64, []) for n in "sld"}, ["y"])  # fmt: skip
+    top_k = make_model([helper.make_node("TopK", ["x", "k"], ["v", "i"])],
+                       {"x": (f32, [2, "n"]), "k": (i64, [1])}, ["v", "i"])  # fmt: skip
+
+    def scalars(*values: int) -> dict[str, np.ndarray]:
+        return dict(zip("sld", (np.array(v, np.int64) for v in values), strict=True))
+
+    return {
+        "nonzero": (nonzero, [{"x": sparse(n, d)} for n, d in [(10, 0.5), (1000, 0.3), (7, 0.0), (5000, 0.9)]]),
+        "unique": (unique, [{"x": rng.integers(0, v, n)} for n, v in [(20, 5), (3000, 2000), (4, 9)]]),
+        "range": (range_, [scalars(*c) for c in [(0, 5, 1), (-7, 900, 2), (10, 0, -3), (0, 70_000, 1)]]),
+        "top_k": (top_k, [{"x": rng.standard_normal((2, n)).astype(np.float32), "k": np.array([k], np.int64)}
+                          for n, k in [(50, 3), (500, 300), (9, 9)]]),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["nonzero", "unique", "range", "top_k"])
+def test_a_library_finds_output_sizes_as_it_runs(tmp_path: Path, name: str) -> None:
+    """NonZero, Unique, a Range of fed bounds and TopK of a fed k, exported: the library
+    allocates the outputs, raises its capacities and reruns as the Executable does, and
+    gives the same values in the same shapes."""
+    model, feeds = _found_size_models()[name]
+    exe = minitvm.compile(model, num_threads=1)
+    exe.export(str(tmp_path / f"{name}.so"))
+    lib = minitvm.load(tmp_path / f"{name}.so", num_threads=1)
+    assert [s.dtype for s in lib.outputs] == [s.dtype for s in exe.outputs]
+    for feed in feeds:
+        for want, got in zip(exe.run(feed), lib.run(feed), strict=True):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
+def test_the_c_api_of_sizes_found_as_the_model_runs(tmp_path: Path) -> None:
+    """-2 in output info; minitvm_run and minitvm_output_shape refuse such an output and say
+    why; minitvm_run_alloc hands out the outputs (minitvm_free frees them); a check the
+    inputs' values fail is MINITVM_ECHECK with the node's message, and leaves no output."""
+    model = make_model(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="rs"), helper.make_node("NonZero", ["y"], ["where"])],
+        {"x": (TensorProto.FLOAT, [2, 3, 4]), "s": (TensorProto.INT64, [2])}, ["y", "where"], opset=18,
+    )  # fmt: skip
+    exe = minitvm.compile(model, num_threads=1)
+    exe.export(str(tmp_path / "rs.so"))
+    api = Api(tmp_path / "rs.so")
+    m = api.create()
+    dtype, ndim, shape = ctypes.c_int32(), ctypes.c_int32(), (ctypes.c_int64 * 8)()
+    for i, dims in enumerate(([-2, -2], [2, -2])):
+        assert api.output_info(m, i, ctypes.byref(dtype), ctypes.byref(ndim), shape) == 0
+        assert list(shape[: ndim.value]) == dims
+    x = (np.arange(24, dtype=np.float32) % 3).reshape(2, 3, 4)
+    inputs, _keep = tensors([x, np.array([6, -1], np.int64)], [1, 7])
+    assert api.output_shape(m, inputs, 2, 0, shape) == EINVAL
+    assert "output 'y' has a size the model finds as it runs" in api.error()
+    y, where = np.empty((6, 4), np.float32), np.empty((2, 24), np.int64)
+    outputs, _keep_out = tensors([y, where], [1, 7])
+    assert api.run(m, inputs, 2, outputs, 2) == EINVAL
+    assert "output 'y' has a size the model finds as it runs (-2 in minitvm_output_info): run it with minitvm_run_alloc" in api.error()
+    assert api.run_alloc(m, inputs, 2, outputs, 2) == 0, api.error()
+    want = exe.run({"x": x, "s": np.array([6, -1], np.int64)})
+    for tensor, w in zip(outputs, want):
+        assert list(tensor.shape[: w.ndim]) == list(w.shape)
+        got = np.ctypeslib.as_array(ctypes.cast(tensor.data, ctypes.POINTER(np.ctypeslib.as_ctypes_type(w.dtype))), w.shape)
+        np.testing.assert_array_equal(got, w)
+        api.free(tensor.data)
+    wrong, _keep_wrong = tensors([x, np.array([5, 5], np.int64)], [1, 7])
+    assert api.run_alloc(m, wrong, 2, outputs, 2) == ECHECK
+    assert api.error() == (
+        "minitvm_run_alloc: node 'rs' (Reshape, opset 18): the shape asked for (at most one -1, "
+        "no other negative size) does not hold the input's 24 elements ([2, 3, 4])"
+    )
+    assert not outputs[0].data and not outputs[1].data
+    lib = minitvm.load(tmp_path / "rs.so", num_threads=1)
+    with pytest.raises(MinitvmError, match=r"rs\.so: minitvm_run_alloc: node 'rs' \(Reshape, opset 18\): the shape asked for"):
+        lib.run({"x": x, "s": np.array([5, 5], np.int64)})
+    api.free(None)
+    api.destroy(m)
 
 
 def test_export_from_the_command_line_keeps_dynamic_dimensions(tmp_path: Path) -> None:

@@ -75,11 +75,31 @@ def two_io_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def found_size_model() -> onnx.ModelProto:
+    """where = NonZero(x > 0) and the positive values (Compress): outputs whose sizes the
+    model finds as it runs, which the programs take from minitvm_run_alloc."""
+    nodes = [
+        helper.make_node("Greater", ["x", "zero"], ["positive"]),
+        helper.make_node("NonZero", ["positive"], ["where"]),
+        helper.make_node("Compress", ["x", "positive"], ["values"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "found",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("where", TensorProto.INT64, [1, None]),
+         helper.make_tensor_value_info("values", TensorProto.FLOAT, [None])],
+        initializer=[numpy_helper.from_array(np.array(0.0, np.float32), "zero")],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def sample_inputs(name: str) -> list[np.ndarray]:
     if name == "mlp":
         return [np.random.default_rng(0).standard_normal((1, 784)).astype(np.float32)]
     if name == "mlp_dynamic":  # a batch the library learns from the input's shape
         return [np.random.default_rng(0).standard_normal((3, 784)).astype(np.float32)]
+    if name == "found":
+        return [np.random.default_rng(0).standard_normal(300).astype(np.float32)]
     # signs chosen so that out:0 is [[False, True], [True, False]]: an all-True (or all-False)
     # bool output would pass for a wrong one
     x = np.array([[1.5, -2.0, 0.25], [-0.5, 3.0, -1.25]], np.float32)
@@ -107,6 +127,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Built]:
         ("mlp", onnx.load(MLP), "file"),
         ("two_io", two_io_model(), "embed"),
         ("mlp_dynamic", with_dynamic_dims(onnx.load(MLP), {"image": ["batch", None]}), "embed"),
+        ("found", found_size_model(), "embed"),
     ):
         directory = tmp_path_factory.mktemp(name)
         library = directory / f"{name}.so"
@@ -171,7 +192,7 @@ def mlp_logits(directory: Path) -> np.ndarray:
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
-@pytest.mark.parametrize("name", ["mlp", "two_io", "mlp_dynamic"])
+@pytest.mark.parametrize("name", ["mlp", "two_io", "mlp_dynamic", "found"])
 def test_outputs_match_ort(
     built: dict[str, Built], name: str, program: str, tmp_path: Path
 ) -> None:
@@ -229,11 +250,12 @@ def test_wrong_shape_or_dtype_fails_with_the_library_message(
     _, indices = sample_inputs("two_io")
     np.save(tmp_path / "wide.npy", np.zeros((2, 4), np.float32))
     np.save(tmp_path / "int32.npy", indices.astype(np.int32))
+    # (the programs ask minitvm_output_shape first, which checks the inputs as minitvm_run does)
     for files, message in (
-        ([tmp_path / "wide.npy", b.inputs[1]], "minitvm_run: input 'x' has shape 2x4, the model's is 2x3"),
+        ([tmp_path / "wide.npy", b.inputs[1]], "minitvm_output_shape: input 'x' has shape 2x4, the model's is 2x3"),
         (
             [b.inputs[0], tmp_path / "int32.npy"],
-            "minitvm_run: input 'indices' has dtype 6 (int32), the model's is 7 (int64)",
+            "minitvm_output_shape: input 'indices' has dtype 6 (int32), the model's is 7 (int64)",
         ),
     ):  # fmt: skip
         done = run(b.program(program), "--output-dir", tmp_path / "out", *files)

@@ -16,8 +16,9 @@ ops on that result:
                                first indices, groups, counts from them. Slices of more than
                                16 elements: how many have no equal one before them, each
                                one's place among the u from an n x n comparison
-    NonMaxSuppression          a graph.loop over the score ranks keeps boxes greedily; the
-                               kept (batch, class, rank) triples are flat_nonzero's
+    NonMaxSuppression          graph.greedy_nms keeps boxes greedily in each class's score
+                               order; the kept (batch, class, rank) triples are
+                               flat_nonzero's
     Slice (starts, ends at     per axis, the positions start + k * step within the clamped
       run time)                bounds: flat_nonzero of a mask over the axis; a Gather of them
 
@@ -27,12 +28,11 @@ When the input that decides the size is a constant, the result is computed at im
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType, i1, i64
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import i64
+from xdsl.ir import SSAValue
 
 from minitvm.dialects import graph as g
 from minitvm.dialects.graph.base import Dim
@@ -343,14 +343,11 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
     above score_threshold (if given), fewer than max_output_boxes_per_class are kept so far,
     and its IoU with none of those is above iou_threshold.
 
-    The greedy pass is sequential in score order, so it is a graph.loop over the ranks: at
-    rank t each (batch, class) takes its t-th box and compares it with all boxes at once
-    (O(boxes) per step, no boxes x boxes table), marking it kept in box order (for the next
-    comparisons) and in rank order; the loop stops once every class is full, or no class's
-    candidate scores above the threshold (the ranks come from a stable sort of each class's
-    scores, `graph.argsort`, so none after it will). The kept ranks,
-    row-major in (batch, class, rank), are the output's rows: flat_nonzero of them, the box
-    read from the score order at that position."""
+    The boxes become corners (x0 <= x1, y0 <= y1) and areas, and `graph.greedy_nms` makes
+    the greedy pass (the candidates in a heap, popped best first, each compared with the
+    boxes kept so far only, as far as the class's count allows). Its kept ranks, row-major in
+    (batch, class, rank), are the output's rows: flat_nonzero of them, the box read from the
+    pass's order at that position."""
     boxes_shape, scores_shape = ctx.shape(0), ctx.shape(1)
     if len(boxes_shape) != 3 or len(scores_shape) != 3 or boxes_shape[2] != 4:
         raise ctx.error(
@@ -396,60 +393,14 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
         y0, y1 = ctx.make1(g.MinOp, c0, c2), ctx.make1(g.MaxOp, c0, c2)
         x0, x1 = ctx.make1(g.MinOp, c1, c3), ctx.make1(g.MaxOp, c1, c3)
     area = ctx.make1(g.MulOp, ctx.make1(g.SubOp, x1, x0), ctx.make1(g.SubOp, y1, y0))
-    corners = [x0, y0, x1, y1, area]
-    spread = [ctx.make1(g.ExpandOp, c, shape=[batch, classes, n]) for c in corners]
+    corners = ctx.make1(g.ConcatOp, [x0, y0, x1, y1, area], axis=1)  # [batch, 5, boxes]
 
-    # order[b, c, p]: the box of rank p in class c's scores (a stable sort: ties to the lower index)
-    iota = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
-    zero = ctx.materialize(np.zeros((), np.int64), f"{name}_zero")
-    zero_f = ctx.materialize(np.zeros((), np.float32), f"{name}_zero_f")
-    rows_of_scores = ctx.make1(g.ReshapeOp, scores, shape=[batch * classes, n])
-    order = ctx.make1(g.ReshapeOp, ctx.make1(g.ArgSortOp, rows_of_scores, descending=1), shape=[batch, classes, n])
-
-    false = ctx.materialize(np.zeros((1, 1, 1), np.bool_), f"{name}_false")
-    none_kept = ctx.make1(g.ExpandOp, false, shape=[batch, classes, n])
-    no_count = ctx.make1(g.ExpandOp, ctx.materialize(np.zeros((1, 1), np.int64), f"{name}_count0"),
-                         shape=[batch, classes])  # fmt: skip
-    trip = index_scalar(ctx, n, f"{name}_trip")
-    going = ctx.make1(g.GreaterOp, max_boxes, zero)
-    block = Block(arg_types=[TensorType(i64, []), TensorType(i1, []), none_kept.type, none_kept.type, no_count.type])
-    t, _, kept, ranked, count = block.args
-    body = dataclasses.replace(ctx, block=block)
-    candidate = body.make1(g.ReshapeOp, body.make1(g.GatherOp, order, t, axis=2), shape=[batch, classes, 1])
-    picked = [body.make1(g.GatherElementsOp, c, candidate, axis=2) for c in spread]  # [b, c, 1]
-    px0, py0, px1, py1, parea = picked
-    ix = body.make1(g.SubOp, body.make1(g.MinOp, px1, x1), body.make1(g.MaxOp, px0, x0))
-    iy = body.make1(g.SubOp, body.make1(g.MinOp, py1, y1), body.make1(g.MaxOp, py0, y0))
-    inter = body.make1(g.MulOp, ix, iy)
-    union = body.make1(g.SubOp, body.make1(g.AddOp, parea, area), inter)
-    over = body.make1(g.GreaterOp, body.make1(g.DivOp, inter, union), iou_threshold)
-    for positive in (ix, iy, inter, parea, area, union):
-        over = body.make1(g.AndOp, over, body.make1(g.GreaterOp, positive, zero_f))
-    hits = body.make1(g.AndOp, kept, over)
-    suppressed = body.make1(g.GreaterOp, body.make1(g.ReduceSumOp, body.make1(
-        g.CastOp, hits, to=i64), axes=[2], keepdims=1), zero)  # fmt: skip
-    take = body.make1(g.AndOp, body.make1(g.NotOp, suppressed),
-                      body.make1(g.LessOp, body.make1(g.ReshapeOp, count, shape=[batch, classes, 1]), max_boxes))  # fmt: skip
-    above: SSAValue | None = None  # some class's candidate scores above the threshold
-    if score_threshold is not None:
-        score = body.make1(g.GatherElementsOp, scores, candidate, axis=2)
-        over_threshold = body.make1(g.GreaterOp, score, score_threshold)
-        take = body.make1(g.AndOp, take, over_threshold)
-        above = body.make1(g.GreaterOp, body.make1(g.ReduceSumOp, body.make1(
-            g.CastOp, over_threshold, to=i64), axes=[0, 1, 2], keepdims=0), zero)  # fmt: skip
-    positions = body.make1(g.ReshapeOp, iota, shape=[1, 1, n])
-    new_kept = body.make1(g.OrOp, kept, body.make1(g.AndOp, take, body.make1(g.EqualOp, positions, candidate)))
-    new_ranked = body.make1(g.OrOp, ranked, body.make1(g.AndOp, take, body.make1(g.EqualOp, positions, t)))
-    new_count = body.make1(g.AddOp, count, body.make1(
-        g.ReshapeOp, body.make1(g.CastOp, take, to=i64), shape=[batch, classes]))  # fmt: skip
-    open_classes = body.make1(g.ReduceSumOp, body.make1(g.CastOp, body.make1(
-        g.LessOp, new_count, max_boxes), to=i64), axes=[0, 1], keepdims=0)  # fmt: skip
-    going_on = body.make1(g.GreaterOp, open_classes, zero)
-    if above is not None:  # (scores fall with the rank: none above it now, none later)
-        going_on = body.make1(g.AndOp, going_on, above)
-    block.add_op(g.YieldOp(going_on, new_kept, new_ranked, new_count))
-    loop_op = ctx.emit(g.LoopOp(trip, going, [none_kept, none_kept, no_count], Region(block)))
-    ranked_out = loop_op.results[1]
+    threshold = score_threshold
+    if threshold is None:  # (not read)
+        threshold = ctx.materialize(np.zeros((), np.float32), f"{name}_no_threshold")
+    nms = ctx.make(g.GreedyNmsOp, corners, scores, max_boxes, iou_threshold, threshold,
+                   thresholded=int(score_threshold is not None))  # fmt: skip
+    ranked_out, order = nms.keep, nms.order  # [batch, classes, n]: kept, and the box of each rank
 
     rows = flat_nonzero(ctx, ranked_out)  # (b * classes + c) * n + rank
     s = symbol(count_name(ctx))

@@ -4,10 +4,11 @@ expression form, or none as fast."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i1
 from xdsl.ir import Block, Operation, SSAValue
 
 from minitvm.dialects import loop
@@ -48,3 +49,52 @@ def extent(emit: Emit, size: int | SymDim) -> tuple[SSAValue, int]:
         return emit.index(size), size
     high = bounds(size)[1]
     return emit(loop.SizeOp(size)), min(high, UNBOUNDED) if high is not None else UNBOUNDED
+
+
+#: A heap slot's entry and the key it is ordered by (what `SiftDown.at` gives).
+Entry = tuple[SSAValue, SSAValue]
+
+
+@dataclass
+class SiftDown:
+    """Sifting down a binary heap held in a buffer's slots 0..size-1, branch-free: sort_to_loop's
+    TopK heap (the worst of the best k at the root) and nms_to_loop's candidates (the best at
+    the root) differ only in where the slots are and which entry goes above which.
+
+    `at(emit, slot)` loads a slot's entry and key, `store(emit, entry, slot)` writes one,
+    `above(emit, a, b)` says whether entry a (with its key) belongs above b; `levels` bounds
+    the steps a sift takes."""
+
+    at: Callable[[Emit, SSAValue], Entry]
+    store: Callable[[Emit, SSAValue, SSAValue], None]
+    above: Callable[[Emit, Entry, Entry], SSAValue]
+    levels: int
+
+    def write(self, emit: Emit, start: SSAValue, size: SSAValue, steps: SSAValue | None = None) -> None:
+        """Move the entry in slot `start` down the heap of `size` slots (size >= 1 where a
+        step runs), one level a step (`steps` of them, `levels` without), while a child
+        belongs above it: the children's slots clamped into the heap, a flag saying whether
+        it still moves."""
+        one = emit.index(1)
+        moving = emit(arith.ConstantOp(IntegerAttr(1, i1)))
+        levels = emit.loop(self.levels, steps, (start, moving))
+        step = Emit(levels.body.block)
+        _, slot, going = levels.body.block.args
+        left = step(arith.AddiOp(step(arith.AddiOp(slot, slot)), one))
+        right = step(arith.AddiOp(left, one))
+        bottom = step(arith.SubiOp(size, one))
+        has_left = step(arith.CmpiOp(left, size, "slt"))
+        has_right = step(arith.CmpiOp(right, size, "slt"))
+        left_slot, right_slot = step(arith.MinSIOp(left, bottom)), step(arith.MinSIOp(right, bottom))
+        left_entry, right_entry = self.at(step, left_slot), self.at(step, right_slot)
+        right_first = step(arith.AndIOp(has_right, self.above(step, right_entry, left_entry)))
+        child = step(arith.SelectOp(right_first, right_slot, left_slot))
+        child_entry = (
+            step(arith.SelectOp(right_first, right_entry[0], left_entry[0])),
+            step(arith.SelectOp(right_first, right_entry[1], left_entry[1])),
+        )
+        here = self.at(step, slot)
+        swap = step(arith.AndIOp(step(arith.AndIOp(going, has_left)), self.above(step, child_entry, here)))
+        self.store(step, step(arith.SelectOp(swap, child_entry[0], here[0])), slot)
+        self.store(step, step(arith.SelectOp(swap, here[0], child_entry[0])), child)
+        step.add(loop.YieldOp(step(arith.SelectOp(swap, child, slot)), swap))

@@ -33,12 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i64
+from xdsl.dialects.builtin import IndexType, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from minitvm.dialects import loop
 from minitvm.dialects.graph.base import is_float
-from minitvm.lowering.main_loops import Emit, extent
+from minitvm.lowering.main_loops import Emit, Entry, SiftDown, extent
 from minitvm.symbolic import SymDim
 
 
@@ -203,42 +203,23 @@ class _Heap:
     k: int
     order: _Merge  # (its `beats`)
 
-    def _worse(self, emit: Emit, a: SSAValue, a_value: SSAValue, b: SSAValue, b_value: SSAValue) -> SSAValue:
-        """Position a (value a_value) sorts after b."""
+    def _worse(self, emit: Emit, a: Entry, b: Entry) -> SSAValue:
+        """Position a (with its value) sorts after b."""
+        (a_at, a_value), (b_at, b_value) = a, b
         equal = emit(arith.CmpfOp(a_value, b_value, "oeq") if is_float(self.order.element)
                      else arith.CmpiOp(a_value, b_value, "eq"))  # fmt: skip
-        later = emit(arith.CmpiOp(a, b, "sgt"))
+        later = emit(arith.CmpiOp(a_at, b_at, "sgt"))
         return emit(arith.OrIOp(emit(self.order.beats(b_value, a_value)), emit(arith.AndIOp(equal, later))))
 
-    def _at(self, emit: Emit, slot: SSAValue) -> tuple[SSAValue, SSAValue]:
+    def _at(self, emit: Emit, slot: SSAValue) -> Entry:
         """The position kept in `slot` and its value."""
         position = emit(loop.LoadOp(self.out, [self.r, slot]))
         return position, emit(loop.LoadOp(self.x, [self.r, emit(arith.IndexCastOp(position, IndexType()))]))
 
+    def _store(self, emit: Emit, position: SSAValue, slot: SSAValue) -> None:
+        emit.add(loop.StoreOp(position, self.out, [self.r, slot]))
+
     def sift_down(self, emit: Emit, start: SSAValue, size: SSAValue) -> None:
         """Move the position in slot `start` down the heap of `size` slots (size >= 1) until
-        its children are no worse: one level per step (as many as the heap of k has), each
-        branch-free (the slots clamped into the heap, a flag saying whether it still moves)."""
-        one = emit.index(1)
-        moving = emit(arith.ConstantOp(IntegerAttr(1, i1)))
-        levels = emit.loop(self.k.bit_length(), None, (start, moving))
-        step = Emit(levels.body.block)
-        _, slot, going = levels.body.block.args
-        left = step(arith.AddiOp(step(arith.AddiOp(slot, slot)), one))
-        right = step(arith.AddiOp(left, one))
-        bottom = step(arith.SubiOp(size, one))
-        has_left = step(arith.CmpiOp(left, size, "slt"))
-        has_right = step(arith.CmpiOp(right, size, "slt"))
-        left_slot, right_slot = step(arith.MinSIOp(left, bottom)), step(arith.MinSIOp(right, bottom))
-        left_at, left_value = self._at(step, left_slot)
-        right_at, right_value = self._at(step, right_slot)
-        right_worse = step(arith.AndIOp(has_right, self._worse(step, right_at, right_value, left_at, left_value)))
-        child = step(arith.SelectOp(right_worse, right_slot, left_slot))
-        child_at = step(arith.SelectOp(right_worse, right_at, left_at))
-        child_value = step(arith.SelectOp(right_worse, right_value, left_value))
-        here_at, here_value = self._at(step, slot)
-        swap = step(arith.AndIOp(step(arith.AndIOp(going, has_left)),
-                                 self._worse(step, child_at, child_value, here_at, here_value)))  # fmt: skip
-        step.add(loop.StoreOp(step(arith.SelectOp(swap, child_at, here_at)), self.out, [self.r, slot]))
-        step.add(loop.StoreOp(step(arith.SelectOp(swap, here_at, child_at)), self.out, [self.r, child]))
-        step.add(loop.YieldOp(step(arith.SelectOp(swap, child, slot)), swap))
+        its children are no worse (as many levels as the heap of k has)."""
+        SiftDown(self._at, self._store, self._worse, self.k.bit_length()).write(emit, start, size)

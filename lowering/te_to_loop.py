@@ -65,6 +65,7 @@ from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
 from minitvm.lowering.main_loops import Emit
+from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
 from minitvm.lowering.sort_to_loop import write_argsort, write_top_k
 from minitvm.symbolic import SymDim, bounds, floordiv, mod, symbol, symbols_of
@@ -635,7 +636,7 @@ class _MainConverter:
         # A call or if result that the model returns is written straight into its output.
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if (isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp) or scans(value.owner)) and value not in self.direct:
+            if (isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp | graph.GreedyNmsOp) or scans(value.owner)) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
         for value, out in zip(ret.arguments, outs):
@@ -677,6 +678,11 @@ class _MainConverter:
                 self._iota(op, block)
             elif isinstance(op, graph.ArgSortOp):
                 self._argsort(op, block)
+            elif isinstance(op, graph.GreedyNmsOp):
+                n = shape_of(op.scores.type)[2]  # type: ignore[arg-type]
+                operands = [self.buffers[o] for o in op.operands]
+                heap, kept = (self._alloc(tensor_type([n], i64)) for _ in range(2))
+                write_greedy_nms(block, op, operands, self._buffer(op.keep), self._buffer(op.order), heap, kept)
             elif scans(op):
                 write_scan(Emit(block), op, self.buffers[op.operands[0]], self._buffer(op.results[0]))  # type: ignore[arg-type]
             elif isinstance(op, graph.CheckOp):

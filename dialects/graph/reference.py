@@ -1117,6 +1117,42 @@ def _grid_sample(op: Operation, xs: Arrays) -> Arrays:
     return [np.moveaxis(total, -1, 1)]
 
 
+def _greedy_nms(op: Operation, xs: Arrays) -> Arrays:
+    """graph.greedy_nms box by box, in float32 as the compiled code computes it."""
+    assert isinstance(op, sp.GreedyNmsOp)
+    boxes, scores = xs[0], xs[1]
+    most, iou, threshold = int(xs[2]), np.float32(xs[3]), np.float32(xs[4])
+    batch, classes, n = scores.shape
+    keep = np.zeros(scores.shape, np.bool_)
+    order = np.full(scores.shape, -1, np.int64)
+    zero = np.float32(0)
+    for b, c in itertools.product(range(batch), range(classes)):
+        row = scores[b, c]
+        ranked = _argsort(row[None, :], descending=True)[0]
+        if op.is_thresholded:
+            ranked = ranked[row[ranked] > threshold]
+        kept: list[int] = []
+        for t, p in enumerate(ranked.tolist()):
+            if len(kept) >= most:
+                break
+            order[b, c, t] = p
+            q = np.array(kept, np.int64)
+            x0, y0, x1, y1, area = (boxes[b, k, q] for k in range(5))
+            px0, py0, px1, py1, parea = (boxes[b, k, p] for k in range(5))
+            ix = np.minimum(px1, x1) - np.maximum(px0, x0)
+            iy = np.minimum(py1, y1) - np.maximum(py0, y0)
+            inter = ix * iy
+            union = (parea + area) - inter
+            with np.errstate(divide="ignore", invalid="ignore"):
+                over = inter / union > iou
+            for positive in (ix, iy, inter, area, union):
+                over &= positive > zero
+            if not (parea > zero and over.any()):
+                kept.append(p)
+                keep[b, c, t] = True
+    return [keep, order]
+
+
 def _roi_axis(start: np.float32, bin_size: np.float32, bins: int, grid: int, size: int):
     """Along one dim of a box: per bin and sample point, whether it counts (not more than a
     pixel outside), its low and high input indices and their weights (float32, ONNX's)."""
@@ -1336,6 +1372,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     sp.GridSampleOp: _grid_sample,
     sp.RoiAlignOp: _roi_align,
     sp.Col2ImOp: _col2im,
+    sp.GreedyNmsOp: _greedy_nms,
 }
 
 

@@ -7,10 +7,14 @@
            : (tensor<2x256x50x50xf32>, tensor<100x4xf32>, tensor<100xi64>) -> tensor<100x256x7x7xf32>
     %i = graph.col2im %cols {image_shape = array<i64: 5, 5>, block_shape = array<i64: 2, 2>}
            : (tensor<1x20x16xf32>) -> tensor<1x5x5x5xf32>
+    %k, %o = graph.greedy_nms %boxes, %scores, %max, %iou, %threshold
+           : (tensor<1x5x8400xf32>, tensor<1x80x8400xf32>, tensor<i64>, tensor<f32>, tensor<f32>)
+           -> (tensor<1x80x8400xi1>, tensor<1x80x8400xi64>)
 
 graph.grid_sample reads the input at the points a tensor gives, graph.roi_align averages (or
 takes the max of) bilinear samples inside boxes a tensor gives, graph.col2im sums the columns
-of an im2col matrix back into the image. graph.resize (dialects/graph/tensor.py) is their
+of an im2col matrix back into the image, graph.greedy_nms keeps boxes greedily in score order
+(NonMaxSuppression). graph.resize (dialects/graph/tensor.py) is their
 static relative: its sample points follow from its properties alone. ONNX's reference
 implementation (`onnx.reference.ops`) is the spec of each: `dialects/graph/reference.py`
 states it in numpy, and docs/graph_ops.md names the differences from ONNX's attributes.
@@ -294,4 +298,62 @@ def _blocks(window: Window, image: Sequence[int]) -> tuple[int, ...]:
     )  # fmt: skip
 
 
-SAMPLING_OPS = [GridSampleOp, RoiAlignOp, Col2ImOp]
+@irdl_op_definition
+class GreedyNmsOp(GraphOp):
+    """NonMaxSuppression's greedy pass, per batch b and class c over that class's candidate
+    boxes (those scoring above `threshold` when `thresholded`, else all) from the best score
+    down, ties to the lower index: a box is kept when its IoU with none of the boxes kept so
+    far is above `iou`; the pass ends once `max_boxes` are kept or the candidates run out.
+    Results: `order[b, c, t]` the candidate of rank t for each rank the pass looked at, -1
+    after; `keep[b, c, t]` whether it was kept (false after).
+
+    `boxes` is [batch, 5, n]: x0, y0, x1, y1 (x0 <= x1, y0 <= y1) and the area of each box;
+    `scores` [batch, classes, n]; `max_boxes` (i64), `iou` and `threshold` (f32) scalars. The
+    IoU of a candidate p and a kept box q is inter / union with inter = ix * iy, ix =
+    min(p.x1, q.x1) - max(p.x0, q.x0) (iy alike) and union = (p.area + q.area) - inter; it
+    counts only where ix, iy, inter, both areas and union are positive (a degenerate box
+    suppresses nothing). Written into @main as loops (lowering/nms_to_loop.py): the
+    candidates in a heap, popped in rank order only as far as the pass goes, each compared
+    with the kept boxes only.
+
+        %keep, %order = graph.greedy_nms %boxes, %scores, %max, %iou, %threshold {thresholded = 1 : i64}
+          : (tensor<1x5x8400xf32>, tensor<1x80x8400xf32>, tensor<i64>, tensor<f32>, tensor<f32>)
+          -> (tensor<1x80x8400xi1>, tensor<1x80x8400xi64>)
+    """
+
+    name = "graph.greedy_nms"
+    boxes = operand_def(TensorType)
+    scores = operand_def(TensorType)
+    max_boxes = operand_def(TensorType)
+    iou = operand_def(TensorType)
+    threshold = operand_def(TensorType)
+    keep = result_def(TensorType)
+    order = result_def(TensorType)
+    thresholded = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    assembly_format = _FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        names = ("boxes", "scores", "max_boxes", "iou", "threshold")
+        boxes, scores, most, iou, threshold = (as_tensor(cls.name, n, t) for n, t in zip(names, operand_types))
+        shape = shape_of(scores)
+        if len(shape) != 3 or scores.element_type != f32:
+            raise ShapeError(f"{cls.name}: scores must be [batch, classes, boxes] of f32, got {scores}")
+        batch, _, n = shape
+        if shape_of(boxes) != (batch, 5, n) or boxes.element_type != f32:
+            raise ShapeError(
+                f"{cls.name}: boxes must be [batch, 5, boxes] of f32 (x0, y0, x1, y1, area), "
+                f"{fmt_shape((batch, 5, n))}, got {boxes}"
+            )
+        for name, value, element in (("max_boxes", most, IntegerType(64)), ("iou", iou, f32), ("threshold", threshold, f32)):
+            if shape_of(value) or value.element_type != element:
+                raise ShapeError(f"{cls.name}: {name} must be a tensor<{element}> (a scalar), got {value}")
+        _check_flag(cls.name, props, "thresholded")
+        return [tensor_type(shape, IntegerType(1)), tensor_type(shape, IntegerType(64))]
+
+    @property
+    def is_thresholded(self) -> bool:
+        return get_int(self.properties, "thresholded", 0) == 1
+
+
+SAMPLING_OPS = [GridSampleOp, RoiAlignOp, Col2ImOp, GreedyNmsOp]

@@ -181,7 +181,8 @@ class _KernelCalls:
                 continue
             if (
                 node.dialect_name() != "graph"
-                or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp | graph.IotaOp | graph.CheckOp | graph.ArgSortOp)
+                or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp | graph.IotaOp | graph.CheckOp | graph.ArgSortOp
+                               | graph.GreedyNmsOp)
                 or scans(node)
             ):  # (these stay: convert-te-to-loop writes their loops and checks into @main)
                 continue

@@ -276,6 +276,25 @@ def test_non_max_suppression_of_a_detectors_boxes() -> None:
     assert 150 < shapes[0][0] < 400
 
 
+def test_non_max_suppression_pops_every_candidate_in_the_stable_order() -> None:
+    """No score threshold and room for every box: each class's 3000 boxes all go through the
+    heap, with scores of ten values (ties everywhere: the lower index first), small boxes (most
+    kept); then room for 5 per class, and a few boxes."""
+    model = make_model(
+        [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou"], ["selected"])],
+        {"boxes": (F, [1, "n", 4]), "scores": (F, [1, 2, "n"]), "max": (I64, [1]), "iou": (F, [1])},
+        ["selected"],
+    )
+    feeds = []
+    for n, most in ((3000, 3000), (3000, 5), (3, 10), (1, 1)):
+        corner = RNG.random((1, n, 2)) * 1000
+        boxes = np.concatenate([corner, corner + 1 + RNG.random((1, n, 2)) * 20], -1).astype(np.float32)
+        scores = (RNG.integers(0, 10, (1, 2, n)) / 10).astype(np.float32)
+        feeds.append({"boxes": boxes, "scores": scores, "max": np.array([most], np.int64), "iou": np.float32([0.3])})
+    shapes = check_against_ort(model, feeds)
+    assert shapes[0][0] > 5000 and shapes[1] == (10, 3)
+
+
 def test_a_repeated_run_reuses_its_memory() -> None:
     """Buffers of a found size are planned for its bound: the arena is sized from the input
     shapes, and a run of the same shape allocates nothing new."""

@@ -708,8 +708,12 @@ def test_every_graph_op_is_covered():
     check them against graph.conv; and flat_nonzero, whose ONNX kin NonZero gives another
     shape: below, and test_data_dependent.py through NonZero; iota and check, which ONNX
     lacks: below, and test_run_time_shapes.py through Range, Tile, Expand and Reshape; argsort,
-    whose ONNX kin TopK has two results: below, and test_data_dependent.py through TopK)."""
-    covered = {type(build_op(c)) for c in CASES} | {g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp, g.ArgSortOp}
+    whose ONNX kin TopK has two results: below, and test_data_dependent.py through TopK;
+    greedy_nms, NonMaxSuppression's greedy pass: below, and test_data_dependent.py through
+    NonMaxSuppression)."""
+    covered = {type(build_op(c)) for c in CASES} | {
+        g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp, g.ArgSortOp, g.GreedyNmsOp,
+    }  # fmt: skip
     assert set(reference.supported_ops()) == set(g.GRAPH_OPS)
     assert not set(g.GRAPH_OPS) - covered - set(g.LAYOUT_OPS) - set(g.WINOGRAD_OPS)
 
@@ -836,3 +840,22 @@ def test_argsort_is_stable(descending: int):
     op = build_op(Case("argsort", lambda v: g.ArgSortOp.make(v, descending=descending), "TopK", [x]))
     want = [[0, 2, 3, 1, 4], [0, 1, 2, 3, 4]] if descending else [[1, 4, 3, 0, 2], [0, 1, 2, 3, 4]]
     np.testing.assert_array_equal(reference.evaluate(op, [x])[0], want)
+
+
+def test_greedy_nms_keeps_boxes_in_score_order_until_the_class_is_full():
+    """Class 0: box 1 (score 0.9) is kept, box 0 (0.8) overlaps it (IoU 0.81) and is not,
+    box 2 (tied at 0.5 with box 3, first for its lower index) is kept, and max 2 ends the
+    pass there. Class 1: nothing above the threshold; without one, its two best."""
+    corners = np.float32([[0, 0, 10, 10], [1, 1, 10, 10], [20, 20, 30, 30], [40, 40, 50, 50]])
+    area = (corners[:, 2] - corners[:, 0]) * (corners[:, 3] - corners[:, 1])
+    boxes = np.concatenate([corners.T, area[None]], 0)[None]  # [1, 5, 4]
+    scores = np.float32([[[0.8, 0.9, 0.5, 0.5], [0.1, 0.2, 0.0, 0.3]]])
+    inputs = [boxes, scores, np.int64(2), np.float32(0.5), np.float32(0.4)]
+    op = build_op(Case("greedy_nms", lambda *v: g.GreedyNmsOp.make(*v, thresholded=1), "NonMaxSuppression", inputs))
+    keep, order = reference.evaluate(op, inputs)
+    np.testing.assert_array_equal(order, [[[1, 0, 2, -1], [-1, -1, -1, -1]]])
+    np.testing.assert_array_equal(keep, [[[True, False, True, False], [False] * 4]])
+    unthresholded = build_op(Case("greedy_nms", lambda *v: g.GreedyNmsOp.make(*v), "NonMaxSuppression", inputs))
+    keep, order = reference.evaluate(unthresholded, inputs)
+    np.testing.assert_array_equal(order[0, 1], [3, 1, -1, -1])
+    np.testing.assert_array_equal(keep[0, 1], [True, True, False, False])

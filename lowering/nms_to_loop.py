@@ -1,0 +1,216 @@
+"""The loops of a graph.greedy_nms (NonMaxSuppression's greedy pass), which convert-te-to-loop
+writes into @main: per (batch, class), the candidates in a heap, popped best first only as far
+as the pass goes, each compared with the boxes kept so far only.
+
+As graph ops the pass was a full sort of every class's scores and then a graph.loop whose
+every step compared one candidate per class with all n boxes: O(n) per step, a dozen kernels
+a step. ONNX Runtime's way, which this follows, costs O(n) to find the candidates, O(m) to
+heap them and O(log m) a pop, and stops at max_boxes kept:
+
+    for b, c:
+      keep[b, c, :] = false; order[b, c, :] = -1
+      m = 0; for p < n: heap[m] = p; m += (score[p] > threshold)        (all: no threshold)
+      heapify heap[:m]                      (best at the root: higher score, then lower index)
+      count = 0
+      for t < m:                                                         (count carried)
+        active = count < max_boxes          (once false, false for every later t)
+        p = heap[0]
+        suppressed = OR over j < (active ? count : 0) of over(p, kept[j])
+        take = active and not (area[p] > 0 and suppressed)
+        kept[count] = p; keep[b, c, t] = take; order[b, c, t] = active ? p : -1
+        count += take
+        heap[0] = heap[m - t - 1]; sift down within m - t - 1     (only while active)
+
+Nothing branches on the data: a loop's trip count is 0 where it would do nothing (`kept[count]
+= p` of a box not taken is overwritten by the next one kept; the pop of an inactive step
+changes a heap nothing reads again). A sift down is a loop of at most `levels` branch-free
+steps, each moving the entry one level while it is worse than its better child: heapify sifts
+the nodes of each depth d (from the deepest parents up) with D - d steps, D = floor(log2 m),
+so the heap costs O(m). `over` is graph.greedy_nms's IoU test in float32, the same
+operations in the same order as the reference's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f32, i1, i64
+from xdsl.ir import Block, SSAValue
+
+from minitvm.dialects import graph, loop
+from minitvm.dialects.graph.base import shape_of
+from minitvm.lowering.main_loops import Emit, Entry, SiftDown, extent
+
+#: The rows of graph.greedy_nms's boxes operand.
+X0, Y0, X1, Y1, AREA = range(5)
+
+
+def write_greedy_nms(
+    block: Block,
+    op: graph.GreedyNmsOp,
+    operands: list[SSAValue],
+    keep: SSAValue,
+    order: SSAValue,
+    heap: SSAValue,
+    kept: SSAValue,
+) -> None:
+    """`op`'s pass over buffers (`operands` in the op's order, `keep` and `order` its
+    results; `heap` and `kept` scratch rows of n i64), in loops appended to `block`."""
+    boxes, scores, most_buffer, iou_buffer, threshold_buffer = operands
+    batch, classes, n = shape_of(op.scores.type)  # type: ignore[arg-type]
+    emit = Emit(block)
+    most = emit(loop.LoadOp(most_buffer, []))
+    iou = emit(loop.LoadOp(iou_buffer, []))
+    threshold = emit(loop.LoadOp(threshold_buffer, []))
+    length, n_most = extent(emit, n)
+    batch_count, batch_most = extent(emit, batch)
+    batches = emit.loop(batch_most, None if isinstance(batch, int) else batch_count)
+    per_batch = Emit(batches.body.block)
+    class_count, class_most = extent(per_batch, classes)
+    class_loop = per_batch.loop(class_most, None if isinstance(classes, int) else class_count)
+    body = Emit(class_loop.body.block)
+    b, c = batches.body.block.args[0], class_loop.body.block.args[0]
+    static_n = None if isinstance(n, int) else length
+    pass_ = _Pass(boxes, scores, keep, order, heap, kept, b, c, n_most, max(1, n_most.bit_length()))
+
+    # keep[b, c, :] = false, order[b, c, :] = -1
+    clear = body.loop(n_most, static_n)
+    step = Emit(clear.body.block)
+    t = clear.body.block.args[0]
+    step.add(loop.StoreOp(step(arith.ConstantOp(IntegerAttr(0, i1))), keep, [b, c, t]))
+    step.add(loop.StoreOp(step(arith.ConstantOp(IntegerAttr(-1, i64))), order, [b, c, t]))
+    step.add(loop.YieldOp())
+
+    # the candidates, appended branch-free
+    zero = body.index(0)
+    gather = body.loop(n_most, static_n, (zero,))
+    step = Emit(gather.body.block)
+    p, m = gather.body.block.args
+    step.add(loop.StoreOp(step(arith.IndexCastOp(p, i64)), heap, [m]))
+    if op.is_thresholded:
+        score = step(loop.LoadOp(scores, [b, c, p]))
+        above = step(arith.CmpfOp(score, threshold, "ogt"))
+        step.add(loop.YieldOp(step(arith.AddiOp(m, step(arith.SelectOp(above, step.index(1), step.index(0)))))))
+    else:
+        step.add(loop.YieldOp(step(arith.AddiOp(m, step.index(1)))))
+    m = gather.res[0]
+
+    depth = pass_.floor_log2(body, m)
+    pass_.heapify(body, m, depth)
+    pass_.select(body, m, depth, most, iou)
+    body.add(loop.YieldOp())
+    per_batch.add(loop.YieldOp())
+
+
+@dataclass
+class _Pass:
+    """The heap and the greedy pass of one (batch, class): b and c."""
+
+    boxes: SSAValue
+    scores: SSAValue
+    keep: SSAValue
+    order: SSAValue
+    heap: SSAValue
+    kept: SSAValue
+    b: SSAValue
+    c: SSAValue
+    most: int  # the most candidates there can be (n, or its bound)
+    levels: int  # the most sift-down steps a heap of `most` needs
+
+    def floor_log2(self, emit: Emit, m: SSAValue) -> SSAValue:
+        """floor(log2(m)) for m >= 1 (0 for m = 0): how many k in 1..levels have 2^k <= m."""
+        count = emit.loop(self.levels, None, (emit.index(0),))
+        step = Emit(count.body.block)
+        k, depth = count.body.block.args
+        power = step(arith.ShLIOp(step.index(1), step(arith.AddiOp(k, step.index(1)))))
+        fits = step(arith.CmpiOp(power, m, "sle"))
+        step.add(loop.YieldOp(step(arith.AddiOp(depth, step(arith.SelectOp(fits, step.index(1), step.index(0)))))))
+        return count.res[0]
+
+    def heapify(self, emit: Emit, m: SSAValue, depth: SSAValue) -> None:
+        """Floyd's heap construction of heap[:m], depth by depth from the deepest parents
+        (depth D - 1) up: the nodes i of depth d, 2^d - 1 <= i < min(2^(d+1) - 1, m / 2),
+        each sifted down D - d steps."""
+        one = emit.index(1)
+        parents = emit(arith.DivUIOp(m, emit.index(2)))
+        depths = emit.loop(self.levels, depth)
+        step = Emit(depths.body.block)
+        d = step(arith.SubiOp(step(arith.SubiOp(depth, one)), depths.body.block.args[0]))
+        first = step(arith.SubiOp(step(arith.ShLIOp(one, d)), one))
+        end = step(arith.MinSIOp(step(arith.SubiOp(step(arith.ShLIOp(one, step(arith.AddiOp(d, one)))), one)), parents))
+        nodes = step.loop(self.most, step(arith.MaxSIOp(step(arith.SubiOp(end, first)), step.index(0))))
+        node = Emit(nodes.body.block)
+        self.sift_down(node, node(arith.AddiOp(first, nodes.body.block.args[0])), m,
+                       node(arith.SubiOp(depth, d)))  # fmt: skip
+        node.add(loop.YieldOp())
+        step.add(loop.YieldOp())
+
+    def select(self, emit: Emit, m: SSAValue, depth: SSAValue, most: SSAValue, iou: SSAValue) -> None:
+        """The greedy pass: pop the candidates best first while fewer than `most` are kept."""
+        zero = emit.index(0)
+        zero_f = emit(arith.ConstantOp(FloatAttr(0.0, f32)))
+        ranks = emit.loop(self.most, m, (zero,))
+        step = Emit(ranks.body.block)
+        t, count = ranks.body.block.args
+        active = step(arith.CmpiOp(step(arith.IndexCastOp(count, i64)), most, "slt"))
+        root = step(loop.LoadOp(self.heap, [zero]))
+        p = step(arith.IndexCastOp(root, IndexType()))
+        candidate = [step(loop.LoadOp(self.boxes, [self.b, step.index(k), p])) for k in range(5)]
+        false = step(arith.ConstantOp(IntegerAttr(0, i1)))
+        pairs = step.loop(self.most, step(arith.SelectOp(active, count, zero)), (false,))
+        pair = Emit(pairs.body.block)
+        j, suppressed = pairs.body.block.args
+        q = pair(arith.IndexCastOp(pair(loop.LoadOp(self.kept, [j])), IndexType()))
+        other = [pair(loop.LoadOp(self.boxes, [self.b, pair.index(k), q])) for k in range(5)]
+        pair.add(loop.YieldOp(pair(arith.OrIOp(suppressed, _overlaps(pair, candidate, other, iou, zero_f)))))
+        true = step(arith.ConstantOp(IntegerAttr(1, i1)))
+        blocked = step(arith.AndIOp(step(arith.CmpfOp(candidate[AREA], zero_f, "ogt")), pairs.res[0]))
+        take = step(arith.AndIOp(active, step(arith.XOrIOp(blocked, true))))
+        step.add(loop.StoreOp(root, self.kept, [count]))
+        step.add(loop.StoreOp(take, self.keep, [self.b, self.c, t]))
+        none = step(arith.ConstantOp(IntegerAttr(-1, i64)))
+        step.add(loop.StoreOp(step(arith.SelectOp(active, root, none)), self.order, [self.b, self.c, t]))
+        # pop: the last entry to the root, sifted down within the rest (while active)
+        one = step.index(1)
+        rest = step(arith.SubiOp(step(arith.SubiOp(m, t)), one))
+        step.add(loop.StoreOp(step(loop.LoadOp(self.heap, [rest])), self.heap, [zero]))
+        sifts = step(arith.AndIOp(active, step(arith.CmpiOp(rest, one, "sgt"))))
+        self.sift_down(step, zero, rest, step(arith.SelectOp(sifts, depth, zero)))
+        step.add(loop.YieldOp(step(arith.AddiOp(count, step(arith.SelectOp(take, one, zero))))))
+
+    def _better(self, emit: Emit, a: Entry, b: Entry) -> SSAValue:
+        """Candidate a (i64, with its score) ranks before b: a higher score, or an equal one
+        and a lower index (the stable sort's order)."""
+        (a_at, a_score), (b_at, b_score) = a, b
+        higher = emit(arith.CmpfOp(a_score, b_score, "ogt"))
+        tie = emit(arith.AndIOp(emit(arith.CmpfOp(a_score, b_score, "oeq")), emit(arith.CmpiOp(a_at, b_at, "slt"))))
+        return emit(arith.OrIOp(higher, tie))
+
+    def _at(self, emit: Emit, slot: SSAValue) -> Entry:
+        """The candidate in heap slot `slot` and its score."""
+        p = emit(loop.LoadOp(self.heap, [slot]))
+        return p, emit(loop.LoadOp(self.scores, [self.b, self.c, emit(arith.IndexCastOp(p, IndexType()))]))
+
+    def _store(self, emit: Emit, p: SSAValue, slot: SSAValue) -> None:
+        emit.add(loop.StoreOp(p, self.heap, [slot]))
+
+    def sift_down(self, emit: Emit, start: SSAValue, size: SSAValue, steps: SSAValue) -> None:
+        """Move the candidate in slot `start` down the heap of `size` slots (>= 2 where steps
+        > 0) for `steps` levels at most, while a child ranks before it."""
+        SiftDown(self._at, self._store, self._better, self.levels).write(emit, start, size, steps)
+
+
+def _overlaps(
+    emit: Emit, p: list[SSAValue], q: list[SSAValue], iou: SSAValue, zero: SSAValue
+) -> SSAValue:
+    """Whether candidate p's IoU with kept box q is above `iou`, where ix, iy, inter, q's
+    area and the union are positive (p's area is tested once, outside)."""
+    ix = emit(arith.SubfOp(emit(arith.MinimumfOp(p[X1], q[X1])), emit(arith.MaximumfOp(p[X0], q[X0]))))
+    iy = emit(arith.SubfOp(emit(arith.MinimumfOp(p[Y1], q[Y1])), emit(arith.MaximumfOp(p[Y0], q[Y0]))))
+    inter = emit(arith.MulfOp(ix, iy))
+    union = emit(arith.SubfOp(emit(arith.AddfOp(p[AREA], q[AREA])), inter))
+    over = emit(arith.CmpfOp(emit(arith.DivfOp(inter, union)), iou, "ogt"))
+    for positive in (ix, iy, inter, q[AREA], union):
+        over = emit(arith.AndIOp(over, emit(arith.CmpfOp(positive, zero, "ogt"))))
+    return over

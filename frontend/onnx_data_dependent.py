@@ -151,10 +151,10 @@ def _signed_keys(ctx: NodeContext, x: SSAValue, dtype: np.dtype) -> SSAValue:
 def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> list[Value]:
     """TopK by `graph.argsort` of each row along `axis` (moved last), a stable sort (ties to
     the lower index): the first k positions selected in one pass with a heap where that is
-    cheaper than sorting the row (`selects`), else the row sorted and its first k positions taken, k known
-    now or (None) at run time: then the positions 0..k-1 are the true elements of
-    range(n) < K (so k = min(K, n)), a size found as it runs. The values are gathered at the
-    positions."""
+    cheaper than sorting the row (`selects`), else the row sorted and its first k positions
+    taken. A k known only at run time (None) is a size found as it runs, the count of the
+    positions 0..k-1 (the true elements of range(n) < K, so k = min(K, n)), and the heap
+    takes that many. The values are gathered at the positions."""
     shape = ctx.shape(0)
     rank, n = len(shape), shape[axis]
     perm = [*(d for d in range(rank) if d != axis), axis]
@@ -172,15 +172,16 @@ def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> 
         first = ctx.make1(g.SliceOp, order, starts=[0, 0], ends=[product(outer), k], steps=[1, 1])
         taken = k
     else:
-        order = ctx.make1(g.ArgSortOp, keys, descending=int(largest))
         k_input = ctx.tensor(1)
         if ctx.dtype(1) != np.int64:
             k_input = ctx.make1(g.CastOp, k_input, to=i64)
         k_scalar = ctx.make1(g.ReshapeOp, k_input, shape=[])
         every = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
         positions = flat_nonzero(ctx, ctx.make1(g.LessOp, every, k_scalar))
-        first = ctx.make1(g.GatherOp, order, positions, axis=1)
         taken = symbol(count_name(ctx))
+        selected = ctx.make1(g.ArgSortOp, keys, k=taken, descending=int(largest))
+        # (the gather of positions 0..k-1 orders the selection after the count it is sized by)
+        first = ctx.make1(g.GatherOp, selected, positions, axis=1)
     values = ctx.make1(g.GatherElementsOp, rows, first, axis=1)
     results = [ctx.make1(g.ReshapeOp, v, shape=[*outer, taken]) for v in (values, first)]
     if axis != rank - 1:

@@ -51,6 +51,19 @@ def extent(emit: Emit, size: int | SymDim) -> tuple[SSAValue, int]:
     return emit(loop.SizeOp(size)), min(high, UNBOUNDED) if high is not None else UNBOUNDED
 
 
+def floor_log2(emit: Emit, value: SSAValue, bits: int) -> SSAValue:
+    """floor(log2(value)) of an index value 1 <= value < 2^bits (0 for value 0): how many
+    k in 1..bits have 2^k <= value, counted in a loop appended (a heap of `value` slots is
+    that many levels deep below its root)."""
+    count = emit.loop(bits, None, (emit.index(0),))
+    step = Emit(count.body.block)
+    k, depth = count.body.block.args
+    power = step(arith.ShLIOp(step.index(1), step(arith.AddiOp(k, step.index(1)))))
+    fits = step(arith.CmpiOp(power, value, "sle"))
+    step.add(loop.YieldOp(step(arith.AddiOp(depth, step(arith.SelectOp(fits, step.index(1), step.index(0)))))))
+    return count.res[0]
+
+
 #: A heap slot's entry and the key it is ordered by (what `SiftDown.at` gives).
 Entry = tuple[SSAValue, SSAValue]
 

@@ -40,7 +40,7 @@ from xdsl.ir import Block, SSAValue
 
 from minitvm.dialects import graph, loop
 from minitvm.dialects.graph.base import shape_of
-from minitvm.lowering.main_loops import Emit, Entry, SiftDown, extent
+from minitvm.lowering.main_loops import Emit, Entry, SiftDown, extent, floor_log2
 
 #: The rows of graph.greedy_nms's boxes operand.
 X0, Y0, X1, Y1, AREA = range(5)
@@ -96,7 +96,7 @@ def write_greedy_nms(
         step.add(loop.YieldOp(step(arith.AddiOp(m, step.index(1)))))
     m = gather.res[0]
 
-    depth = pass_.floor_log2(body, m)
+    depth = floor_log2(body, m, pass_.levels)
     pass_.heapify(body, m, depth)
     pass_.select(body, m, depth, most, iou)
     body.add(loop.YieldOp())
@@ -117,16 +117,6 @@ class _Pass:
     c: SSAValue
     most: int  # the most candidates there can be (n, or its bound)
     levels: int  # the most sift-down steps a heap of `most` needs
-
-    def floor_log2(self, emit: Emit, m: SSAValue) -> SSAValue:
-        """floor(log2(m)) for m >= 1 (0 for m = 0): how many k in 1..levels have 2^k <= m."""
-        count = emit.loop(self.levels, None, (emit.index(0),))
-        step = Emit(count.body.block)
-        k, depth = count.body.block.args
-        power = step(arith.ShLIOp(step.index(1), step(arith.AddiOp(k, step.index(1)))))
-        fits = step(arith.CmpiOp(power, m, "sle"))
-        step.add(loop.YieldOp(step(arith.AddiOp(depth, step(arith.SelectOp(fits, step.index(1), step.index(0)))))))
-        return count.res[0]
 
     def heapify(self, emit: Emit, m: SSAValue, depth: SSAValue) -> None:
         """Floyd's heap construction of heap[:m], depth by depth from the deepest parents

@@ -33,12 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from minitvm.dialects import loop
 from minitvm.dialects.graph.base import is_float
-from minitvm.lowering.main_loops import Emit, Entry, SiftDown, extent
+from minitvm.lowering.main_loops import Emit, Entry, SiftDown, extent, floor_log2
 from minitvm.symbolic import SymDim
 
 
@@ -151,22 +151,33 @@ class _Merge:
 
 
 def write_top_k(
-    block: Block, x: SSAValue, out: SSAValue, rows: int | SymDim, n: int | SymDim, k: int,
+    block: Block, x: SSAValue, out: SSAValue, rows: int | SymDim, n: int | SymDim, k: int | SymDim,
     descending: bool, element: Attribute,
 ) -> None:  # fmt: skip
     """Select the first `k` positions of each row's stable sort of `x` ([rows, n], n >= k)
-    into `out` ([rows, k] i64), in loops appended to `block`."""
+    into `out` ([rows, k] i64), in loops appended to `block`; k a number or a size known at
+    run time (a TopK's k fed as an input)."""
     emit = Emit(block)
     length, most = extent(emit, n)
+    size, k_most = extent(emit, k)
+    k_most = min(k_most, most)  # (k <= n)
+    known = isinstance(k, int)
     body, r = _each_row(emit, rows)
-    heap = _Heap(x, out, r, k, _Merge(x, out, out, r, length, most, True, descending, element))
-    _positions(body, out, r, k)
-    size = body.index(k)
-    heapify = body.loop(k // 2)
+    bits = max(1, k_most.bit_length())
+    heap = _Heap(x, out, r, bits, _Merge(x, out, out, r, length, most, True, descending, element))
+    _positions(body, out, r, k_most, None if known else size)
+    if not known:  # (sifts as deep as this run's heap, not as the bound's)
+        heap.depth = floor_log2(body, size, bits)
+    one, zero = body.index(1), body.index(0)
+    parents = body(arith.DivUIOp(size, body.index(2)))
+    heapify = body.loop(k_most // 2, None if known else parents)
     step = Emit(heapify.body.block)
-    heap.sift_down(step, step(arith.SubiOp(step.index(k // 2 - 1), heapify.body.block.args[0])), size)
+    last_parent = step(arith.SubiOp(parents, one))
+    heap.sift_down(step, step(arith.SubiOp(last_parent, heapify.body.block.args[0])), size)
     step.add(loop.YieldOp())
-    rest = body.loop(max(most - k, 0), body(arith.SubiOp(length, size)))
+    # (none of the rest enters a heap of no slots)
+    others = body(arith.SelectOp(body(arith.CmpiOp(size, zero, "sgt")), body(arith.SubiOp(length, size)), zero))
+    rest = body.loop(max(most - k, 0) if known else most, others)
     step = Emit(rest.body.block)
     t = step(arith.AddiOp(rest.body.block.args[0], size))
     value = step(loop.LoadOp(x, [r, t]))
@@ -179,16 +190,48 @@ def write_top_k(
     replace.add(loop.StoreOp(replace(arith.IndexCastOp(t, i64)), out, [r, replace.index(0)]))
     heap.sift_down(replace, replace.index(0), size)
     replace.add(loop.YieldOp())
-    extract = body.loop(k - 1)
+    last = body(arith.MaxSIOp(body(arith.SubiOp(size, one)), zero))
+    extract = body.loop(max(k_most - 1, 0), None if known else last)
     step = Emit(extract.body.block)
-    end = step(arith.SubiOp(step.index(k - 1), extract.body.block.args[0]))
+    end = step(arith.SubiOp(last, extract.body.block.args[0]))
     zero = step.index(0)
-    first, last = step(loop.LoadOp(out, [r, zero])), step(loop.LoadOp(out, [r, end]))
-    step.add(loop.StoreOp(last, out, [r, zero]))
+    first, final = step(loop.LoadOp(out, [r, zero])), step(loop.LoadOp(out, [r, end]))
+    step.add(loop.StoreOp(final, out, [r, zero]))
     step.add(loop.StoreOp(first, out, [r, end]))
     heap.sift_down(step, zero, end)
     step.add(loop.YieldOp())
     body.add(loop.YieldOp())
+
+
+def write_first_k(
+    block: Block, x: SSAValue, out: SSAValue, full: SSAValue, scratch: SSAValue,
+    rows: int | SymDim, n: int | SymDim, k: SymDim, descending: bool, element: Attribute,
+) -> None:  # fmt: skip
+    """The first `k` (known only at run time) positions of each row's stable sort into `out`,
+    chosen as the run goes: the heap selection where k <= n / 4 (as `selects` chooses for a
+    k known now), else the whole row merge-sorted into `full` ([rows, n], with `scratch`)
+    and its first k columns copied."""
+    emit = Emit(block)
+    length, most = extent(emit, n)
+    size, k_most = extent(emit, k)
+    k_most = min(k_most, most)  # (k <= n)
+    few = emit(arith.CmpiOp(emit(arith.MuliOp(size, emit.index(4))), length, "sle"))
+    select = loop.IfOp(few)
+    emit.add(select)
+    write_top_k(select.body.block, x, out, rows, n, k, descending, element)
+    select.body.block.add_op(loop.YieldOp())
+    sort = loop.IfOp(emit(arith.XOrIOp(few, emit(arith.ConstantOp(IntegerAttr(1, i1))))))
+    emit.add(sort)
+    write_argsort(sort.body.block, x, full, scratch, rows, n, descending, element)
+    inside = Emit(sort.body.block)
+    body, r = _each_row(inside, rows)
+    columns = body.loop(k_most, body(loop.SizeOp(k)))
+    step = Emit(columns.body.block)
+    t = columns.body.block.args[0]
+    step.add(loop.StoreOp(step(loop.LoadOp(full, [r, t])), out, [r, t]))
+    step.add(loop.YieldOp())
+    body.add(loop.YieldOp())
+    inside.add(loop.YieldOp())
 
 
 @dataclass
@@ -200,8 +243,9 @@ class _Heap:
     x: SSAValue
     out: SSAValue
     r: SSAValue
-    k: int
+    levels: int  # the most levels a heap of k has below its root (and then some)
     order: _Merge  # (its `beats`)
+    depth: SSAValue | None = None  # the levels this run's heap has, if known only now
 
     def _worse(self, emit: Emit, a: Entry, b: Entry) -> SSAValue:
         """Position a (with its value) sorts after b."""
@@ -222,4 +266,4 @@ class _Heap:
     def sift_down(self, emit: Emit, start: SSAValue, size: SSAValue) -> None:
         """Move the position in slot `start` down the heap of `size` slots (size >= 1) until
         its children are no worse (as many levels as the heap of k has)."""
-        SiftDown(self._at, self._store, self._worse, self.k.bit_length()).write(emit, start, size)
+        SiftDown(self._at, self._store, self._worse, self.levels).write(emit, start, size, self.depth)

@@ -67,7 +67,7 @@ from minitvm.errors import MinitvmError
 from minitvm.lowering.main_loops import Emit
 from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
-from minitvm.lowering.sort_to_loop import write_argsort, write_top_k
+from minitvm.lowering.sort_to_loop import write_argsort, write_first_k, write_top_k
 from minitvm.symbolic import SymDim, bounds, floordiv, mod, symbol, symbols_of
 
 
@@ -800,8 +800,8 @@ class _MainConverter:
         block.add_op(loop.SetSizeOp(op.size, count, op.bound))
 
     def _argsort(self, op: graph.ArgSortOp, block: Block) -> None:
-        """A merge sort of each row (sort_to_loop.py), or for its first k < n positions a
-        selection."""
+        """A merge sort of each row (sort_to_loop.py), or for its first k < n positions (k
+        known now or at run time) a selection."""
         rows, n = shape_of(op.input.type)
         k = shape_of(op.result.type)[1]
         element = op.input.type.element_type  # type: ignore[attr-defined]
@@ -811,8 +811,9 @@ class _MainConverter:
             write_argsort(block, x, out, scratch, rows, n, op.is_descending, element)
         elif isinstance(k, int):
             write_top_k(block, x, out, rows, n, k, op.is_descending, element)
-        else:
-            raise MinitvmError(f"convert-te-to-loop: {op.name} of {k} (a size known at run time) of {n} positions")
+        else:  # (a size known at run time, at most n: a heap or a sort, as the run goes)
+            full, scratch = self._alloc(tensor_type([rows, n], i64)), self._alloc(tensor_type([n], i64))
+            write_first_k(block, x, out, full, scratch, rows, n, k, op.is_descending, element)
 
     def _iota(self, op: graph.IotaOp, block: Block) -> None:
         """The count (at least 0) sets the result's size first, so that a run whose count

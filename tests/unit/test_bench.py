@@ -273,3 +273,12 @@ def test_a_gemm_row_gives_its_share_of_the_measured_peak() -> None:
     assert suite.cells(row)[4] == "-"  # no measured peak: no share
     model = suite.Row("mlp", 1, 1.0, 0.0, "", {"minitvm": 1e-3, "ORT": 1e-3}, 0.0)
     assert suite.cells(model, peak_gflops=100.0)[4] == "-"
+
+
+def test_the_help_names_every_case() -> None:
+    """`minitvm bench --help` lists the cases without importing the suite (the CLI starts
+    fast): the list it gives is checked against the suite's here."""
+    done = subprocess.run([sys.executable, "-m", "minitvm.tools.cli", "bench", "--help"],
+                          capture_output=True, text=True, check=True, timeout=120)  # fmt: skip
+    listed = set(re.findall(r"[a-z][a-z0-9_]+", " ".join(done.stdout.split()).split("Cases:")[1].split(".")[0]))
+    assert set(suite.CASES) <= listed

@@ -35,7 +35,8 @@ def add_bench_command(subparsers: argparse._SubParsersAction) -> None:  # pyrigh
         description="Compile and time GEMMs and models with minitvm, ONNX Runtime and (GEMM) "
         "numpy's BLAS at the same thread counts, interleaved; every minitvm result is checked "
         "first (a wrong one is printed as WRONG and makes the command exit 1). Cases: gemm512, "
-        "gemm1024 (gemm<N> for any N), mlp, resnet_block, resnet18, mobilenet_v2, resnet50, bert.",
+        "gemm1024 (gemm<N> for any N), mlp, resnet_block, resnet18, mobilenet_v2, resnet50, bert, "
+        "lm_head, unet_decoder, vgg16, lstm, yolo_neck.",
     )
     add_bench_arguments(p)
     p.set_defaults(run=run_bench)

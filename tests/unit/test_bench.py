@@ -282,3 +282,11 @@ def test_the_help_names_every_case() -> None:
                           capture_output=True, text=True, check=True, timeout=120)  # fmt: skip
     listed = set(re.findall(r"[a-z][a-z0-9_]+", " ".join(done.stdout.split()).split("Cases:")[1].split(".")[0]))
     assert set(suite.CASES) <= listed
+
+
+def test_the_data_dependent_bench_checks_each_case_and_prints_its_row(capsys: pytest.CaptureFixture[str]) -> None:
+    from minitvm.bench import data_dependent
+
+    assert data_dependent.main(["Reshape", "padding", "--rounds", "1", "--warmup", "0"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [r.split("  ")[0] for r in rows] == ["padding mask to max(8 lengths)", "Reshape 64x768 to a fed shape"]

@@ -575,7 +575,7 @@ def run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarra
 #: there (found sizes, checks, sorts, scans): run on their reference semantics.
 MAIN_LEVEL_GRAPH_OPS = frozenset({
     "graph.flat_nonzero", "graph.iota", "graph.check", "graph.argsort", "graph.cum_sum", "graph.cum_prod",
-    "graph.greedy_nms",
+    "graph.greedy_nms", "graph.invert_permutation",
 })  # fmt: skip
 
 

@@ -201,7 +201,7 @@ def unique_by_sort(ctx: NodeContext, axis: int | None) -> list[Value]:
     first. In sorted order a slice starts a group where it differs from the one before; the
     groups' starts are found at run time (u of them); the first index of each is the sorted
     position's source (the sorts are stable), every slice's group its running count of
-    starts read through the inverse permutation of the sort (a sort of the sort), each
+    starts read through the inverse permutation of the sort (graph.invert_permutation), each
     group's count the distance to the next start. With sorted=0 the groups are reordered by
     their first index (a sort of u). O(n log n) per element of a slice; no scatter (a te
     scatter reads every update for each element it writes)."""
@@ -243,12 +243,12 @@ def unique_by_sort(ctx: NodeContext, axis: int | None) -> list[Value]:
     places = ctx.make1(g.RangeOp, start=0, delta=1, length=u, element_type=i64)
     counts = ctx.make1(g.SubOp, ctx.make1(g.GatherOp, ends, ctx.make1(g.AddOp, places, one), axis=0), starts)
     # each slice's group: its sorted position's, read through the inverse permutation
-    inverse = ctx.make1(g.GatherOp, group, argsort(order, n, np.dtype(np.int64)), axis=0)
+    inverse = ctx.make1(g.GatherOp, group, ctx.make1(g.InvertPermutationOp, order), axis=0)
     if not ctx.attr_int("sorted", 1):  # the groups in order of their first index
         perm = argsort(indices, u, np.dtype(np.int64))
         indices = ctx.make1(g.GatherOp, indices, perm, axis=0)
         counts = ctx.make1(g.GatherOp, counts, perm, axis=0)
-        inverse = ctx.make1(g.GatherOp, argsort(perm, u, np.dtype(np.int64)), inverse, axis=0)
+        inverse = ctx.make1(g.GatherOp, ctx.make1(g.InvertPermutationOp, perm), inverse, axis=0)
     if axis is None:
         y = ctx.make1(g.GatherOp, ctx.make1(g.ReshapeOp, x, shape=[n]), indices, axis=0)
     else:

@@ -203,6 +203,18 @@ def write_top_k(
     body.add(loop.YieldOp())
 
 
+def write_inverse_permutation(emit: Emit, perm: SSAValue, out: SSAValue, n: int | SymDim) -> None:
+    """out[perm[i]] = i for i < n (graph.invert_permutation: a sort's order read back), one
+    loop appended: O(n), where a sort of the permutation is O(n log n)."""
+    length, most = extent(emit, n)
+    each = emit.loop(most, None if isinstance(n, int) else length)
+    step = Emit(each.body.block)
+    i = each.body.block.args[0]
+    target = step(arith.IndexCastOp(step(loop.LoadOp(perm, [i])), IndexType()))
+    step.add(loop.StoreOp(step(arith.IndexCastOp(i, i64)), out, [target]))
+    step.add(loop.YieldOp())
+
+
 def write_first_k(
     block: Block, x: SSAValue, out: SSAValue, full: SSAValue, scratch: SSAValue,
     rows: int | SymDim, n: int | SymDim, k: SymDim, descending: bool, element: Attribute,

@@ -67,7 +67,12 @@ from minitvm.errors import MinitvmError
 from minitvm.lowering.main_loops import Emit
 from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
-from minitvm.lowering.sort_to_loop import write_argsort, write_first_k, write_top_k
+from minitvm.lowering.sort_to_loop import (
+    write_argsort,
+    write_first_k,
+    write_inverse_permutation,
+    write_top_k,
+)
 from minitvm.symbolic import SymDim, bounds, floordiv, mod, symbol, symbols_of
 
 
@@ -636,7 +641,8 @@ class _MainConverter:
         # A call or if result that the model returns is written straight into its output.
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if (isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp | graph.GreedyNmsOp) or scans(value.owner)) and value not in self.direct:
+            if (isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp | graph.GreedyNmsOp
+                                        | graph.InvertPermutationOp) or scans(value.owner)) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
         for value, out in zip(ret.arguments, outs):
@@ -678,6 +684,8 @@ class _MainConverter:
                 self._iota(op, block)
             elif isinstance(op, graph.ArgSortOp):
                 self._argsort(op, block)
+            elif isinstance(op, graph.InvertPermutationOp):
+                write_inverse_permutation(Emit(block), self.buffers[op.input], self._buffer(op.result), shape_of(op.input.type)[0])  # type: ignore[arg-type]
             elif isinstance(op, graph.GreedyNmsOp):
                 n = shape_of(op.scores.type)[2]  # type: ignore[arg-type]
                 operands = [self.buffers[o] for o in op.operands]

@@ -1341,6 +1341,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.IotaOp: lambda op, xs: [np.arange(max(int(xs[0]), 0), dtype=np.int64)],
     tn.CheckOp: _check,
     tn.ArgSortOp: lambda op, xs: [_argsort(xs[0], op.is_descending)[:, : _out_shape(op)[1]]],
+    tn.InvertPermutationOp: lambda op, xs: [np.argsort(xs[0], kind="stable").astype(np.int64)],
     tn.ResizeOp: _resize,
     tn.TransposeOp: lambda op, xs: [xs[0].transpose(get_ints(op.properties, "perm"))],
     tn.ConcatOp: lambda op, xs: [np.concatenate(xs, axis=get_int(op.properties, "axis"))],

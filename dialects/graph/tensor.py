@@ -349,6 +349,29 @@ class ArgSortOp(GraphOp):
 
 
 @irdl_op_definition
+class InvertPermutationOp(GraphOp):
+    """The inverse of a permutation of 0..n-1: result[perm[i]] = i (numpy's argsort of a
+    permutation, in O(n) where a sort is O(n log n)). Values outside 0..n-1, or repeated,
+    are undefined behaviour: the op is for permutations the model made itself (a stable
+    sort's order, read back). Written into @main as one loop.
+
+        %inv = graph.invert_permutation %perm : tensor<100000xi64> -> tensor<100000xi64>
+    """
+
+    name = "graph.invert_permutation"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute], props: Props) -> list[TensorType]:
+        perm = as_tensor(cls.name, "input", operand_types[0])
+        if perm.element_type != i64 or len(shape_of(perm)) != 1:
+            raise ShapeError(f"{cls.name}: input must be a permutation, a 1-D tensor of i64, got {perm}")
+        return [perm]
+
+
+@irdl_op_definition
 class CheckOp(IRDLOperation):
     """Stops the run with `message` unless `ok` (a scalar i1 tensor) holds: the run-time part
     of an op's verification where what it checks is computed from the data (a Reshape to a
@@ -1118,7 +1141,7 @@ class ArgMinOp(ArgReduceOp):
 
 
 TENSOR_OPS = [
-    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, IotaOp, CheckOp, ArgSortOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
+    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, IotaOp, CheckOp, ArgSortOp, InvertPermutationOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
     TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
     ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp, CumSumOp, CumProdOp,

@@ -182,7 +182,7 @@ class _KernelCalls:
             if (
                 node.dialect_name() != "graph"
                 or isinstance(node, graph.ConstantOp | graph.YieldOp | graph.FlatNonzeroOp | graph.IotaOp | graph.CheckOp | graph.ArgSortOp
-                               | graph.GreedyNmsOp)
+                               | graph.GreedyNmsOp | graph.InvertPermutationOp)
                 or scans(node)
             ):  # (these stay: convert-te-to-loop writes their loops and checks into @main)
                 continue

@@ -285,7 +285,8 @@ def test_every_op_round_trips_custom_and_generic():
         corners, scores = (b.insert(g.ConstantOp.from_array(np.ones(shape, np.float32))).result for shape in ((1, 5, 8), (1, 2, 8)))
         scalar = [b.insert(g.ConstantOp.from_array(v)).result for v in (np.int64(3), np.float32(0.5), np.float32(0.1))]
         nms = b.insert(g.GreedyNmsOp.make(corners, scores, *scalar, thresholded=1))
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz, io, srt, *nms.results]
+        inv = b.insert(g.InvertPermutationOp.make(io)).result
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz, io, srt, *nms.results, inv]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

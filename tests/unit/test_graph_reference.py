@@ -709,10 +709,10 @@ def test_every_graph_op_is_covered():
     shape: below, and test_data_dependent.py through NonZero; iota and check, which ONNX
     lacks: below, and test_run_time_shapes.py through Range, Tile, Expand and Reshape; argsort,
     whose ONNX kin TopK has two results: below, and test_data_dependent.py through TopK;
-    greedy_nms, NonMaxSuppression's greedy pass: below, and test_data_dependent.py through
-    NonMaxSuppression)."""
+    greedy_nms, NonMaxSuppression's greedy pass, and invert_permutation: below, and
+    test_data_dependent.py through NonMaxSuppression and Unique)."""
     covered = {type(build_op(c)) for c in CASES} | {
-        g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp, g.ArgSortOp, g.GreedyNmsOp,
+        g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp, g.ArgSortOp, g.GreedyNmsOp, g.InvertPermutationOp,
     }  # fmt: skip
     assert set(reference.supported_ops()) == set(g.GRAPH_OPS)
     assert not set(g.GRAPH_OPS) - covered - set(g.LAYOUT_OPS) - set(g.WINOGRAD_OPS)
@@ -859,3 +859,10 @@ def test_greedy_nms_keeps_boxes_in_score_order_until_the_class_is_full():
     keep, order = reference.evaluate(unthresholded, inputs)
     np.testing.assert_array_equal(order[0, 1], [3, 1, -1, -1])
     np.testing.assert_array_equal(keep[0, 1], [True, True, False, False])
+
+
+def test_invert_permutation_reads_a_sort_back():
+    perm = np.random.default_rng(3).permutation(1000).astype(np.int64)
+    op = build_op(Case("invert_permutation", g.InvertPermutationOp.make, "Identity", [perm]))
+    (inverse,) = reference.evaluate(op, [perm])
+    np.testing.assert_array_equal(inverse[perm], np.arange(1000))

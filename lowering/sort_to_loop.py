@@ -3,14 +3,16 @@ bottom-up merge sort of each row's positions, or, for the first k of them, a sel
 
 A sort has no tensor-expression form (each output depends on every input through data-
 dependent choices), so like graph.flat_nonzero it is written as loops on buffers. Each row's
-positions start as 0..n-1; pass w (1, 2, 4, ... < n) merges the sorted runs [lo, lo+w) and
-[lo+w, lo+2w) into a scratch row, which is then copied back. The merge has no branch: each
+positions start as 0..n-1, their keys copied into a row beside them (a merge compares keys
+read in order, not x read at each position: 8.7 -> 5.1 ms for a 50257 row); pass w (1, 2,
+4, ... < n) merges the sorted runs [lo, lo+w) and [lo+w, lo+2w) of both into scratch rows,
+which are then copied back. The merge has no branch: each
 step reads the heads of both runs (clamped into them once one is used up), takes the right
 one only if it is still there and strictly better or the left is used up (so ties keep their
 order: stable), and carries the two heads. O(n log n) per row; for a run-time n the passes
 are a loop of log2(its bound) whose steps past n do nothing.
 
-    for r: for t < n: out[r, t] = t
+    for r: for t < n: out[r, t] = t; keys[t] = x[r, t]
            for w in 1, 2, 4, ... < n:
              for lo in 0, 2w, 4w, ... < n: merge out[r, lo:mid], out[r, mid:hi] into scratch
              out[r, :] = scratch
@@ -58,17 +60,34 @@ def _positions(emit: Emit, out: SSAValue, r: SSAValue, most: int, count: SSAValu
     step.add(loop.YieldOp())
 
 
+@dataclass(frozen=True)
+class SortScratch:
+    """The rows a merge sort works in: the merged positions (n i64), and the keys of the
+    positions in `out`'s row and in the merged row (n of x's element type each), which the
+    merges compare instead of reading x at each position."""
+
+    positions: SSAValue
+    keys: SSAValue
+    merged_keys: SSAValue
+
+
 def write_argsort(
-    block: Block, x: SSAValue, out: SSAValue, scratch: SSAValue,
+    block: Block, x: SSAValue, out: SSAValue, scratch: SortScratch,
     rows: int | SymDim, n: int | SymDim, descending: bool, element: Attribute,
 ) -> None:  # fmt: skip
-    """Sort each of the `rows` rows of `x` ([rows, n]) into `out` (i64 positions), with
-    `scratch` (n i64) for the merges, in loops appended to `block`."""
+    """Sort each of the `rows` rows of `x` ([rows, n]) into `out` (i64 positions), in
+    `scratch`'s rows, in loops appended to `block`."""
     emit = Emit(block)
     length, most = extent(emit, n)
     body, r = _each_row(emit, rows)
-    _positions(body, out, r, most, None if isinstance(n, int) else length)
-    merge = _Merge(x, out, scratch, r, length, most, isinstance(n, int), descending, element)
+    fill = body.loop(most, None if isinstance(n, int) else length)
+    step = Emit(fill.body.block)
+    t = fill.body.block.args[0]
+    step.add(loop.StoreOp(step(arith.IndexCastOp(t, i64)), out, [r, t]))
+    step.add(loop.StoreOp(step(loop.LoadOp(x, [r, t])), scratch.keys, [t]))
+    step.add(loop.YieldOp())
+    merge = _Merge(x, out, scratch.positions, r, length, most, isinstance(n, int), descending, element,
+                   scratch.keys, scratch.merged_keys)  # fmt: skip
     if isinstance(n, int):
         width = 1
         while width < n:
@@ -99,6 +118,9 @@ class _Merge:
     static: bool  # (n is a number: `length` is a constant)
     descending: bool
     element: Attribute
+    #: The keys of the positions in `out`'s row and in the scratch row (None: `beats` alone).
+    keys: SSAValue | None = None
+    merged_keys: SSAValue | None = None
 
     def write(self, emit: Emit, width: SSAValue, pair_count: int | None = None) -> None:
         """Merge the runs of `width` pairwise into the scratch row (`pair_count` pairs, if
@@ -118,6 +140,8 @@ class _Merge:
         step = Emit(copy.body.block)
         t = copy.body.block.args[0]
         step.add(loop.StoreOp(step(loop.LoadOp(self.scratch, [t])), self.out, [self.r, t]))
+        assert self.keys is not None and self.merged_keys is not None
+        step.add(loop.StoreOp(step(loop.LoadOp(self.merged_keys, [t])), self.keys, [t]))
         step.add(loop.YieldOp())
 
     def _merge(self, emit: Emit, lo: SSAValue, mid: SSAValue, hi: SSAValue) -> None:
@@ -126,18 +150,19 @@ class _Merge:
         steps = emit.loop(self.most, emit(arith.SubiOp(hi, lo)), (lo, mid))
         body = Emit(steps.body.block)
         t, i, j = steps.body.block.args
-        left = body(loop.LoadOp(self.out, [self.r, body(arith.MinSIOp(i, last_left))]))
-        right = body(loop.LoadOp(self.out, [self.r, body(arith.MinSIOp(j, last_right))]))
-        left_value, right_value = (
-            body(loop.LoadOp(self.x, [self.r, body(arith.IndexCastOp(p, IndexType()))]))
-            for p in (left, right)
-        )
+        assert self.keys is not None and self.merged_keys is not None
+        left_at, right_at = body(arith.MinSIOp(i, last_left)), body(arith.MinSIOp(j, last_right))
+        left = body(loop.LoadOp(self.out, [self.r, left_at]))
+        right = body(loop.LoadOp(self.out, [self.r, right_at]))
+        left_value = body(loop.LoadOp(self.keys, [left_at]))
+        right_value = body(loop.LoadOp(self.keys, [right_at]))
         better = body(self.beats(right_value, left_value))
         left_done = body(arith.CmpiOp(i, mid, "sge"))
         right_there = body(arith.CmpiOp(j, hi, "slt"))
         take_right = body(arith.AndIOp(right_there, body(arith.OrIOp(left_done, better))))
-        body.add(loop.StoreOp(body(arith.SelectOp(take_right, right, left)), self.scratch,
-                          [body(arith.AddiOp(lo, t))]))  # fmt: skip
+        to = body(arith.AddiOp(lo, t))
+        body.add(loop.StoreOp(body(arith.SelectOp(take_right, right, left)), self.scratch, [to]))
+        body.add(loop.StoreOp(body(arith.SelectOp(take_right, right_value, left_value)), self.merged_keys, [to]))
         next_i = body(arith.AddiOp(i, body(arith.SelectOp(take_right, zero, one))))
         next_j = body(arith.AddiOp(j, body(arith.SelectOp(take_right, one, zero))))
         body.add(loop.YieldOp(next_i, next_j))
@@ -216,7 +241,7 @@ def write_inverse_permutation(emit: Emit, perm: SSAValue, out: SSAValue, n: int 
 
 
 def write_first_k(
-    block: Block, x: SSAValue, out: SSAValue, full: SSAValue, scratch: SSAValue,
+    block: Block, x: SSAValue, out: SSAValue, full: SSAValue, scratch: SortScratch,
     rows: int | SymDim, n: int | SymDim, k: SymDim, descending: bool, element: Attribute,
 ) -> None:  # fmt: skip
     """The first `k` (known only at run time) positions of each row's stable sort into `out`,

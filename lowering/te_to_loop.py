@@ -68,6 +68,7 @@ from minitvm.lowering.main_loops import Emit
 from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
 from minitvm.lowering.sort_to_loop import (
+    SortScratch,
     write_argsort,
     write_first_k,
     write_inverse_permutation,
@@ -815,13 +816,15 @@ class _MainConverter:
         element = op.input.type.element_type  # type: ignore[attr-defined]
         x, out = self.buffers[op.input], self._buffer(op.result)
         if k == n:
-            scratch = self._alloc(tensor_type([n], i64))
-            write_argsort(block, x, out, scratch, rows, n, op.is_descending, element)
+            write_argsort(block, x, out, self._sort_scratch(n, element), rows, n, op.is_descending, element)
         elif isinstance(k, int):
             write_top_k(block, x, out, rows, n, k, op.is_descending, element)
         else:  # (a size known at run time, at most n: a heap or a sort, as the run goes)
-            full, scratch = self._alloc(tensor_type([rows, n], i64)), self._alloc(tensor_type([n], i64))
-            write_first_k(block, x, out, full, scratch, rows, n, k, op.is_descending, element)
+            full = self._alloc(tensor_type([rows, n], i64))
+            write_first_k(block, x, out, full, self._sort_scratch(n, element), rows, n, k, op.is_descending, element)
+
+    def _sort_scratch(self, n: int | SymDim, element: Attribute) -> SortScratch:
+        return SortScratch(*(self._alloc(tensor_type([n], t)) for t in (i64, element, element)))
 
     def _iota(self, op: graph.IotaOp, block: Block) -> None:
         """The count (at least 0) sets the result's size first, so that a run whose count

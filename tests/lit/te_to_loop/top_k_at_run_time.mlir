@@ -8,6 +8,8 @@
 // CHECK-LABEL: func.func @main(%0: memref<2x9xf32>, %1: memref<?xf32, #graph.dims<"k">>, %2: memref<2x?xi64, #graph.dims<"k">>) attributes {loop.symbols = ["k"]} {
 // CHECK-NEXT:    %[[FULL:\d+]] = loop.alloc : memref<2x9xi64>
 // CHECK-NEXT:    %[[SCRATCH:\d+]] = loop.alloc : memref<9xi64>
+// CHECK-NEXT:    %[[KEYS:\d+]] = loop.alloc : memref<9xf32>
+// CHECK-NEXT:    %[[MERGED_KEYS:\d+]] = loop.alloc : memref<9xf32>
 // CHECK-NEXT:    %[[N:\d+]] = arith.constant 9 : index
 // CHECK-NEXT:    %[[K:\d+]] = loop.size "k"
 // CHECK-NEXT:    %[[FOUR:\d+]] = arith.constant 4 : index

@@ -138,6 +138,18 @@ def _found_size_models() -> dict[str, tuple[onnx.ModelProto, list[dict[str, np.n
     top_k = make_model([helper.make_node("TopK", ["x", "k"], ["v", "i"])],
                        {"x": (f32, [2, "n"]), "k": (i64, [1])}, ["v", "i"])  # fmt: skip
 
+    nms = make_model(
+        [helper.make_node("NonMaxSuppression", ["b", "s", "max", "iou", "th"], ["y"])],
+        {"b": (f32, ["batch", "n", 4]), "s": (f32, ["batch", 3, "n"]), "max": (i64, [1]),
+         "iou": (f32, [1]), "th": (f32, [1])}, ["y"],
+    )  # fmt: skip
+
+    def detections(batch: int, n: int, most: int) -> dict[str, np.ndarray]:
+        corner = rng.random((batch, n, 2)).astype(np.float32) * 100
+        size = rng.random((batch, n, 2)).astype(np.float32) * 20
+        return {"b": np.concatenate([corner, corner + size], -1), "s": rng.random((batch, 3, n)).astype(np.float32),
+                "max": np.array([most]), "iou": np.float32([0.5]), "th": np.float32([0.2])}  # fmt: skip
+
     def scalars(*values: int) -> dict[str, np.ndarray]:
         return dict(zip("sld", (np.array(v, np.int64) for v in values), strict=True))
 
@@ -145,20 +157,22 @@ def _found_size_models() -> dict[str, tuple[onnx.ModelProto, list[dict[str, np.n
         "nonzero": (nonzero, [{"x": sparse(n, d)} for n, d in [(10, 0.5), (1000, 0.3), (7, 0.0), (5000, 0.9)]]),
         "unique": (unique, [{"x": rng.integers(0, v, n)} for n, v in [(20, 5), (3000, 2000), (4, 9)]]),
         "range": (range_, [scalars(*c) for c in [(0, 5, 1), (-7, 900, 2), (10, 0, -3), (0, 70_000, 1)]]),
+        "nms": (nms, [detections(*c) for c in [(1, 10, 5), (2, 500, 50), (1, 3000, 100), (3, 40, 2)]]),
         "top_k": (top_k, [{"x": rng.standard_normal((2, n)).astype(np.float32), "k": np.array([k], np.int64)}
                           for n, k in [(50, 3), (500, 300), (9, 9)]]),
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["nonzero", "unique", "range", "top_k"])
+@pytest.mark.parametrize("name", ["nonzero", "unique", "range", "nms", "top_k"])
 def test_a_library_finds_output_sizes_as_it_runs(tmp_path: Path, name: str) -> None:
-    """NonZero, Unique, a Range of fed bounds and TopK of a fed k, exported: the library
-    allocates the outputs, raises its capacities and reruns as the Executable does, and
-    gives the same values in the same shapes."""
+    """NonZero, Unique, a Range of fed bounds, NonMaxSuppression of any batch and box count
+    and TopK of a fed k, exported (two threads: parallel loops of run-time trip counts too):
+    the library allocates the outputs, raises its capacities and reruns as the Executable
+    does, and gives the same values in the same shapes."""
     model, feeds = _found_size_models()[name]
-    exe = minitvm.compile(model, num_threads=1)
+    exe = minitvm.compile(model, num_threads=2)
     exe.export(str(tmp_path / f"{name}.so"))
-    lib = minitvm.load(tmp_path / f"{name}.so", num_threads=1)
+    lib = minitvm.load(tmp_path / f"{name}.so", num_threads=2)
     assert [s.dtype for s in lib.outputs] == [s.dtype for s in exe.outputs]
     for feed in feeds:
         for want, got in zip(exe.run(feed), lib.run(feed), strict=True):

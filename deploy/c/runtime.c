@@ -702,6 +702,8 @@ static int run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
                minitvm_tensor *outputs, int num_outputs, int allocate) {
   const char *what = allocate ? "minitvm_run_alloc" : "minitvm_run";
   clear_error();
+  if (allocate && outputs) /* (NULL after any error: nothing for the caller to free) */
+    for (int i = 0; i < num_outputs; i++) outputs[i].data = NULL;
   if (!m) return fail(MINITVM_EINVAL, "%s: the model is NULL", what);
   if (num_inputs != minitvm__num_inputs || num_outputs != minitvm__num_outputs)
     return fail(MINITVM_EINVAL, "%s: got %d inputs and %d outputs, the model has %d and %d",
@@ -711,7 +713,6 @@ static int run(minitvm_model *m, const minitvm_tensor *inputs, int num_inputs,
   int rc;
   if ((rc = check_inputs(what, inputs, num_inputs))) return rc;
   for (int i = 0; i < num_outputs; i++) {
-    if (allocate) outputs[i].data = NULL;
     if ((rc = check_tensor(what, &outputs[i], &minitvm__outputs[i], allocate ? 2 : 1))) return rc;
     if (!allocate && found_shape(&minitvm__outputs[i]))
       return fail(MINITVM_EINVAL,

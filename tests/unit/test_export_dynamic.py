@@ -218,6 +218,9 @@ def test_the_c_api_of_sizes_found_as_the_model_runs(tmp_path: Path) -> None:
         "no other negative size) does not hold the input's 24 elements ([2, 3, 4])"
     )
     assert not outputs[0].data and not outputs[1].data
+    outputs[0].data = outputs[1].data = 1  # (whatever the caller left there)
+    assert api.run_alloc(m, inputs, 1, outputs, 2) == EINVAL and "got 1 inputs and 2 outputs" in api.error()
+    assert not outputs[0].data and not outputs[1].data  # nothing to free after an error
     lib = minitvm.load(tmp_path / "rs.so", num_threads=1)
     with pytest.raises(MinitvmError, match=r"rs\.so: minitvm_run_alloc: node 'rs' \(Reshape, opset 18\): the shape asked for"):
         lib.run({"x": x, "s": np.array([5, 5], np.int64)})

@@ -69,6 +69,8 @@ def test_tune_report_plot_and_compile_with_records(tmp_path, model: Path) -> Non
     assert "measuring their default schedules" in result.stderr
     assert "fused_conv_nchwc" in result.stdout and "speedup" in result.stdout
     assert "tpe:" in result.stdout and "Trial" not in result.stderr  # Optuna's log is quiet
+    check = re.search(r"the model, timed side by side \(10 rounds\): ([\d.]+) ms default -> ([\d.]+) ms tuned", result.stdout)
+    assert check is not None and float(check[1]) > 0 and float(check[2]) > 0, result.stdout
 
     png = tmp_path / "plot.png"
     report = minitvm("tune", "--report", "--records", url, "--plot", png)

@@ -78,7 +78,38 @@ def run_tune(args: argparse.Namespace) -> None:
     if args.winograd != "auto":
         use += f" --winograd {args.winograd}"
     threads = f"{args.num_threads} thread{'s' if args.num_threads != 1 else ''}"
+    if not sizes:  # (a dynamic compile is tuned at several shapes: no one model to time)
+        print(model_line(model, args.records, input_shapes or None, args))
     print(f"\nrecords: {args.records} (tuned for {threads}; use them: {use})")
+
+
+#: Rounds (after two untimed ones) of the model-level check that ends `minitvm tune`.
+MODEL_CHECK_ROUNDS = 10
+
+
+def model_line(model: object, records: str, input_shapes: object, args: argparse.Namespace) -> str:
+    """The whole model's latency compiled without and with the records, timed side by side:
+    what the tuning bought the model, which the kernels' speedups, each measured alone with
+    its operands hot, need not tell (a kernel alone faster by 1.1-1.4x has given the model
+    nothing)."""
+    import statistics
+
+    import minitvm
+    from minitvm.compiler import random_inputs
+    from minitvm.runtime.timing import timed_runs
+
+    options = {"input_shapes": input_shapes, "opt_level": args.opt_level, "num_threads": args.num_threads,
+               "winograd": args.winograd}  # fmt: skip
+    default = minitvm.compile(model, **options)  # type: ignore[arg-type]
+    tuned = minitvm.compile(model, records=records, **options)  # type: ignore[arg-type]
+    feeds = random_inputs(default)
+    runners = {"default": lambda: default.run(feeds), "tuned": lambda: tuned.run(feeds)}
+    _, seconds = timed_runs(runners, 2, MODEL_CHECK_ROUNDS)
+    before, after = (statistics.median(seconds[k]) for k in ("default", "tuned"))
+    return (
+        f"the model, timed side by side ({MODEL_CHECK_ROUNDS} rounds): {before * 1e3:.3f} ms default -> "
+        f"{after * 1e3:.3f} ms tuned ({before / after:.2f}x)"
+    )
 
 
 def report_records(records: str, plot: str | None) -> None:

@@ -101,6 +101,8 @@ def model_line(model: object, records: str, input_shapes: object, args: argparse
     options = {"input_shapes": input_shapes, "opt_level": args.opt_level, "num_threads": args.num_threads,
                "winograd": args.winograd}  # fmt: skip
     default = minitvm.compile(model, **options)  # type: ignore[arg-type]
+    if not all(spec.is_static for spec in default.inputs):
+        return "the model has sizes known only at run time: give --input-shape to time it tuned"
     tuned = minitvm.compile(model, records=records, **options)  # type: ignore[arg-type]
     feeds = random_inputs(default)
     runners = {"default": lambda: default.run(feeds), "tuned": lambda: tuned.run(feeds)}

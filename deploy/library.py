@@ -40,6 +40,7 @@ from minitvm.runtime.abi import (
     ALIGNMENT,
     DTYPE_CODES,
     ENTRY,
+    FOUND_DIM,
     NUM_THREADS_GLOBAL,
     THREAD_POOL_GLOBAL,
 )
@@ -50,9 +51,7 @@ from minitvm.symbolic import SymDim, capacity, parse_dim, symbols_of
 LIBRARY_ENTRY = "minitvm__entry"
 #: `weights=` choices: inside the library, or in a file beside it.
 WEIGHTS_MODES = ("embed", "file")
-#: An output's dimension in the C tables and `minitvm_output_info` that uses a size the code
-#: finds as it runs (-1 is one the inputs' shapes give): known only after a run.
-FOUND_DIM = -2
+
 #: Flags for the C runtime and the link; the kernels were optimized by LLVM already.
 CFLAGS = ("-O2", "-fPIC", "-fvisibility=hidden", "-std=gnu11", "-Wall")
 LDFLAGS = ("-shared", "-pthread", "-Wl,-z,defs", "-Wl,-z,noexecstack")

@@ -49,6 +49,11 @@ ENTRY_SIZES_SIGNATURE = ctypes.CFUNCTYPE(
 #: BERT encoder layer ran 5% slower (20.75 vs 19.71 ms, one thread), the MLP 2%.
 ALIGNMENT = 64
 
+#: An output dimension that uses a size the code finds as it runs, in an exported library's
+#: tables and `minitvm_output_info` (-1 is one the inputs' shapes give): known only after a
+#: run, so such an output comes from `minitvm_run_alloc` (C API version 2).
+FOUND_DIM = -2
+
 #: `int32_t`: how many threads parallel loops use; the Executable sets it at each run.
 NUM_THREADS_GLOBAL = "__minitvm_num_threads"
 #: The C type of `NUM_THREADS_GLOBAL`.

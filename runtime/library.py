@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from minitvm.errors import MinitvmError
-from minitvm.runtime.abi import DTYPE_CODES
+from minitvm.runtime.abi import DTYPE_CODES, FOUND_DIM
 from minitvm.runtime.executable import (
     ModelSpecs,
     TensorSpec,
@@ -35,8 +35,6 @@ from minitvm.symbolic import bare_symbol, name_from, symbol
 #: loads (version 1 lacks minitvm_run_alloc, which only its successor's models need).
 ABI_VERSION = 2
 ABI_VERSIONS = (1, 2)
-#: An output dimension the model finds as it runs, in minitvm_output_info.
-FOUND_DIM = -2
 #: Room for dimensions in minitvm_input_info / minitvm_output_info.
 MAX_INFO_DIMS = 8
 

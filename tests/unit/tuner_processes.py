@@ -19,15 +19,29 @@ from minitvm.tuner.search import DEFAULT, WORKER
 
 #: Run by each tuner before `minitvm tune`: import what tuning needs, say so, then wait for the
 #: word to go, so that neither tuner spends the whole budget while the other is still importing.
+#: A second line is drawn where the trials begin (`run_plan`, after the tasks are extracted and
+#: their defaults measured, which takes each tuner a different time on a loaded machine): a
+#: tuner waits there until every tuner has arrived, so that both measure trials.
 _AT_THE_LINE = """
 import sys, time
 from pathlib import Path
-import minitvm.compiler, minitvm.tuner.search, minitvm.tools.cli as cli
-ready, go, *argv = sys.argv[1:]
+import minitvm.compiler, minitvm.tuner.search as search, minitvm.tools.cli as cli
+ready, go, tuners, *argv = sys.argv[1:]
+
+def wait_for(paths):
+    deadline = time.monotonic() + 300
+    while not all(p.exists() for p in paths) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+run_plan = search.run_plan
+def run_plan_together(*args, **kwargs):
+    Path(ready + ".trials").touch()
+    wait_for([Path(ready).with_name(f"ready{i}.trials") for i in range(int(tuners))])
+    return run_plan(*args, **kwargs)
+search.run_plan = run_plan_together
+
 Path(ready).touch()
-deadline = time.monotonic() + 120
-while not Path(go).exists() and time.monotonic() < deadline:
-    time.sleep(0.01)
+wait_for([Path(go)])
 sys.exit(cli.main(argv))
 """
 
@@ -39,7 +53,8 @@ def start_together(workdir: Path, *commands: tuple[str | Path, ...]) -> list[sub
     for i, command in enumerate(commands):
         ready = workdir / f"ready{i}"
         readies.append(ready)
-        argv = [sys.executable, "-c", _AT_THE_LINE, str(ready), str(go), *map(str, command)]
+        argv = [sys.executable, "-c", _AT_THE_LINE, str(ready), str(go), str(len(commands))]
+        argv += map(str, command)
         pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
         processes.append(subprocess.Popen(argv, **pipes))
     deadline = time.monotonic() + 120

@@ -561,9 +561,9 @@ def _decide_negative(diff: int | SymDim, what: str) -> bool:
         return False
     if high is not None and high < 0:
         return True
-    hinted = _at_hints(diff)
-    if hinted is not None:
-        return hinted < 0
+    guess = _at_hints(diff)
+    if guess is not None:
+        return guess < 0
     raise SymbolicError(f"cannot decide whether {what} before run time")
 
 
@@ -571,9 +571,9 @@ def _decide_zero(value: SymDim) -> bool:
     low, high = bounds(value)
     if (low is not None and low > 0) or (high is not None and high < 0):
         return False
-    hinted = _at_hints(value)
-    if hinted is not None:
-        return hinted == 0
+    guess = _at_hints(value)
+    if guess is not None:
+        return guess == 0
     raise SymbolicError(f"cannot decide whether {value} is 0 before run time")
 
 
@@ -594,6 +594,17 @@ def size_hints(hints: Mapping[str, int] | None = None) -> Iterator[None]:
         yield
     finally:
         _HINTS.reset(token)
+
+
+def hinted(value: int | SymDim) -> int:
+    """`value` as it is at the hinted sizes (`size_hints`; `DEFAULT_HINT` for a symbol no
+    hint names, and outside `size_hints`), clamped to the symbols' ranges: for heuristics."""
+    if isinstance(value, int):
+        return value
+    with size_hints(_HINTS.get()):
+        result = _at_hints(value)
+    assert result is not None
+    return result
 
 
 def _at_hints(value: SymDim) -> int | None:
@@ -806,6 +817,7 @@ __all__ = [
     "ceildiv",
     "evaluate",
     "floordiv",
+    "hinted",
     "is_symbolic",
     "lower_bound",
     "mod",

@@ -155,11 +155,18 @@ class LoopNest:
         ]  # fmt: skip
 
     def peeled_split(self, loop_name: str) -> tuple[str, int | SymDim, int] | None:
-        """(axis, extent, factor) when loop `loop_name` is the outer part of a split of a
-        symbolic extent: its full tiles run without the axis's guard, the rest after them."""
-        for name, (outer, _, factor) in self.splits.items():
-            if outer == loop_name and isinstance(self.extents[name], SymDim):
-                return name, self.extents[name], factor
+        """(axis, extent, factor) when loop `loop_name` is the outer part of a split that may
+        not divide its extent (a symbolic one, or a static one it does not divide): its full
+        tiles run without the axis's guard, the rest after them (a GEMM's register block of
+        6 rows on 64 rows: 10 blocks of 6, then one of 4, none tested element by element)."""
+        order = [lp.name for lp in self.loops]
+        for name, (outer, inner, factor) in self.splits.items():
+            extent = self.extents[name]
+            if outer != loop_name or not (isinstance(extent, SymDim) or extent % factor):
+                continue
+            if inner in order and order.index(inner) < order.index(outer):
+                return None  # the inner part runs outside the outer one: guarded instead
+            return name, extent, factor
         return None
 
     @property

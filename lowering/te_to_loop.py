@@ -12,7 +12,9 @@ outermost, reduction loops next, and the last spatial loop innermost when every 
 contiguously (so `C[i, j] += A[i, k] * B[k, j]` runs as i-k-j); otherwise reductions stay
 innermost with the accumulator carried in registers (`loop.for ... iter_args`). The schedule
 then rewrites that order: split, reorder, fuse; vectorize, unroll and parallel mark loops
-for the loop passes. A split that does not divide its loop guards the body with `loop.if`; a
+for the loop passes. A split that does not divide its loop is peeled: its whole tiles, then
+one tile of what is left (unguarded, so a register block's last rows are a shorter block);
+where the inner loop does not run inside the outer one, the body is guarded by `loop.if`. A
 fused loop gives back its parts as fused / extent(inner) and fused % extent(inner). Index
 divisions by a constant that the loop structure decides (a packed operand's `j / 16` and
 `j % 16` when j's innermost loop is 16 wide) are simplified away (TVM's arith simplifier does
@@ -318,8 +320,8 @@ class _ComputeEmitter:
             extent = self.extent_overrides.get(lp.name, lp.extent)
             self._emit_loop(block, lp, _for(block, extent), None, rest, loop_vars, innermost, attach)
             return
-        # The outer loop of a split of a symbolic extent: its full tiles first, then the
-        # partial tile, if any, whose inner loop runs to what is left of the extent; neither
+        # The outer loop of a split that may not divide its extent: its full tiles first, then
+        # the partial tile, if any, whose inner loop runs to what is left of the extent; neither
         # needs the axis's guard (what keeps a register block's rows unguarded).
         axis, extent, factor = peel
         inner = self.nest.splits[axis][1]
@@ -331,6 +333,8 @@ class _ComputeEmitter:
         left = mod(extent, factor)
         if not any(other.name == inner for other in self.nest.loops):
             self.unguarded.discard(axis)  # (the inner loop was fused into another: guarded)
+        elif isinstance(left, int):
+            self.extent_overrides[inner] = left  # a static rest: one partial tile of that size
         elif factor <= MAX_TAIL_VERSIONS:
             # A register block's tail: one version per size it can have, each with a static
             # inner extent, so that it too is unrolled with its accumulators in registers.

@@ -1,20 +1,24 @@
 """GEMM-like computes (`C[.., i, j] = sum_k A[.., i, k] * B[.., k, j]`, B walked contiguously
-along j) get TVM's x86 dense schedule in miniature, by default a 4 x 64 register block of C
-(4 rows, 4 vectors of 16 lanes) accumulated over k, k blocked by 256 so B's panel stays in
-cache:
+along j) get TVM's x86 dense schedule in miniature: a register block of C accumulated over k,
+k blocked so that B's panel stays in cache. For 4 x 64 (4 rows, 4 vectors of 16 lanes) and k
+blocked by 256:
 
     split i by 4, split j by 64, split j.i by 16, split r0 by 256,
     reorder (j.o, r0.o, i.o, r0.i, i.i, j.i.o, j.i.i),
     unroll i.i, unroll j.i.o, vectorize j.i.i
 
 After loop-unroll and loop-vectorize the k loop holds 16 vector FMAs on broadcast A and
-vector B, and LLVM keeps the 16 accumulators in registers. The same schedule serves
-`graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one vector,
-see `passes/graph/pack_weights.py`): once j is split by 16, te_to_loop resolves the division
-at compile time and each vector of the block is one contiguous panel row.
+vector B, and LLVM keeps the 16 accumulators in registers. The default block follows the
+vector registers (`default_block`: 4 x 64 with AVX-512's 32, 6 x 16 with AVX2's 16); a block
+needs not divide M, te_to_loop ends the rows with one shorter block. The same schedule
+serves `graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one
+vector, see `passes/graph/pack_weights.py`): once j is split by 16, te_to_loop resolves the
+division at compile time and each vector of the block is one contiguous panel row.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.ir import Attribute
@@ -26,7 +30,7 @@ from minitvm.schedules.base import (
     L1_BYTES,
     L2_BYTES,
     LANES,
-    MAX_ACCUMULATORS,
+    VECTOR_REGISTERS,
     Config,
     InvalidConfig,
     Knob,
@@ -35,6 +39,7 @@ from minitvm.schedules.base import (
     is_sum,
     registers_for,
 )
+from minitvm.symbolic import SymDim, hinted
 
 
 def _reads_panels(compute: te.ComputeOp) -> bool:
@@ -58,19 +63,81 @@ def _reads_panels(compute: te.ComputeOp) -> bool:
     return False
 
 
-#: The register block heights the default tries, tallest first: a block of fewer rows loads
-#: more of B per FMA (graph-pack-weights pads only products the first one divides).
-ROW_BLOCKS = (4, 2)
+#: The register block heights a GEMM may have (the tuner's choices; the default picks one by
+#: `default_block`). A height needs not divide M: te_to_loop runs the rows left after the
+#: whole blocks as one shorter block (64 rows in blocks of 6: ten of 6, one of 4).
+ROW_CHOICES = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16)
 
-#: The register block widths the default tries, widest first (graph-pack-weights pads an N
-#: that no panel divides to a multiple of the first).
+#: The register block widths the tuner may choose among those that divide N.
+COLUMN_CHOICES = (16, 32, 48, 64, 96, 128)
+
+#: The column blocks graph-pack-weights pads a packed N for, widest first (an N of whole
+#: panels stays; a wider one is padded to whole blocks of the first).
 COLUMN_BLOCKS = (64, 32, 16)
+
+#: The rows below which graph-pack-weights leaves a product on the reduction template (a
+#: matrix-vector product, a classifier's) unless its weights are packed anyway.
+PAD_ROWS = 4
+
+
+def block_registers(rows: int, cols: int, lanes: int = LANES) -> int:
+    """Vector registers a `rows` x `cols` register block holds at once: its accumulators,
+    the row of B each step of k loads (each vector of it used by every row), and the
+    broadcast element of A (4 x 64 with AVX-512's 16-lane registers: 16 + 4 + 1)."""
+    vectors = registers_for(cols, lanes)
+    return rows * vectors + vectors + 1
+
+
+def fits(rows: int, cols: int, lanes: int = LANES) -> bool:
+    """Whether a `rows` x `cols` block stays in the vector registers (no spills)."""
+    return block_registers(rows, cols, lanes) <= VECTOR_REGISTERS
+
+
+#: Accumulators a register block needs to keep the FMA units busy with room to spare: an x86
+#: core since Haswell and Zen issues 2 vector FMAs a cycle at a latency of 4 cycles (Zen 4's
+#: 512-bit ones as pairs of 256-bit halves), so 8 dependent chains are in flight at least,
+#: and twice that leaves slack for loads that miss L1. AMD EPYC Zen 4, one thread, 384 x 1024
+#: @ 1024 x 1024 packed, AVX-512 masked out: 4 x 16 (8 accumulators, exactly the minimum)
+#: 12.3 ms, 6 x 16 (12) 10.2 ms; with AVX-512, 4 x 64 (16) and 6 x 64 (24) alike.
+ENOUGH_ACCUMULATORS = 16
+
+
+def default_block(
+    height: int | SymDim, rows: Sequence[int], cols: Sequence[int], lanes: int = LANES
+) -> tuple[int, int] | None:
+    """The default register block (rows, cols) for `height` rows of C (at its hinted size if
+    symbolic), from `rows` x `cols` blocks that fit the registers (accumulators, a row of B,
+    one broadcast of A; BLIS's analytical model in miniature):
+
+    - the fewest rows that hold ENOUGH_ACCUMULATORS (a shorter block leaves a shorter tail
+      and reads fewer rows of A at once), the wider block on a tie: 4 x 64 with AVX-512's
+      32 registers;
+    - where none does, the most accumulators there are room for, the wider block on a tie:
+      6 x 16 with AVX2's 16 registers (BLIS's Haswell kernel), not 4 x 16;
+
+    then as even as the blocks over `height` allow: 8 rows in blocks of 6 would end with a
+    block of 2 (4 accumulators, its FMAs waiting on each other), so they are two of 4."""
+    tall = hinted(height)
+    blocks = [(r, c) for c in cols for r in rows if r <= tall and fits(r, c, lanes)]
+    if not blocks:
+        return None
+
+    def accumulators(block: tuple[int, int]) -> int:
+        return block[0] * registers_for(block[1], lanes)
+
+    enough = [b for b in blocks if accumulators(b) >= ENOUGH_ACCUMULATORS]
+    if enough:
+        r, c = min(enough, key=lambda b: (b[0], -b[1]))
+    else:
+        r, c = max(blocks, key=lambda b: (accumulators(b), b[1]))
+    even = -(-tall // -(-tall // r))  # the height split into as many blocks, evened out
+    return (even if even in rows else r), c
 
 
 def widest_columns(rows: int) -> int | None:
-    """The widest of COLUMN_BLOCKS whose block of `rows` rows fits the accumulator registers
+    """The widest of COLUMN_BLOCKS whose block of `rows` rows fits the registers
     (64 with AVX-512's 32 registers and 4 rows; 16 with AVX2's 16), or None."""
-    return next((c for c in COLUMN_BLOCKS if registers_for(rows * c) <= MAX_ACCUMULATORS), None)
+    return next((c for c in COLUMN_BLOCKS if fits(rows, c)), None)
 
 
 class GemmTemplate(ScheduleTemplate):
@@ -93,10 +160,11 @@ class GemmTemplate(ScheduleTemplate):
         dims = self._dims(compute)
         if dims is None:
             return None
-        _, _, rows, cols, depth = dims
+        _, _, height, width, depth = dims
+        tall = height if isinstance(height, SymDim) else min(height, ROW_CHOICES[-1])
         knobs = [
-            Knob("rows", divisors(rows, (1, 2, 3, 4, 6, 8))),
-            Knob("cols", divisors(cols, (16, 32, 48, 64, 96, 128))),
+            Knob("rows", tuple(r for r in ROW_CHOICES if isinstance(tall, SymDim) or r <= tall)),
+            Knob("cols", divisors(width, COLUMN_CHOICES)),
             # A packed B's panel is one 16-lane vector: 8 lanes would split it.
             Knob("lanes", (LANES,) if _reads_panels(compute) else (8, 16)),
             Knob(
@@ -111,24 +179,22 @@ class GemmTemplate(ScheduleTemplate):
         space = self.space(compute)
         assert space is not None
         choices = {k.name: k.choices for k in space}
+        height = compute.shape[-2]
         # On packed panels the plain loop order would run each output as a strided dot
-        # product, so even one row (a matrix-vector product) gets a register block.
-        fallback = (1,) if _reads_panels(compute) else ()
-        # the first block, rows first, that divides the shape and fits the register file
-        # (4 x 64 with AVX-512's 32 registers; 4 x 16 with AVX2's 16)
-        blocks = (
-            (r, c) for r in (*ROW_BLOCKS, *fallback) if r in choices["rows"]
-            for c in COLUMN_BLOCKS if c in choices["cols"]
-            if registers_for(r * c) <= MAX_ACCUMULATORS
-        )  # fmt: skip
-        rows, cols = next(blocks, (None, None))
-        if rows is None or cols is None:
-            return None  # no block that pays off divides the shape: keep the plain order
+        # product, so even one row (a matrix-vector product) gets a register block; a
+        # strided B gets one from 2 rows (the reduction template blocks a single row's
+        # columns itself).
+        rows = [r for r in choices["rows"] if _reads_panels(compute) or r >= 2]
+        cols = [c for c in COLUMN_BLOCKS if c in choices["cols"]]
+        block = default_block(height, rows, cols)
+        if block is None or (not _reads_panels(compute) and hinted(height) < 2):
+            return None  # no block that pays off: keep the plain order
+        r, c = block
         return {
-            "rows": rows,
-            "cols": cols,
+            "rows": r,
+            "cols": c,
             "lanes": LANES,
-            "k_block": self._default_k_block(compute, rows, cols, choices["k_block"]),
+            "k_block": self._default_k_block(compute, r, c, choices["k_block"]),
             "tile_order": "cols_first",
         }
 
@@ -148,7 +214,7 @@ class GemmTemplate(ScheduleTemplate):
         deep, packed): all of K 41.7 ms, blocks of 128 38.7, of 64 37.3 (ORT 41.0)."""
         depth, height = compute.extents[0], compute.shape[-2]
         if _reads_panels(compute):
-            if L1_BYTES and height >= 2 * rows:
+            if L1_BYTES and hinted(height) >= 2 * rows:
                 fitting = [k for k in choices if isinstance(k, int) and k >= 64
                            and k < depth and k * cols * 4 <= L1_BYTES // 2]  # fmt: skip
                 if fitting:
@@ -164,9 +230,12 @@ class GemmTemplate(ScheduleTemplate):
         i, j, _, _, _ = dims
         rows, cols, lanes = int(config["rows"]), int(config["cols"]), int(config["lanes"])
         k_block = int(config["k_block"])
-        if (needed := registers_for(rows * cols, lanes)) > MAX_ACCUMULATORS:
+        if not fits(rows, cols, lanes):
+            vectors = registers_for(cols, lanes)
             raise InvalidConfig(
-                f"gemm: a {rows} x {cols} block needs {needed} accumulator registers"
+                f"gemm: a {rows} x {cols} block needs {block_registers(rows, cols, lanes)} "
+                f"vector registers ({rows * vectors} accumulators, {vectors} for a row of B, "
+                f"1 for A), and this CPU has {VECTOR_REGISTERS}"
             )
         schedule: list[Attribute] = [te.split(i, rows), te.split(j, cols)]
         inner = [f"{i}.i"]

@@ -22,17 +22,16 @@ bias. A weight several GEMMs read (at the same alpha) is packed once. Matrices o
 (N = 16) are already packed. This runs after batch-norm folding, which folds into
 graph.matmul and graph.gemm only.
 
-Tails: the GEMM template needs register blocks that divide M and N; a shape without them
-ran on the reduction template, at a third to a half of the GEMM's speed. So a `graph.matmul`
-gets whole blocks by padding, and the padding is sliced off the product (`graph.slice`):
+Tails: the GEMM template needs column blocks that divide N (its rows need not divide M: the
+rows left after the whole blocks run as one shorter block); a shape without them ran on the
+reduction template, at a third to a half of the GEMM's speed. So a `graph.matmul` gets whole
+column blocks by padding, and the padding is sliced off the product (`graph.slice`):
 
 - N that no panel divides (a language model's head: 64 x 768 @ 768 x 50257): the weights
   get zero columns, to whole panels, or to whole 64-column blocks once N is wider than
   one (`padded_columns`). A run-time B of such an N is packed by ops that run with the
   model (`graph.pad`, `graph.reshape`, `graph.transpose`: one injective kernel) when the
   product has at least RUNTIME_PACK_ROWS rows; fewer do not pay for the copy.
-- M that the default block height (4) does not divide, above 4 rows: lhs gets zero rows,
-  when the product then has whole blocks of columns (N whole panels, or B packed).
 
 Measured (AMD EPYC Zen 4, one thread; C = A @ B, both run-time inputs): 1000^3 34.8 -> 100.6
 GFLOP/s, 256 x 256 @ 256 x 250 53.9 -> 98.8, 1001 x 512 @ 512 x 512 44.6 -> 105.6, 33 x 512
@@ -76,7 +75,7 @@ from minitvm.dialects.graph import (
     TransposeOp,
 )
 from minitvm.dialects.graph.base import get_float, get_int, is_static, shape_of
-from minitvm.schedules.gemm import COLUMN_BLOCKS, ROW_BLOCKS, widest_columns
+from minitvm.schedules.gemm import COLUMN_BLOCKS, PAD_ROWS, widest_columns
 
 #: Columns per panel: one 512-bit vector of f32, the unit the GEMM template's column blocks
 #: are made of (`schedules.base.LANES`).
@@ -107,17 +106,6 @@ def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
     rank = len(batch)
     order = (*range(rank), rank + 1, rank, rank + 2)
     return np.ascontiguousarray(b.reshape(*batch, k, padded // panel, panel).transpose(order))
-
-
-#: Rows that a padded product's M must be a multiple of: the GEMM template's tallest default
-#: block, so that the padded product gets a register block taller than one row.
-PAD_ROWS = ROW_BLOCKS[0]
-
-
-def padded_rows(rows: int) -> int:
-    """`rows` rounded up to a multiple of PAD_ROWS when there are more than PAD_ROWS (fewer
-    get no taller block by padding): the rows a padded product's lhs gets."""
-    return -(-rows // PAD_ROWS) * PAD_ROWS if rows > PAD_ROWS else rows
 
 
 #: Rows from which packing a run-time rhs pays: each packed panel then serves at least 8
@@ -219,15 +207,14 @@ def _rows(value: SSAValue) -> int:
 
 class MatMulPackPattern(RewritePattern):
     """matmul(x, w) of a [K, N] w of more than one panel (or a constant batch of them,
-    [..., K, N]), in up to three steps:
+    [..., K, N]), in one of two ways:
 
     - a constant w is packed at compile time (its columns padded to whole column blocks);
     - a run-time w whose N no panel divides is packed by ops that run with the model, if x
       has at least RUNTIME_PACK_ROWS rows (fewer do not pay for the copy);
-    - x's rows are padded to a multiple of PAD_ROWS when there are more than PAD_ROWS of
-      them and the product then gets the GEMM template (w packed, or N whole panels);
 
-    and the padding is sliced off the product."""
+    and the padding is sliced off the product. x's rows are never padded: the GEMM template
+    runs the rows its register blocks leave as one shorter block."""
 
     def __init__(self, made: _Made):
         self.made = made
@@ -258,11 +245,8 @@ class MatMulPackPattern(RewritePattern):
                 packed = self.made.panels(weights, rewriter)
         elif tall and _rows(lhs) >= (RUNTIME_PACK_ROWS if not whole else WHOLE_PACK_ROWS):
             packed = self.made.packed_at_run_time(rhs, rewriter)
-        if packed is None and (not whole or rows % PAD_ROWS == 0 or rows < PAD_ROWS):
-            return  # nothing to pack, and padding rows would not get a register block
-        lhs = self.made.padded(lhs, -2, padded_rows(rows), rewriter)
-        product = MatMulOp.make(lhs, rhs) if packed is None else MatMulPackedOp.make(lhs, packed)
-        self._replace(op, product, rewriter)
+        if packed is not None:
+            self._replace(op, MatMulPackedOp.make(lhs, packed), rewriter)
 
     @staticmethod
     def _replace(op: MatMulOp, product: MatMulOp | MatMulPackedOp, rewriter: PatternRewriter) -> None:

@@ -13,8 +13,8 @@ and the output transform with the conv's bias (see `dialects/graph/winograd.py`)
 
 The GEMM runs on the GEMM template (16 products of tiles x C by C x K) and graph-fuse gives
 the output transform the conv's epilogue (a residual add, a ReLU) as one injective kernel.
-The tiles are padded to whole register blocks of the GEMM, as graph-pack-weights pads a
-product's rows (`padded_rows`).
+The GEMM's rows are the tiles, unpadded: the GEMM template runs the tiles its register
+blocks leave as one shorter block.
 
 `mode` chooses: "always", "never", or "auto" (the default), which rewrites a conv when
 `winograd_pays` says the three kernels beat the direct conv on this machine.
@@ -52,7 +52,6 @@ from minitvm.dialects.graph.reference import unblock_weight
 from minitvm.dialects.graph.winograd import KERNEL, POSITIONS, tile_grid, transform_weight
 from minitvm.errors import MinitvmError
 from minitvm.machine import describe_machine
-from minitvm.passes.graph.pack_weights import padded_rows
 
 MODES = ("auto", "always", "never")
 
@@ -105,8 +104,7 @@ class WinogradPattern(RewritePattern):
             self.transformed[weight] = u
         th, tw = tile_grid(height, width)
         tiles = n * th * tw
-        # padded for whole register blocks; a run-time tile count gets the GEMM's tail instead
-        rows = padded_rows(tiles) if isinstance(tiles, int) else SizesAttr.of([tiles])
+        rows = tiles if isinstance(tiles, int) else SizesAttr.of([tiles])
         pads = op.window.pads
         v = WinogradInputOp.make(
             op.input, pads=[pads[0], pads[1]], output=[height, width], rows=rows

@@ -21,9 +21,9 @@ from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
 from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
-from minitvm.schedules.base import L1_BYTES, L2_BYTES, InvalidConfig, Knob
+from minitvm.schedules.base import L1_BYTES, L2_BYTES, VECTOR_REGISTERS, InvalidConfig, Knob
 from minitvm.schedules.conv import ConvNchwcTemplate, PointwiseConvNchwTemplate
-from minitvm.schedules.gemm import GemmTemplate, widest_columns
+from minitvm.schedules.gemm import GemmTemplate, default_block, fits, widest_columns
 from minitvm.schedules.injective import InjectiveTemplate
 from minitvm.schedules.kernel import (
     kernel_task_key,
@@ -296,7 +296,7 @@ def test_gemm_space_and_default() -> None:
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
     assert template.name == "gemm"
     space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
-    assert space["rows"] == (1, 2, 4, 8)
+    assert space["rows"] == (1, 2, 3, 4, 5, 6, 7, 8)  # (any height: a shorter block ends M)
     assert space["cols"] == (16, 32, 64, 128)
     assert space["k_block"] == (0, 32, 64, 128, 256)
     # the weights are packed and two blocks of 4 rows read each block of B: the deepest
@@ -304,14 +304,56 @@ def test_gemm_space_and_default() -> None:
     # that, all of K once its strip (512 x 64 floats, 128 KiB) fits in half the L2
     fitting = [k for k in (64, 128, 256) if L1_BYTES and k * 64 * 4 <= L1_BYTES // 2]
     k_block = max(fitting) if fitting else 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
+    rows, cols = default_block(8, range(1, 9), (64, 32, 16))  # type: ignore[misc]
     assert template.default_config(anchor) == {
-        "rows": 4, "cols": 64, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
+        "rows": rows, "cols": cols, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
     }  # fmt: skip
+    assert (rows, cols) == {32: (4, 64), 16: (2, 32)}[VECTOR_REGISTERS]
     # one block of rows (M = 4) reads each column strip once: no blocking of K pays
     single = templated_kernel(te_module(matmul_model(4, 512, 128)), "gemm")
     anchor, template = kernel_template(single)  # type: ignore[misc]
     k_block = 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
     assert template.default_config(anchor)["k_block"] == k_block  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("registers", "lanes", "height", "block"),
+    [
+        (32, 16, 64, (4, 64)), (32, 16, 1000, (4, 64)), (32, 16, 7, (4, 64)), (32, 16, 3, (3, 64)),
+        (32, 16, 1, (1, 64)), (16, 8, 64, (6, 16)), (16, 8, 1024, (6, 16)), (16, 8, 8, (4, 16)),
+        (16, 8, 13, (5, 16)), (16, 8, 1, (1, 32)),
+    ],
+)  # fmt: skip
+def test_gemm_register_block_follows_the_register_file(
+    monkeypatch: pytest.MonkeyPatch,
+    registers: int,
+    lanes: int,
+    height: int,
+    block: tuple[int, int],
+) -> None:
+    """With AVX-512's 32 16-lane registers, 4 x 64 holds 16 accumulators; AVX2's 16 8-lane
+    ones hold at most 12 beside a row of B and A's broadcast: 6 x 16 (BLIS's Haswell kernel;
+    4 x 32 would take 21 registers). Blocks are evened out over M: 7 rows are 4 + 3, 8 rows
+    with AVX2 two blocks of 4 (not 6 + 2), 13 rows 5 + 5 + 3; a short M is one block."""
+    monkeypatch.setattr("minitvm.schedules.gemm.VECTOR_REGISTERS", registers)
+    monkeypatch.setattr("minitvm.schedules.base.REGISTER_LANES", lanes)
+    assert default_block(height, range(1, 17), (64, 32, 16)) == block
+    assert fits(*block)
+
+
+@pytest.mark.parametrize("height", [5, 7, 33, 64])
+def test_gemm_blocks_that_do_not_divide_m_end_with_a_shorter_block(height: int) -> None:
+    """Every block height on a product of M rows it does not divide: the rows left after
+    the whole blocks run as one shorter block, equal to the reference."""
+    proto = matmul_model(height, 96, 128)
+    x = np.random.default_rng(height).standard_normal((height, 96)).astype(np.float32)
+    expected = run(te_module(proto), [x])
+    for rows in (r for r in (3, 5, 6, 7) if r <= height):
+        module = te_module(proto)
+        kernel = templated_kernel(module, "gemm")
+        set_kernel_config(kernel, {"rows": rows, "cols": 32, "lanes": 16, "k_block": 32,
+                                   "tile_order": "rows_first"})  # fmt: skip
+        np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5)
 
 
 def test_gemm_default_blocks_k_of_a_strided_b() -> None:
@@ -425,13 +467,13 @@ def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) 
             GemmTemplate,
             lambda: matmul_model(8, 64, 128),
             {"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"},
-            "accumulator",
+            r"needs \d+ vector registers",
         ),
         (
             GemmTemplate,
             lambda: matmul_model(8, 64, 128),
-            {"rows": 3, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first"},
-            "rows = 3",
+            {"rows": 10, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first"},
+            "rows = 10",  # (taller than M)
         ),
         (
             ConvNchwcTemplate,

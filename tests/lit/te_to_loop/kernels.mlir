@@ -55,24 +55,31 @@ func.func @row_max(%x: tensor<8x32xf32>) -> tensor<8xf32> attributes {te.kernel}
   func.return %m : tensor<8xf32>
 }
 
-// split by a non-divisor: loops i1.o (3) and i1.i (4) with a guard on i1.o * 4 + i1.i < 10;
-// reorder moves i1.o outermost; hints become loop attributes. The first compute is read only
-// element-for-element by the second, which therefore updates its buffer in place: no scratch.
+// split by a non-divisor: loops i1.o (2 whole tiles of 4) and i1.i (4), then the tile of the
+// 2 columns left, neither guarded; reorder moves i1.o outermost; hints become loop attributes
+// (on both parts). The first compute is read only element-for-element by the second, which
+// therefore updates its buffer in place: no scratch.
 // CHECK-LABEL: func.func @scheduled(
 // CHECK-SAME:    %[[IN:.*]]: memref<2x10xf32>, %[[OUT:.*]]: memref<2x10xf32>) attributes {loop.kernel}
 // CHECK:         loop.store %{{.*}}, %[[OUT]]
-// CHECK:         loop.for %[[O:.*]] = 0 to 3 step 1 {
+// CHECK:         loop.for %[[O:.*]] = 0 to 2 step 1 {
 // CHECK-NEXT:      loop.for %[[I0:.*]] = 0 to 2 step 1 {
 // CHECK-NEXT:        loop.for %[[II:.*]] = 0 to 4 step 1 {
 // CHECK-NEXT:          %[[F:.*]] = arith.constant 4 : index
 // CHECK-NEXT:          %[[OF:.*]] = arith.muli %[[O]], %[[F]] : index
 // CHECK-NEXT:          %[[J:.*]] = arith.addi %[[OF]], %[[II]] : index
-// CHECK-NEXT:          %[[N:.*]] = arith.constant 10 : index
-// CHECK-NEXT:          %[[IN_RANGE:.*]] = arith.cmpi slt, %[[J]], %[[N]] : index
-// CHECK-NEXT:          loop.if %[[IN_RANGE]] {
-// CHECK:                 loop.load %[[OUT]]
-// CHECK:                 loop.store %{{.*}}, %[[OUT]]
-// CHECK:               }
+// CHECK-NEXT:          loop.load %[[OUT]][%[[I0]], %[[J]]]
+// CHECK:               loop.store %{{.*}}, %[[OUT]]
+// CHECK-NEXT:        } {unroll, vectorize}
+// CHECK-NEXT:      }
+// CHECK-NEXT:    } {parallel}
+// CHECK-NEXT:    %[[WHOLE:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    loop.for %[[T:.*]] = 0 to 1 step 1 {
+// CHECK-NEXT:      arith.addi %[[WHOLE]], %[[T]] : index
+// CHECK-NEXT:      loop.for %{{.*}} = 0 to 2 step 1 {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 2 step 1 {
+// CHECK-NOT:           loop.if
+// CHECK:               loop.store %{{.*}}, %[[OUT]]
 // CHECK-NEXT:        } {unroll, vectorize}
 // CHECK-NEXT:      }
 // CHECK-NEXT:    } {parallel}

@@ -75,11 +75,6 @@ COLUMN_CHOICES = (16, 32, 48, 64, 96, 128)
 #: panels stays; a wider one is padded to whole blocks of the first).
 COLUMN_BLOCKS = (64, 32, 16)
 
-#: The rows below which graph-pack-weights leaves a product on the reduction template (a
-#: matrix-vector product, a classifier's) unless its weights are packed anyway.
-PAD_ROWS = 4
-
-
 def block_registers(rows: int, cols: int, lanes: int = LANES) -> int:
     """Vector registers a `rows` x `cols` register block holds at once: its accumulators,
     the row of B each step of k loads (each vector of it used by every row), and the

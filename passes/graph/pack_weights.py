@@ -75,7 +75,7 @@ from minitvm.dialects.graph import (
     TransposeOp,
 )
 from minitvm.dialects.graph.base import get_float, get_int, is_static, shape_of
-from minitvm.schedules.gemm import COLUMN_BLOCKS, PAD_ROWS, widest_columns
+from minitvm.schedules.gemm import COLUMN_BLOCKS, widest_columns
 
 #: Columns per panel: one 512-bit vector of f32, the unit the GEMM template's column blocks
 #: are made of (`schedules.base.LANES`).
@@ -108,10 +108,16 @@ def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
     return np.ascontiguousarray(b.reshape(*batch, k, padded // panel, panel).transpose(order))
 
 
+#: Products of fewer rows than this (a matrix-vector product, a classifier's) whose N no
+#: panel divides stay on the reduction template, which blocks their columns itself; more rows
+#: get the GEMM template's register blocks, and packed weights.
+SHORT_ROWS = 4
+
+
 #: Rows from which packing a run-time rhs pays: each packed panel then serves at least 8
 #: register blocks. On 512 x 500 @ 16 and 64 rows (AMD EPYC Zen 4, one thread): 0.190 ->
 #: 0.220 ms (the copy costs more than it gains) and 0.726 -> 0.464 ms.
-RUNTIME_PACK_ROWS = 8 * PAD_ROWS
+RUNTIME_PACK_ROWS = 8 * SHORT_ROWS
 
 #: Rows from which a run-time B of whole panels is packed too. The GEMM reads cols x 4 bytes
 #: of each row of B per step, rows N x 4 bytes apart. With AVX2's 16-column blocks that is
@@ -121,7 +127,7 @@ RUNTIME_PACK_ROWS = 8 * PAD_ROWS
 #: packing gains about what the copy costs (same machine: 64 x 1024 @ 1024 x 1024 1.37 ->
 #: 1.63 ms, 128 rows 2.70 -> 2.86, 512^3 2.41 -> 2.46, 1024^3 19.9 both ways): from 512
 #: rows on, where the copy is at most 2% of the product.
-WHOLE_PACK_ROWS = RUNTIME_PACK_ROWS if widest_columns(PAD_ROWS) != COLUMN_BLOCK else 128 * PAD_ROWS
+WHOLE_PACK_ROWS = RUNTIME_PACK_ROWS if widest_columns(SHORT_ROWS) != COLUMN_BLOCK else 128 * SHORT_ROWS
 
 
 def _constant(array: np.ndarray, hint: str) -> ConstantOp:
@@ -237,7 +243,7 @@ class MatMulPackPattern(RewritePattern):
             if isinstance(weights, ConstantOp):
                 self._replace(op, MatMulPackedOp.make(lhs, self.made.panels(weights, rewriter)), rewriter)
             return
-        tall = rows > PAD_ROWS or rows % PAD_ROWS == 0  # rows a register block can cover
+        tall = rows > SHORT_ROWS or rows % SHORT_ROWS == 0  # rows a register block can cover
         whole = columns % PANEL == 0
         packed: SSAValue | None = None
         if isinstance(weights, ConstantOp):
@@ -249,7 +255,7 @@ class MatMulPackPattern(RewritePattern):
             self._replace(op, MatMulPackedOp.make(lhs, packed), rewriter)
 
     @staticmethod
-    def _replace(op: MatMulOp, product: MatMulOp | MatMulPackedOp, rewriter: PatternRewriter) -> None:
+    def _replace(op: MatMulOp, product: MatMulPackedOp, rewriter: PatternRewriter) -> None:
         """Replace `op` by `product`, with the padding (rows, whole panels) sliced off."""
         shape = shape_of(op.result.type)  # type: ignore[arg-type]
         if shape_of(product.result.type) == shape:  # type: ignore[arg-type]

@@ -10,9 +10,10 @@ one CPU. It has two parts:
   may use;
 - measured, once per machine (a few milliseconds, then cached on disk): the fp32 FMA
   throughput of one core, from independent chains of vector FMAs on the widest vectors
-  (enough chains to cover the FMA latency times the FMA pipes of any x86 core), and the memory
+  (enough chains to cover the FMA latency times the FMA pipes of any x86 core), the memory
   read bandwidth of one core, streaming a buffer several times the size of the last-level
-  cache. The cache file is keyed by everything read above, so a different CPU (or the same one
+  cache, and its L2 read bandwidth, streaming a buffer half the L2's size over and over (what
+  a GEMM gets that streams its B panel from L2 rather than L1). The cache file is keyed by everything read above, so a different CPU (or the same one
   with different features visible) is measured anew.
 
 `minitvm info` prints it. The cache lives in `$MINITVM_CACHE_DIR` (default
@@ -22,6 +23,7 @@ one CPU. It has two parts:
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 import math
@@ -43,7 +45,7 @@ from minitvm.host import (
 )
 
 #: Bump when what is measured, or how, changes: older cache files are then measured anew.
-MEASUREMENT_VERSION = 1
+MEASUREMENT_VERSION = 2
 
 _SYSFS_CPU = Path("/sys/devices/system/cpu")
 
@@ -68,6 +70,7 @@ class Measured:
     bandwidth_gbs: float  # memory read bandwidth
     bandwidth_bytes: int  # the buffer streamed
     when: str  # ISO time of the measurement
+    l2_bandwidth_gbs: float | None = None  # L2 read bandwidth (None where sysfs lists no L2)
     version: int = MEASUREMENT_VERSION
 
 
@@ -211,12 +214,16 @@ exit:
 
 
 def _stream_ir(lanes: int) -> str:
-    """`float stream(ptr p, i64 n)`: the sum of n floats, four vectors a step (n a multiple
-    of 4 * lanes): a read of the whole buffer at the speed memory delivers it."""
+    """`float stream(ptr p, i64 n, i64 reps)`: the sum of n floats, four vectors a step (n a
+    multiple of 4 * lanes), read `reps` times over: a read of the whole buffer at the speed
+    the level of memory that holds it delivers it."""
     vec = f"<{lanes} x float>"
     step = 4 * lanes
     phis = "\n".join(
-        f"  %a{k} = phi {vec} [ zeroinitializer, %entry ], [ %n{k}, %loop ]" for k in range(4)
+        f"  %a{k} = phi {vec} [ %c{k}, %pass ], [ %n{k}, %loop ]" for k in range(4)
+    )
+    carried = "\n".join(
+        f"  %c{k} = phi {vec} [ zeroinitializer, %entry ], [ %n{k}, %next ]" for k in range(4)
     )
     body = "\n".join(
         f"  %o{k} = add i64 %i, {k * lanes}\n"
@@ -226,22 +233,30 @@ def _stream_ir(lanes: int) -> str:
         for k in range(4)
     )
     return f"""
-define float @stream(ptr noalias %base, i64 %n) {{
+define float @stream(ptr noalias %base, i64 %n, i64 %reps) {{
 entry:
+  br label %pass
+pass:
+  %r = phi i64 [ 0, %entry ], [ %r.next, %next ]
+{carried}
   br label %loop
 loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %i = phi i64 [ 0, %pass ], [ %i.next, %loop ]
 {phis}
 {body}
   %i.next = add i64 %i, {step}
   %more = icmp ult i64 %i.next, %n
-  br i1 %more, label %loop, label %exit
+  br i1 %more, label %loop, label %next
+next:
+  %r.next = add i64 %r, 1
+  %again = icmp ult i64 %r.next, %reps
+  br i1 %again, label %pass, label %exit
 exit:
   %s01 = fadd {vec} %n0, %n1
   %s23 = fadd {vec} %n2, %n3
   %s = fadd {vec} %s01, %s23
-  %r = extractelement {vec} %s, i32 0
-  ret float %r
+  %x = extractelement {vec} %s, i32 0
+  ret float %x
 }}
 """
 
@@ -289,26 +304,47 @@ def measure_fma(machine: Machine, seconds: float = 0.004) -> tuple[float, int]:
     return steps * chains * lanes * 2 / best / 1e9, chains
 
 
+def _streamer(machine: Machine) -> Callable[[np.ndarray, int], float]:
+    """stream(view, reps): seconds of the best of a few reads of `view` (float32, 64-byte
+    aligned, a multiple of 4 vectors long), `reps` times over each."""
+    stream = _Jit(_stream_ir(machine.f32_lanes)).function(
+        "stream", ctypes.c_float, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64
+    )
+    return lambda view, reps: _best_seconds(lambda: stream(view.ctypes.data, view.size, reps), 4)
+
+
+def _aligned_floats(size: int, lanes: int) -> np.ndarray:
+    """About `size` bytes of float32 ones, 64-byte aligned, a whole number of 4-vector steps."""
+    count = max(size // 4 // (4 * lanes), 1) * (4 * lanes)
+    data = np.ones(count + 16, dtype=np.float32)
+    offset = (-data.ctypes.data % 64) // 4
+    return data[offset : offset + count]
+
+
 def measure_bandwidth(machine: Machine) -> tuple[float, int]:
     """(GB/s, bytes): one core streaming a buffer 4x the last-level cache (64 MiB at least)."""
     last = max((c.size for c in machine.caches), default=0)
-    size = max(64 << 20, 4 * last)
-    lanes = machine.f32_lanes
-    count = size // 4 // (4 * lanes) * (4 * lanes)
-    data = np.ones(count + 16, dtype=np.float32)
-    offset = (-data.ctypes.data % 64) // 4  # 64-byte aligned start
-    view = data[offset : offset + count]
-    stream = _Jit(_stream_ir(lanes)).function(
-        "stream", ctypes.c_float, ctypes.c_void_p, ctypes.c_int64
-    )
-    best = _best_seconds(lambda: stream(view.ctypes.data, count), 4)
-    return count * 4 / best / 1e9, count * 4
+    view = _aligned_floats(max(64 << 20, 4 * last), machine.f32_lanes)
+    return view.nbytes / _streamer(machine)(view, 1) / 1e9, view.nbytes
+
+
+def measure_l2_bandwidth(machine: Machine, seconds: float = 0.002) -> float | None:
+    """GB/s one core reads from its L2: a buffer half the L2's size (more than the L1 holds,
+    room to spare in the L2) streamed over and over; None where sysfs lists no L2."""
+    l2 = machine.cache(2)
+    if l2 is None:
+        return None
+    view = _aligned_floats(l2.size // 2, machine.f32_lanes)
+    reps = max(1, int(seconds * 100e9 / view.nbytes))  # about `seconds` at 100 GB/s
+    return view.nbytes * reps / _streamer(machine)(view, reps) / 1e9
 
 
 def measure(machine: Machine) -> Measured:
     gflops, chains = measure_fma(machine)
     gbs, size = measure_bandwidth(machine)
-    return Measured(gflops, chains, gbs, size, time.strftime("%Y-%m-%dT%H:%M:%S"))
+    l2 = measure_l2_bandwidth(machine)
+    when = time.strftime("%Y-%m-%dT%H:%M:%S")
+    return Measured(gflops, chains, gbs, size, when, l2_bandwidth_gbs=l2)
 
 
 # ------------------------------------------------------------------------ cached on disk
@@ -354,3 +390,10 @@ def describe_machine(remeasure: bool = False) -> Machine:
     machine = replace(machine, measured=measure(machine))
     _save(path, machine)
     return machine
+
+
+@functools.cache
+def measured_here() -> Measured | None:
+    """This machine's measurements, read from the cache (or measured) once per process: what
+    the schedules' defaults are derived from."""
+    return describe_machine().measured

@@ -25,7 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from minitvm.dialects import loop, te
 from minitvm.dialects.graph.base import surely_below
 from minitvm.errors import MinitvmError
-from minitvm.symbolic import SymDim, ceildiv, mod, size_hints
+from minitvm.symbolic import SymDim, ceildiv, floordiv, mod, size_hints
 
 # --------------------------------------------------------------------------------------------
 # One compute: its default loops, rewritten by its schedule
@@ -254,7 +254,7 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
         for n, lp in enumerate(nest.loops):
             if lp.reduction:
                 return
-            if lp.extent >= 2:
+            if _parallel_iterations(nest, lp) >= 2:
                 break
         else:
             return
@@ -275,6 +275,18 @@ def mark_default_parallel(nest: LoopNest, compute: te.ComputeOp) -> None:
             break
         nest.fuse(loops[n].name, inner.name)
     loops[n].hints.add(loop.PARALLEL_HINT)
+
+
+def _parallel_iterations(nest: LoopNest, lp: Loop) -> int | SymDim:
+    """The iterations loop `lp` would share among the threads: its extent, or for the outer
+    loop of a peeled split its whole tiles only (te_to_loop runs the partial tile as a loop
+    of its own): a GEMM's 41 columns in blocks of 32 are one whole tile, and its row blocks
+    take the threads instead."""
+    peel = nest.peeled_split(lp.name)
+    if peel is None:
+        return lp.extent
+    _, extent, factor = peel
+    return floordiv(extent, factor)
 
 
 def _known_factor(extent: int | SymDim) -> int:

@@ -14,7 +14,9 @@ innermost with the accumulator carried in registers (`loop.for ... iter_args`). 
 then rewrites that order: split, reorder, fuse; vectorize, unroll and parallel mark loops
 for the loop passes. A split that does not divide its loop is peeled: its whole tiles, then
 one tile of what is left (unguarded, so a register block's last rows are a shorter block);
-where the inner loop does not run inside the outer one, the body is guarded by `loop.if`. A
+a split of that tile's inner loop is peeled in turn over what the tile has (a GEMM's last
+17 columns in vectors of 16: one vector, then one column); where the inner loop does not run
+inside the outer one, the body is guarded by `loop.if`. A
 fused loop gives back its parts as fused / extent(inner) and fused % extent(inner). Index
 divisions by a constant that the loop structure decides (a packed operand's `j / 16` and
 `j % 16` when j's innermost loop is 16 wide) are simplified away (TVM's arith simplifier does
@@ -315,8 +317,8 @@ class _ComputeEmitter:
             innermost(block, loop_vars)
             return
         lp, rest = loops[0], loops[1:]
-        peel = self.nest.peeled_split(lp.name)
-        if peel is None or peel[0] not in self.nest.guarded_axes() or peel[0] in self.unguarded:
+        peel = self._peel(lp.name)
+        if peel is None:
             extent = self.extent_overrides.get(lp.name, lp.extent)
             self._emit_loop(block, lp, _for(block, extent), None, rest, loop_vars, innermost, attach)
             return
@@ -327,11 +329,15 @@ class _ComputeEmitter:
         inner = self.nest.splits[axis][1]
         full = floordiv(extent, factor)
         self.unguarded.add(axis)
-        self._emit_loop(block, lp, _for(block, full), None, rest, loop_vars, innermost, attach)
+        if not (isinstance(full, int) and full == 0):  # (a partial tile's split may have none)
+            self._emit_loop(block, lp, _for(block, full), None, rest, loop_vars, innermost, attach)
+        left = mod(extent, factor)
+        if isinstance(left, int) and left == 0:
+            self.unguarded.discard(axis)  # (a partial tile's split that divides what it has)
+            return
         start = loop.SizeOp(full) if isinstance(full, SymDim) else arith.ConstantOp(IntegerAttr(full, IndexType()))
         block.add_op(start)
-        left = mod(extent, factor)
-        if not any(other.name == inner for other in self.nest.loops):
+        if not self._runs_inside(inner, lp.name):
             self.unguarded.discard(axis)  # (the inner loop was fused into another: guarded)
         elif isinstance(left, int):
             self.extent_overrides[inner] = left  # a static rest: one partial tile of that size
@@ -359,6 +365,42 @@ class _ComputeEmitter:
         self._emit_loop(block, lp, partial, start.results[0], rest, loop_vars, innermost, attach)
         self.extent_overrides.pop(inner, None)
         self.unguarded.discard(axis)
+
+    def _peel(self, name: str) -> tuple[str, int | SymDim, int] | None:
+        """(axis, extent, factor) when loop `name` is emitted as a peeled split: the outer
+        loop of a split that does not divide its axis (te_nest's `peeled_split`, unless the
+        axis is already being peeled), or of the split of a partial tile's inner axis, whose
+        extent is what that tile has left (a GEMM's last column block of 17 columns, split
+        in vectors of 16: one vector, then one column)."""
+        for axis, (outer, _, factor) in self.nest.splits.items():
+            if outer == name and axis in self.extent_overrides:
+                return axis, self.extent_overrides[axis], factor
+        peel = self.nest.peeled_split(name)
+        if peel is None or peel[0] not in self.nest.guarded_axes() or peel[0] in self.unguarded:
+            return None
+        return peel
+
+    def _runs_inside(self, axis: str, outer_loop: str) -> bool:
+        """Whether `axis` (the inner part of a split whose outer loop is `outer_loop`) runs
+        inside that loop: a loop after it, or split into such loops, each split's inner loops
+        after its outer ones. Then a partial tile can be given its extent, and peeled in
+        turn, instead of guarding every element."""
+        order = {lp.name: n for n, lp in enumerate(self.nest.loops)}
+
+        def loops_of(name: str) -> list[int] | None:
+            """The positions of the loops `name` is made of, or None if any was fused away."""
+            if name in order:
+                return [order[name]]
+            if name not in self.nest.splits:
+                return None
+            outer, inner, _ = self.nest.splits[name]
+            first, second = loops_of(outer), loops_of(inner)
+            if first is None or second is None or max(first) > min(second):
+                return None
+            return first + second
+
+        positions = loops_of(axis)
+        return positions is not None and min(positions) > order[outer_loop]
 
     def _emit_loop(
         self, block, lp: Loop, for_op: loop.ForOp, offset: SSAValue | None, rest, loop_vars, innermost, attach

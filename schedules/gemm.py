@@ -10,7 +10,9 @@ blocked by 256:
 After loop-unroll and loop-vectorize the k loop holds 16 vector FMAs on broadcast A and
 vector B, and LLVM keeps the 16 accumulators in registers. The default block follows the
 vector registers (`default_block`: 4 x 64 with AVX-512's 32, 6 x 16 with AVX2's 16); a block
-needs not divide M, te_to_loop ends the rows with one shorter block. The same schedule
+needs not divide M or N: te_to_loop ends the rows with one shorter block, and the columns
+with one shorter block that it peels in turn (whole vectors, then single columns). K is
+blocked from the machine's measured FMA peak and L2 bandwidth (`_default_k_block`). The same schedule
 serves `graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one
 vector, see `passes/graph/pack_weights.py`): once j is split by 16, te_to_loop resolves the
 division at compile time and each vector of the block is one contiguous panel row.
@@ -26,6 +28,7 @@ from xdsl.ir import Attribute
 from minitvm.dialects import te
 from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.te_nest import default_nest, index_dependencies
+from minitvm.machine import measured_here
 from minitvm.schedules.base import (
     L1_BYTES,
     L2_BYTES,
@@ -68,12 +71,18 @@ def _reads_panels(compute: te.ComputeOp) -> bool:
 #: whole blocks as one shorter block (64 rows in blocks of 6: ten of 6, one of 4).
 ROW_CHOICES = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16)
 
-#: The register block widths the tuner may choose among those that divide N.
+#: The register block widths the tuner may choose: those that divide N, or where none does,
+#: all up to N (`GemmTemplate._column_choices`).
 COLUMN_CHOICES = (16, 32, 48, 64, 96, 128)
 
-#: The column blocks graph-pack-weights pads a packed N for, widest first (an N of whole
-#: panels stays; a wider one is padded to whole blocks of the first).
+#: The column blocks the default chooses among, widest first.
 COLUMN_BLOCKS = (64, 32, 16)
+
+#: Rows from which a product of a strided B whose N no column block divides gets register
+#: blocks, its last column block shorter; fewer (a matrix-vector product, a classifier's) are
+#: the reduction template's, which blocks their columns itself. graph-pack-weights packs
+#: such products' constant weights from the same row count.
+SHORT_ROWS = 4
 
 def block_registers(rows: int, cols: int, lanes: int = LANES) -> int:
     """Vector registers a `rows` x `cols` register block holds at once: its accumulators,
@@ -130,6 +139,28 @@ def default_block(
     return (even if even in rows else r), c
 
 
+#: The share of the L2's measured read bandwidth that a GEMM's stream of B may take: the rest
+#: is left for A, C and the stream's own misses and prefetches.
+L2_STREAM_SHARE = 0.75
+
+
+def streams_b_from_l2(rows: int) -> bool:
+    """Whether a register block of `rows` rows, at this core's measured FMA peak, can read B
+    straight from L2 (K not blocked for L1): each step of k reads cols x 4 bytes of B for
+    2 x rows x cols flops, so the block needs 2 / rows bytes of B per flop, at the peak
+    2 x peak / rows bytes a second, against L2_STREAM_SHARE of the measured L2 bandwidth.
+
+    AMD EPYC Zen 4 (1 512-bit FMA a cycle, 107.7 GFLOP/s; L2 about 100-110 GB/s): 4 rows
+    need 54 GB/s, and all of K in one block is faster (GPT-2's head, 64 x 768 @ 768 x 50257
+    packed, one thread: 49.4 ms against 55.6 with blocks of 64); a Sapphire Rapids core (2
+    512-bit FMAs a cycle, 245 GFLOP/s) would need 123 GB/s, about what its L2 delivers, and
+    there blocks of 64 were faster (37.3 against 41.7 ms)."""
+    measured = measured_here()
+    if measured is None or not measured.l2_bandwidth_gbs:
+        return False
+    return 2 * measured.fma_gflops / rows <= L2_STREAM_SHARE * measured.l2_bandwidth_gbs
+
+
 def widest_columns(rows: int) -> int | None:
     """The widest of COLUMN_BLOCKS whose block of `rows` rows fits the registers
     (64 with AVX-512's 32 registers and 4 rows; 16 with AVX2's 16), or None."""
@@ -160,7 +191,7 @@ class GemmTemplate(ScheduleTemplate):
         tall = height if isinstance(height, SymDim) else min(height, ROW_CHOICES[-1])
         knobs = [
             Knob("rows", tuple(r for r in ROW_CHOICES if isinstance(tall, SymDim) or r <= tall)),
-            Knob("cols", divisors(width, COLUMN_CHOICES)),
+            Knob("cols", self._column_choices(compute, height, width)),
             # A packed B's panel is one 16-lane vector: 8 lanes would split it.
             Knob("lanes", (LANES,) if _reads_panels(compute) else (8, 16)),
             Knob(
@@ -170,6 +201,18 @@ class GemmTemplate(ScheduleTemplate):
             Knob("tile_order", ("cols_first", "rows_first")),
         ]
         return knobs if all(k.choices for k in knobs) else None
+
+    @staticmethod
+    def _column_choices(compute: te.ComputeOp, height: int | SymDim, width: int | SymDim) -> tuple[int, ...]:
+        """The column blocks that divide N; where none does (GPT-2's prime N = 50257), every
+        block up to N, the last one shorter (te_to_loop peels it: whole vectors, then single
+        columns), if a register block pays: on packed panels, or from SHORT_ROWS rows of a
+        strided B (fewer are a matrix-vector product, whose columns the reduction template
+        blocks itself)."""
+        dividing = divisors(width, COLUMN_CHOICES)
+        if dividing or not (_reads_panels(compute) or hinted(height) >= SHORT_ROWS):
+            return dividing
+        return tuple(c for c in COLUMN_CHOICES if c <= width)
 
     def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
         space = self.space(compute)
@@ -198,24 +241,43 @@ class GemmTemplate(ScheduleTemplate):
     def _default_k_block(
         compute: te.ComputeOp, rows: int, cols: int, choices: tuple[int | str, ...]
     ) -> int:
-        """For a packed B, the deepest block of K whose B block (k_block x cols floats) fits
-        in half the L1, when several blocks of rows read it (it then stays in L1 for all of
-        them instead of streaming from L2 for each), and at least 64 deep (C is read and
-        written once per block); failing that, all of K in one block when the strip of
-        `cols` columns fits in half the L2 (C written once). A strided B gets blocks of 256
-        rows, which kept its strip in cache best (1024^3 on AMD EPYC Zen 4, one thread: 102
-        GFLOP/s against 90 unblocked).
+        """For a packed B read by a register block that can stream it from L2 at the FMA peak
+        (`streams_b_from_l2`): all of K in one block (C written once) when the strip of
+        `cols` columns fits in half the L2, else the deepest block of K whose B block does.
+        Otherwise the deepest block of K whose B block (k_block x cols floats) fits in half
+        the L1, when several blocks of rows read it (it then stays in L1 for all of them
+        instead of streaming from L2 for each), and at least 64 deep (C is read and written
+        once per block); failing that, all of K in one block when the strip fits in half the
+        L2. A strided B gets blocks of 256 rows, which kept its strip in cache best (1024^3
+        on AMD EPYC Zen 4, one thread: 102 GFLOP/s against 90 unblocked).
 
-        Measured on Sapphire Rapids (L1 48 KiB), one thread, GPT-2's LM head (64 rows, 768
-        deep, packed): all of K 41.7 ms, blocks of 128 38.7, of 64 37.3 (ORT 41.0)."""
+        Measured on AMD EPYC Zen 4 (L2 1 MiB), one thread, 4 x 64 blocks, interleaved: all
+        of K against blocks of 64, 1024^3 packed at run time 20.4 against 22.4 ms, mlp's
+        64 x 1024 @ 1024 x 1024 1.21 against 1.33, BERT's 128 x 768 @ 768 x 3072 5.74
+        against 6.15; its 128 x 3072 @ 3072 x 768 (strip 768 KiB) in blocks of 256 5.97 ms,
+        512 6.03, all of K 6.12, 64 6.46. On Sapphire Rapids (L1 48 KiB), GPT-2's LM head
+        (64 rows, 768 deep, packed): all of K 41.7 ms, blocks of 128 38.7, of 64 37.3 (ORT
+        41.0)."""
         depth, height = compute.extents[0], compute.shape[-2]
         if _reads_panels(compute):
+
+            def deepest(cache_bytes: int) -> int | None:
+                """The deepest block of K, 64 at least, whose B block fits in half a cache of
+                `cache_bytes` (0 for all of K where the whole strip does)."""
+                if depth * cols * 4 <= cache_bytes // 2:
+                    return 0
+                fitting = [k for k in choices if isinstance(k, int) and 64 <= k < depth
+                           and k * cols * 4 <= cache_bytes // 2]  # fmt: skip
+                return max(fitting) if fitting else None
+
+            in_l2 = deepest(L2_BYTES) if L2_BYTES else None
+            if in_l2 is not None and streams_b_from_l2(rows):
+                return in_l2
             if L1_BYTES and hinted(height) >= 2 * rows:
-                fitting = [k for k in choices if isinstance(k, int) and k >= 64
-                           and k < depth and k * cols * 4 <= L1_BYTES // 2]  # fmt: skip
-                if fitting:
-                    return max(fitting)
-            if L2_BYTES and depth * cols * 4 <= L2_BYTES // 2:
+                in_l1 = deepest(L1_BYTES)
+                if in_l1:
+                    return in_l1
+            if in_l2 == 0:
                 return 0
         return 256 if 256 in choices else 0
 

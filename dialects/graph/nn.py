@@ -274,12 +274,17 @@ class MatMulPackedOp(GraphOp):
     makes it from constant weights (TVM's x86 `dense_pack`).
 
     A batch of right-hand sides, rhs [..., N/nb, K, nb], packs each matrix so; its batch
-    dims broadcast with lhs's as graph.matmul's do (Winograd's 16 GEMMs)."""
+    dims broadcast with lhs's as graph.matmul's do (Winograd's 16 GEMMs).
+
+    `columns` (default: all, panels x nb) is N where the last panel is partly zero padding
+    (GPT-2's head: N = 50257 in 3142 panels of 16): the product has only those columns, so
+    no slice has to copy it afterwards; the GEMM kernel's last column block is shorter."""
 
     name = "graph.matmul_packed"
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
+    columns = opt_prop_def(IntegerAttr[I64])
     assembly_format = _FORMAT
 
     @classmethod
@@ -297,7 +302,14 @@ class MatMulPackedOp(GraphOp):
                 f"{fmt_shape(sb)} has {sb[-2]} rows"
             )
         batch = broadcast_shapes(cls.name, sa[:-2], sb[:-3])
-        return [tensor_type((*batch, sa[-2], sb[-3] * sb[-1]), element)]
+        panels, nb = sb[-3], sb[-1]
+        columns = get_int(props, "columns", panels * nb)
+        if not (panels - 1) * nb < columns <= panels * nb:
+            raise ShapeError(
+                f"{cls.name}: columns = {columns} must lie in the last of the packed rhs's "
+                f"{panels} panels of {nb} ({(panels - 1) * nb + 1} to {panels * nb})"
+            )
+        return [tensor_type((*batch, sa[-2], columns), element)]
 
 
 def _conv_operands(

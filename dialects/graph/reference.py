@@ -1329,7 +1329,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     nn.GlobalMaxPoolOp: _global_pool(np.max),
     nn.LayoutTransformOp: _layout_transform,
     nn.ConvNchwcOp: _conv_nchwc,
-    nn.MatMulPackedOp: lambda op, xs: [np.matmul(*_widened([xs[0], unpack_panels(xs[1])]))],
+    nn.MatMulPackedOp: lambda op, xs: [np.matmul(*_widened([xs[0], unpack_panels(xs[1])]))[..., : _out_shape(op)[-1]]],
     wg.WinogradInputOp: _winograd_input,
     wg.WinogradOutputOp: _winograd_output,
     # tensor

@@ -1,4 +1,4 @@
-"""graph-pack-weights: GEMMs on weights packed in column panels, padded to whole register blocks.
+"""graph-pack-weights: GEMMs on weights packed in column panels.
 
 A register-blocked GEMM (`schedules/gemm.py`) reads, at each step k, one row
 segment of B per column vector of its block. In B's own [K, N] layout consecutive steps are N
@@ -22,22 +22,20 @@ bias. A weight several GEMMs read (at the same alpha) is packed once. Matrices o
 (N = 16) are already packed. This runs after batch-norm folding, which folds into
 graph.matmul and graph.gemm only.
 
-Tails: the GEMM template needs column blocks that divide N (its rows need not divide M: the
-rows left after the whole blocks run as one shorter block); a shape without them ran on the
-reduction template, at a third to a half of the GEMM's speed. So a `graph.matmul` gets whole
-column blocks by padding, and the padding is sliced off the product (`graph.slice`):
-
-- N that no panel divides (a language model's head: 64 x 768 @ 768 x 50257): the weights
-  get zero columns, to whole panels, or to whole 64-column blocks once N is wider than
-  one (`padded_columns`). A run-time B of such an N is packed by ops that run with the
-  model (`graph.pad`, `graph.reshape`, `graph.transpose`: one injective kernel) when the
-  product has at least RUNTIME_PACK_ROWS rows; fewer do not pay for the copy.
+Tails: an N that no panel divides (a language model's head: 64 x 768 @ 768 x 50257) is
+packed with zero columns to whole panels, and the product keeps its N columns
+(`graph.matmul_packed {columns = 50257}`): the GEMM template's last column block is then
+shorter (785 blocks of 64 columns, then one vector and one column), so neither the padding
+nor a slice of it costs anything at run time. A run-time B of such an N is packed by ops that
+run with the model (`graph.pad`, `graph.reshape`, `graph.transpose`: one injective kernel)
+when the product has at least RUNTIME_PACK_ROWS rows; fewer do not pay for the copy.
 
 Measured (AMD EPYC Zen 4, one thread; C = A @ B, both run-time inputs): 1000^3 34.8 -> 100.6
 GFLOP/s, 256 x 256 @ 256 x 250 53.9 -> 98.8, 1001 x 512 @ 512 x 512 44.6 -> 105.6, 33 x 512
 @ 512 x 512 44.2 -> 94.7; GPT-2's head (constant B) 572 ms on the reduction template, 46.6 ms
-padded. Products of 1-3 rows are left alone (matrix-vector products, a classifier's, are the
-reduction template's, which blocks their columns itself), and so are Gemms of such shapes.
+padded to 64-column blocks and sliced (51.4 + 0.7 ms on a later, noisier run), 50.8 ms with
+its own N. Products of 1-3 rows whose N no panel divides are left alone (matrix-vector products, a classifier's, are the reduction
+template's, which blocks their columns itself), and so are Gemms of such shapes.
 A run-time B of whole panels is packed from WHOLE_PACK_ROWS rows: where the GEMM's column
 blocks are one cache line wide (AVX2) it pays from 32 rows, with AVX-512's four-line blocks
 only in the largest products (see WHOLE_PACK_ROWS).
@@ -71,29 +69,18 @@ from minitvm.dialects.graph import (
     MatMulPackedOp,
     PadOp,
     ReshapeOp,
-    SliceOp,
     TransposeOp,
 )
 from minitvm.dialects.graph.base import get_float, get_int, is_static, shape_of
-from minitvm.schedules.gemm import COLUMN_BLOCKS, widest_columns
+from minitvm.schedules.gemm import COLUMN_BLOCKS, SHORT_ROWS, widest_columns
 
 #: Columns per panel: one 512-bit vector of f32, the unit the GEMM template's column blocks
 #: are made of (`schedules.base.LANES`).
 PANEL = 16
 
-#: Columns a padded N is rounded up to: the GEMM template's widest default column block.
-COLUMN_BLOCK = COLUMN_BLOCKS[0]
-
-
 def padded_columns(n: int) -> int:
-    """N rounded up for packing: a whole number of panels stays; a larger N is rounded up
-    to whole COLUMN_BLOCKs, so that the padded product gets the widest register block (GPT-2's
-    N = 50257 padded to panels only, 50272 = 32 x 1571, would get blocks of 2 panels: 49.3
-    against 46.6 ms on 64 rows, AMD EPYC Zen 4, one thread); a smaller one to whole panels."""
-    if n % PANEL == 0:
-        return n
-    block = COLUMN_BLOCK if n > COLUMN_BLOCK else PANEL
-    return -(-n // block) * block
+    """N rounded up to whole panels."""
+    return -(-n // PANEL) * PANEL
 
 
 def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
@@ -106,12 +93,6 @@ def pack_panels(b: np.ndarray, panel: int = PANEL) -> np.ndarray:
     rank = len(batch)
     order = (*range(rank), rank + 1, rank, rank + 2)
     return np.ascontiguousarray(b.reshape(*batch, k, padded // panel, panel).transpose(order))
-
-
-#: Products of fewer rows than this (a matrix-vector product, a classifier's) whose N no
-#: panel divides stay on the reduction template, which blocks their columns itself; more rows
-#: get the GEMM template's register blocks, and packed weights.
-SHORT_ROWS = 4
 
 
 #: Rows from which packing a run-time rhs pays: each packed panel then serves at least 8
@@ -127,7 +108,7 @@ RUNTIME_PACK_ROWS = 8 * SHORT_ROWS
 #: packing gains about what the copy costs (same machine: 64 x 1024 @ 1024 x 1024 1.37 ->
 #: 1.63 ms, 128 rows 2.70 -> 2.86, 512^3 2.41 -> 2.46, 1024^3 19.9 both ways): from 512
 #: rows on, where the copy is at most 2% of the product.
-WHOLE_PACK_ROWS = RUNTIME_PACK_ROWS if widest_columns(SHORT_ROWS) != COLUMN_BLOCK else 128 * SHORT_ROWS
+WHOLE_PACK_ROWS = RUNTIME_PACK_ROWS if widest_columns(SHORT_ROWS) != COLUMN_BLOCKS[0] else 128 * SHORT_ROWS
 
 
 def _constant(array: np.ndarray, hint: str) -> ConstantOp:
@@ -211,16 +192,21 @@ def _rows(value: SSAValue) -> int:
     return int(np.prod(value.type.get_shape()[:-1]))
 
 
+def _product(lhs: SSAValue, packed: SSAValue, columns: int) -> MatMulPackedOp:
+    """lhs times the packed rhs, to its `columns` columns (the last panel's padding left out)."""
+    return MatMulPackedOp.make(lhs, packed, columns=None if columns % PANEL == 0 else columns)
+
+
 class MatMulPackPattern(RewritePattern):
     """matmul(x, w) of a [K, N] w of more than one panel (or a constant batch of them,
     [..., K, N]), in one of two ways:
 
-    - a constant w is packed at compile time (its columns padded to whole column blocks);
+    - a constant w is packed at compile time (its columns padded to whole panels);
     - a run-time w whose N no panel divides is packed by ops that run with the model, if x
       has at least RUNTIME_PACK_ROWS rows (fewer do not pay for the copy);
 
-    and the padding is sliced off the product. x's rows are never padded: the GEMM template
-    runs the rows its register blocks leave as one shorter block."""
+    The product keeps N columns; x's rows are never padded either: the GEMM template runs
+    the rows and columns its register blocks leave as shorter blocks."""
 
     def __init__(self, made: _Made):
         self.made = made
@@ -238,12 +224,13 @@ class MatMulPackPattern(RewritePattern):
             return
         rows, columns = lhs_shape[-2], rhs_shape[-1]
         if not is_static(lhs.type):
-            # Rows known only at run time: a constant rhs is packed, rows are not padded
-            # (a run-time pack or padding would need their number).
+            # Rows known only at run time: a constant rhs is packed (a run-time pack would
+            # need their number to know whether it pays).
             if isinstance(weights, ConstantOp):
-                self._replace(op, MatMulPackedOp.make(lhs, self.made.panels(weights, rewriter)), rewriter)
+                product = _product(lhs, self.made.panels(weights, rewriter), columns)
+                rewriter.replace(op, product)
             return
-        tall = rows > SHORT_ROWS or rows % SHORT_ROWS == 0  # rows a register block can cover
+        tall = rows >= SHORT_ROWS  # rows a register block can cover
         whole = columns % PANEL == 0
         packed: SSAValue | None = None
         if isinstance(weights, ConstantOp):
@@ -252,22 +239,12 @@ class MatMulPackPattern(RewritePattern):
         elif tall and _rows(lhs) >= (RUNTIME_PACK_ROWS if not whole else WHOLE_PACK_ROWS):
             packed = self.made.packed_at_run_time(rhs, rewriter)
         if packed is not None:
-            self._replace(op, MatMulPackedOp.make(lhs, packed), rewriter)
-
-    @staticmethod
-    def _replace(op: MatMulOp, product: MatMulPackedOp, rewriter: PatternRewriter) -> None:
-        """Replace `op` by `product`, with the padding (rows, whole panels) sliced off."""
-        shape = shape_of(op.result.type)  # type: ignore[arg-type]
-        if shape_of(product.result.type) == shape:  # type: ignore[arg-type]
-            rewriter.replace(op, product)
-            return
-        rank = len(shape)
-        kept = SliceOp.make(product.result, starts=[0] * rank, ends=list(shape), steps=[1] * rank)
-        rewriter.replace(op, [product, kept], [kept.result])
+            rewriter.replace(op, _product(lhs, packed, columns))
 
 
 class GemmPackPattern(RewritePattern):
-    """gemm(x, constant w, c) -> matmul_packed(x, packed alpha * w), + beta * c."""
+    """gemm(x, constant w, c) -> matmul_packed(x, packed alpha * w), + beta * c (for an N
+    that no panel divides, from SHORT_ROWS rows, as graph.matmul's)."""
 
     def __init__(self, made: _Made):
         self.made = made
@@ -279,8 +256,10 @@ class GemmPackPattern(RewritePattern):
             return
         weights = op.rhs.owner
         rhs_shape = op.rhs.type.get_shape()  # type: ignore[attr-defined]
-        if not isinstance(weights, ConstantOp) or rhs_shape[1] <= PANEL or rhs_shape[1] % PANEL:
+        if not isinstance(weights, ConstantOp) or rhs_shape[1] <= PANEL:
             return
+        if rhs_shape[1] % PANEL and not (is_static(op.lhs.type) and _rows(op.lhs) >= SHORT_ROWS):
+            return  # a matrix-vector product: the reduction template's
         alpha, beta = get_float(props, "alpha", 1.0), get_float(props, "beta", 1.0)
         bias: SSAValue | None = op.bias if beta != 0.0 else None
         if bias is not None and beta != 1.0:
@@ -291,7 +270,7 @@ class GemmPackPattern(RewritePattern):
             scaled = _constant(c * c.dtype.type(beta), f"{bias.name_hint or 'c'}_scaled")
             rewriter.insert(scaled)
             bias = scaled.result
-        product = MatMulPackedOp.make(op.lhs, self.made.panels(weights, rewriter, alpha))
+        product = _product(op.lhs, self.made.panels(weights, rewriter, alpha), rhs_shape[1])
         if bias is None:
             rewriter.replace(op, product)
             return

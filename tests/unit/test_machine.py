@@ -87,6 +87,18 @@ def test_the_measurements_are_of_this_machine() -> None:
     gbs, size = m.measure_bandwidth(machine)
     assert size >= 64 << 20
     assert 0.5 < gbs < 1000 and math.isfinite(gbs)
+    l2 = m.measure_l2_bandwidth(machine, seconds=0.001)
+    if machine.cache(2) is None:
+        assert l2 is None
+    else:  # an L2 delivers more than memory does, and less than 4 KiB a cycle at 6 GHz
+        assert l2 is not None and gbs < l2 < 6 * 4096
+
+
+def test_no_l2_bandwidth_without_an_l2() -> None:
+    machine = m.read_machine()
+    without = m.Machine(machine.model, machine.llvm_cpu, machine.features, machine.cores,
+                        tuple(c for c in machine.caches if c.level != 2))  # fmt: skip
+    assert m.measure_l2_bandwidth(without) is None
 
 
 def test_measurements_are_cached_per_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,8 +125,9 @@ def test_minitvm_info(tmp_path: Path) -> None:
     result = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     lines = {line.split()[0]: line for line in result.stdout.splitlines()}
-    assert {"CPU", "vectors", "ISA", "caches", "FMA", "memory", "measured", "cache"} <= set(lines)
+    assert {"CPU", "vectors", "ISA", "caches", "FMA", "memory", "L2", "measured", "cache"} <= set(lines)
     assert "GFLOP/s fp32 per core" in lines["FMA"]
+    assert "GB/s read, one core" in lines["L2"]
     described = subprocess.run([*run, "--json"], capture_output=True, text=True, env=env, timeout=120)
     data = json.loads(described.stdout)
     assert data["vector_registers"] in (16, 32) and data["measured"]["fma_gflops"] > 0

@@ -27,6 +27,7 @@ from minitvm.compiler import build, lower_to_te, random_inputs
 from minitvm.dialects import graph as g
 from minitvm.dialects import te
 from minitvm.dialects.graph import reference
+from minitvm.dialects.graph.base import ShapeError
 from minitvm.frontend import from_onnx
 from minitvm.passes.graph.pack_weights import PANEL, WHOLE_PACK_ROWS, pack_panels
 from minitvm.schedules.base import VECTOR_REGISTERS, InvalidConfig
@@ -81,12 +82,15 @@ PACKED: dict[str, Callable[[], onnx.ModelProto]] = {
     "gemm_alpha_beta": lambda: gemm(3, 32, 48, [48], alpha=0.5, beta=2.0),
     "gemm_alpha_beta_matrix_bias": lambda: gemm(3, 32, 48, [3, 48], alpha=0.5, beta=2.0),
     "gemm_beta_zero": lambda: gemm(5, 32, 64, [64], beta=0.0),
-    # N in no whole number of panels: padded with zero columns, then sliced back
-    "matmul_padded_4x32x24": lambda: matmul([4, 32], 24),
-    "matmul_padded_8x48x1000": lambda: matmul([8, 48], 1000),
-    "matmul_padded_lm_head_1x12x64x201": lambda: matmul([1, 12, 64], 201),
+    # N in no whole number of panels: the last panel padded with zero columns, the product
+    # keeps its N columns (no slice)
+    "matmul_partial_4x32x24": lambda: matmul([4, 32], 24),
+    "matmul_partial_8x48x1000": lambda: matmul([8, 48], 1000),
+    "matmul_partial_lm_head_1x12x64x201": lambda: matmul([1, 12, 64], 201),
+    "gemm_partial_4x32x24": lambda: gemm(4, 32, 24, [24]),
+    "gemm_partial_transb_7x40x50": lambda: gemm(7, 40, 50, [50], transB=1),
     # rows that no block of 4 divides: not padded (a shorter block ends them)
-    "matmul_padded_6x32x24": lambda: matmul([6, 32], 24),
+    "matmul_partial_6x32x24": lambda: matmul([6, 32], 24),
     "matmul_rows_batched_3x7x32x48": lambda: matmul([3, 7, 32], 48),
 }
 
@@ -141,6 +145,22 @@ def test_matmul_packed_reference_is_matmul_on_the_unpacked_weights(lhs: tuple[in
     np.testing.assert_allclose(got, np.matmul(x, b), rtol=1e-5, atol=1e-5)
 
 
+def test_matmul_packed_keeps_the_columns_it_is_given() -> None:
+    """`columns` leaves the last panel's padding out of the product; it must lie in that
+    panel (34..48 for 3 panels of 16), else the op does not verify."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((5, 24)).astype(np.float32)
+    b = rng.standard_normal((24, 37)).astype(np.float32)
+    block = Block(arg_types=[TensorType(f32, [5, 24]), TensorType(f32, [3, 24, 16])])
+    op = g.MatMulPackedOp.make(*block.args, columns=37)
+    assert op.result.type == TensorType(f32, [5, 37])
+    (got,) = reference.evaluate(op, [x, pack_panels(b)])
+    np.testing.assert_allclose(got, x @ b, rtol=1e-5, atol=1e-5)
+    for columns in (32, 49):
+        with pytest.raises(ShapeError, match=f"columns = {columns} must lie in the last"):
+            g.MatMulPackedOp.make(*block.args, columns=columns)
+
+
 # --------------------------------------------------------------------------------------------
 # End to end against ONNX Runtime
 # --------------------------------------------------------------------------------------------
@@ -157,7 +177,13 @@ def test_constant_weights_are_packed(case: str) -> None:
     module = optimized(PACKED[case]())
     assert count(module, g.MatMulPackedOp) == 1
     assert count(module, g.MatMulOp) == count(module, g.GemmOp) == 0
-    assert count(module, g.SliceOp) == ("padded" in case)
+    assert count(module, g.SliceOp) == 0
+    (product,) = [op for op in module.walk() if isinstance(op, g.MatMulPackedOp)]
+    columns = product.properties.get("columns")
+    if "partial" in case:
+        assert columns is not None and columns.value.data % PANEL  # type: ignore[attr-defined]
+    else:
+        assert columns is None
 
 
 def gemm_runtime_bias() -> onnx.ModelProto:
@@ -178,12 +204,12 @@ def matmul_runtime_weight() -> onnx.ModelProto:
         (lambda: matmul([4, 32], 10), g.MatMulOp),  # less than one panel
         (lambda: matmul([4, 32], 16), g.MatMulOp),  # one panel: already packed
         (lambda: matmul([1, 32], 24), g.MatMulOp),  # one row: the reduction template's
-        (lambda: matmul([3, 32], 24), g.MatMulOp),  # 3 rows: no block of 4 to pad them to
-        (lambda: gemm(4, 32, 24, [24]), g.GemmOp),  # gemms are not padded
+        (lambda: matmul([3, 32], 24), g.MatMulOp),  # 3 rows: a matrix-vector product's
+        (lambda: gemm(3, 32, 24, [24]), g.GemmOp),  # the same as a Gemm
         (matmul_runtime_weight, g.MatMulOp),
         (gemm_runtime_bias, g.GemmOp),
     ],
-    ids=["n10", "n16", "n24_one_row", "n24_three_rows", "gemm_n24", "runtime_weight",
+    ids=["n10", "n16", "n24_one_row", "n24_three_rows", "gemm_n24_three_rows", "runtime_weight",
          "gemm_runtime_bias_beta2"],  # fmt: skip
 )
 def test_other_shapes_are_not_packed_and_still_right(model, kind: type) -> None:
@@ -205,7 +231,7 @@ def runtime_matmul(lhs: Sequence[int], n: int) -> onnx.ModelProto:
     ("lhs", "n", "packed", "padded"),
     [
         ((32, 40), 24, True, True),  # N no panel divides, 32 rows: packed at run time
-        ((2, 37, 48), 100, True, True),  # batched lhs, N padded to 128 (rows not)
+        ((2, 37, 48), 100, True, True),  # batched lhs, N padded to 112 (rows not)
         ((6, 32), 48, False, False),  # whole panels, few rows: B left in place
         ((16, 32), 24, False, False),  # too few rows to pay for packing B
         ((WHOLE_PACK_ROWS - 4, 32), 48, False, False),  # whole panels, not rows enough
@@ -217,14 +243,17 @@ def runtime_matmul(lhs: Sequence[int], n: int) -> onnx.ModelProto:
         "whole", "whole_more_rows",
     ],  # fmt: skip
 )
-def test_run_time_products_get_whole_column_blocks_and_still_right(
+def test_run_time_products_are_packed_where_it_pays_and_still_right(
     lhs: tuple[int, ...], n: int, packed: bool, padded: bool, threads: int
 ) -> None:
+    """B packed at run time: a pad to whole panels where N needs it (`padded`), a reshape
+    and a transpose; the product keeps its N columns, nothing is sliced off."""
     model = runtime_matmul(lhs, n)
     module = optimized(model)
     assert count(module, g.MatMulPackedOp) == packed
     assert count(module, g.MatMulOp) == (not packed)
-    assert count(module, g.SliceOp) == padded
+    assert count(module, g.PadOp) == padded
+    assert count(module, g.SliceOp) == 0
     assert_matches_onnxruntime(model, threads)
 
 

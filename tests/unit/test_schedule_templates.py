@@ -13,6 +13,7 @@ import onnx
 import pytest
 from test_fusion import Net
 from test_schedules import specs
+from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -21,9 +22,18 @@ from minitvm.compiler import CONV_BLOCK, build, lower_to_te, random_inputs
 from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import scheduled_nest
 from minitvm.frontend import from_onnx
+from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
+from minitvm.machine import Measured
+from minitvm.schedules import gemm
 from minitvm.schedules.base import L1_BYTES, L2_BYTES, VECTOR_REGISTERS, InvalidConfig, Knob
 from minitvm.schedules.conv import ConvNchwcTemplate, PointwiseConvNchwTemplate
-from minitvm.schedules.gemm import GemmTemplate, default_block, fits, widest_columns
+from minitvm.schedules.gemm import (
+    GemmTemplate,
+    default_block,
+    fits,
+    streams_b_from_l2,
+    widest_columns,
+)
 from minitvm.schedules.injective import InjectiveTemplate
 from minitvm.schedules.kernel import (
     kernel_task_key,
@@ -299,21 +309,66 @@ def test_gemm_space_and_default() -> None:
     assert space["rows"] == (1, 2, 3, 4, 5, 6, 7, 8)  # (any height: a shorter block ends M)
     assert space["cols"] == (16, 32, 64, 128)
     assert space["k_block"] == (0, 32, 64, 128, 256)
-    # the weights are packed and two blocks of 4 rows read each block of B: the deepest
-    # block of K (64 at least) whose 64 columns fit in half the L1 (48 KiB: 64); failing
-    # that, all of K once its strip (512 x 64 floats, 128 KiB) fits in half the L2
-    fitting = [k for k in (64, 128, 256) if L1_BYTES and k * 64 * 4 <= L1_BYTES // 2]
-    k_block = max(fitting) if fitting else 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
+    # the weights are packed and two blocks of rows read each block of B: all of K where
+    # the block streams B from L2 at the FMA peak and the strip (512 x cols floats) fits in
+    # half the L2; else the deepest block of K (64 at least) whose B block fits in half the
+    # L1 (48 KiB: 64); failing that, all of K once the strip fits in half the L2
     rows, cols = default_block(8, range(1, 9), (64, 32, 16))  # type: ignore[misc]
+    strip_in_l2 = bool(L2_BYTES) and 512 * cols * 4 <= L2_BYTES // 2
+    fitting = [k for k in (64, 128, 256) if L1_BYTES and k * cols * 4 <= L1_BYTES // 2]
+    if strip_in_l2 and streams_b_from_l2(rows):
+        k_block = 0
+    else:
+        k_block = max(fitting) if fitting else 0 if strip_in_l2 else 256
     assert template.default_config(anchor) == {
         "rows": rows, "cols": cols, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
     }  # fmt: skip
     assert (rows, cols) == {32: (4, 64), 16: (2, 32)}[VECTOR_REGISTERS]
-    # one block of rows (M = 4) reads each column strip once: no blocking of K pays
+    # one block of rows (M = 4) reads each column strip once: no blocking of K for L1 pays
     single = templated_kernel(te_module(matmul_model(4, 512, 128)), "gemm")
     anchor, template = kernel_template(single)  # type: ignore[misc]
-    k_block = 0 if L2_BYTES and 512 * 64 * 4 <= L2_BYTES // 2 else 256
-    assert template.default_config(anchor)["k_block"] == k_block  # type: ignore[index]
+    config = template.default_config(anchor)
+    k_block = 0 if L2_BYTES and 512 * config["cols"] * 4 <= L2_BYTES // 2 else 256  # type: ignore[operator]
+    assert config["k_block"] == k_block  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("fma", "l2", "rows", "streams"),
+    [(107.7, 110.0, 4, True), (245.0, 120.0, 4, False), (245.0, 120.0, 8, True),
+     (107.7, 110.0, 2, False), (107.7, None, 4, False)],
+)  # fmt: skip
+def test_b_streams_from_l2_where_the_l2_keeps_up_with_the_fmas(
+    monkeypatch: pytest.MonkeyPatch, fma: float, l2: float | None, rows: int, streams: bool
+) -> None:
+    """A block of `rows` rows at the FMA peak needs 2 / rows bytes of B a flop: a Zen 4 core
+    (107.7 GFLOP/s, L2 about 110 GB/s) streams a 4-row block's B from L2, a Sapphire Rapids
+    core (245 GFLOP/s) does not, unless the block is taller; nothing measured, nothing
+    streamed."""
+    measured = Measured(fma, 24, 24.0, 1 << 26, "now", l2_bandwidth_gbs=l2)
+    monkeypatch.setattr(gemm, "measured_here", lambda: measured)
+    assert gemm.streams_b_from_l2(rows) == streams
+
+
+@pytest.mark.parametrize("streams", [True, False])
+def test_gemm_k_block_follows_where_b_streams_from(
+    monkeypatch: pytest.MonkeyPatch, streams: bool
+) -> None:
+    """GPT-2-like 64 x 768 @ 768 x 1000 packed (AVX-512's 64 columns: a strip of 768 x 64
+    floats, 192 KiB): all of K where B streams from L2 (and the strip fits in half of it),
+    else blocks that fit in half the L1; a 3072-deep product whose strip (768 KiB) does not
+    fit in half the L2: the deepest block whose B block does (AVX2's 16 columns: every
+    strip fits)."""
+    monkeypatch.setattr(gemm, "streams_b_from_l2", lambda rows: streams)
+    monkeypatch.setattr(gemm, "L1_BYTES", 32 << 10)
+    monkeypatch.setattr(gemm, "L2_BYTES", 1 << 20)
+    anchor, template = kernel_template(templated_kernel(te_module(matmul_model(64, 768, 1000)), "gemm"))  # type: ignore[misc]
+    config = template.default_config(anchor)
+    assert config is not None and config["cols"] == widest_columns(4)
+    in_l1 = {64: 64, 16: 256}[config["cols"]]  # type: ignore[index]
+    assert config["k_block"] == (0 if streams else in_l1)
+    anchor, template = kernel_template(templated_kernel(te_module(matmul_model(64, 3072, 128)), "gemm"))  # type: ignore[misc]
+    in_l2 = {64: 512, 16: 0}[config["cols"]]  # type: ignore[index]
+    assert template.default_config(anchor)["k_block"] == (in_l2 if streams else in_l1)  # type: ignore[index]
 
 
 @pytest.mark.parametrize(
@@ -353,6 +408,37 @@ def test_gemm_blocks_that_do_not_divide_m_end_with_a_shorter_block(height: int) 
         kernel = templated_kernel(module, "gemm")
         set_kernel_config(kernel, {"rows": rows, "cols": 32, "lanes": 16, "k_block": 32,
                                    "tile_order": "rows_first"})  # fmt: skip
+        np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(("height", "width"), [(6, 50), (13, 201)])
+def test_gemm_column_blocks_that_do_not_divide_n_end_with_a_shorter_block(
+    height: int, width: int
+) -> None:
+    """N that no column block divides (packed in panels, the last one partly padding): every
+    block width up to N is in the space, the widest that fits the default; the columns left after the
+    whole blocks run as one shorter block, peeled in turn into whole vectors and single
+    columns, so no element is guarded (no loop.if); with the fused bias and ReLU, equal to
+    the reference."""
+    proto = matmul_model(height, 64, width)
+    kernel = templated_kernel(te_module(proto), "gemm")
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
+    assert space["cols"] == tuple(c for c in (16, 32, 48, 64, 96, 128) if c <= width)
+    if width > 64:
+        assert template.default_config(anchor)["cols"] == widest_columns(4)  # type: ignore[index]
+    x = np.random.default_rng(width).standard_normal((height, 64)).astype(np.float32)
+    expected = run(te_module(proto), [x])
+    np.testing.assert_allclose(expected, np.asarray(minitvm.compile(proto).run({"x": x})[0]))
+    for cols, rows in product(space["cols"], (4, 5)):
+        if not fits(rows, cols):
+            continue
+        module = te_module(proto)
+        set_kernel_config(templated_kernel(module, "gemm"), {
+            "rows": rows, "cols": cols, "lanes": 16, "k_block": 0, "tile_order": "cols_first"
+        })  # fmt: skip
+        ConvertTeToLoopPass().apply(Context(), lowered := module.clone())
+        assert not any(isinstance(op, loop.IfOp) for op in lowered.walk()), (rows, cols)
         np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5)
 
 

@@ -56,8 +56,14 @@ def format_machine(machine: Machine) -> str:
             f"(measured: {measured.fma_chains} chains of vector FMAs)",
             f"memory       {measured.bandwidth_gbs:.1f} GB/s read, one core (measured: "
             f"{_bytes(measured.bandwidth_bytes)} streamed)",
-            f"measured     {measured.when}",
         ]
+        if measured.l2_bandwidth_gbs is not None:
+            l2 = machine.cache(2)
+            lines.append(
+                f"L2           {measured.l2_bandwidth_gbs:.1f} GB/s read, one core (measured: "
+                f"{_bytes(l2.size // 2) if l2 else 'half of it'} read over and over)"
+            )
+        lines.append(f"measured     {measured.when}")
     return "\n".join(lines) + "\n"
 
 

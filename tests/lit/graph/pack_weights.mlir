@@ -1,9 +1,10 @@
 // graph-pack-weights: a matmul or gemm with a constant [K, N] weight runs as graph.matmul_packed
 // on the weight packed at compile time in [N/16, K, 16] column panels (panel p holds columns
 // 16p..16p+15, row after row); a gemm's alpha is folded into the packed weight, its bias
-// becomes a graph.add (beta folded into a constant bias); a matmul's N that no panel divides
-// is padded (with zero columns; rows a block of 4 does not divide, with zero rows) and the
-// padding sliced off the product; a run-time weight of such an N is packed by graph ops.
+// becomes a graph.add (beta folded into a constant bias); an N that no panel divides (from
+// 4 rows on) gets a last panel padded with zero columns, and the product keeps its N columns
+// (`columns = N`: nothing to slice off); a run-time weight of such an N is packed by graph
+// ops. Rows are never padded.
 // RUN: minitvm-opt %s -p graph-pack-weights,graph-dce | filecheck %s
 
 // w[k, n] = 32k + n, so panel 0 holds columns 0..15 of both rows, panel 1 columns 16..31.
@@ -60,13 +61,12 @@ func.func @stays(%x: tensor<3x8xf32>, %v: tensor<8x32xf32>, %b: tensor<2x8x32xf3
 }
 
 // N = 24 (no whole number of panels) times four rows: the weight padded with zero columns
-// to two panels, the product on them, the padding sliced off. (Three rows would not be.)
+// to two panels, the product on them to its 24 columns. (Three rows would not be.)
 // CHECK-LABEL: func.func @padded(
 // CHECK-SAME:    %[[X:\w+]]: tensor<4x8xf32>, %[[X3:\w+]]: tensor<3x8xf32>)
 // CHECK-NEXT:    %[[W:\w+]] = graph.constant dense<5.000000e-01> : tensor<8x24xf32>
 // CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<2x8x16xf32>
-// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<4x8xf32>, tensor<2x8x16xf32>) -> tensor<4x32xf32>
-// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 4, 24>, steps = array<i64: 1, 1>} : tensor<4x32xf32> -> tensor<4x24xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.matmul_packed %[[X]], %[[WP]] {columns = 24 : i64} : (tensor<4x8xf32>, tensor<2x8x16xf32>) -> tensor<4x24xf32>
 // CHECK-NEXT:    %[[Y3:\w+]] = graph.matmul %[[X3]], %[[W]] : (tensor<3x8xf32>, tensor<8x24xf32>) -> tensor<3x24xf32>
 // CHECK-NEXT:    func.return %[[Y]], %[[Y3]]
 func.func @padded(%x: tensor<4x8xf32>, %x3: tensor<3x8xf32>) -> (tensor<4x24xf32>, tensor<3x24xf32>) {
@@ -162,13 +162,12 @@ func.func @shared(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x32xf32>
   func.return %a, %b, %c : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>
 }
 
-// N = 70, wider than one 64-column block: padded to whole blocks (128 columns, 8 panels),
-// not to whole panels (80 = 5 panels would leave blocks of one panel).
+// N = 70, wider than one 64-column block: padded to whole panels only (80 columns, 5
+// panels); the GEMM's last column block is the shorter one (a block of 64, then 6 columns).
 // CHECK-LABEL: func.func @wide(
 // CHECK-SAME:    %[[X:\w+]]: tensor<4x8xf32>)
-// CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<8x8x16xf32>
-// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<4x8xf32>, tensor<8x8x16xf32>) -> tensor<4x128xf32>
-// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 4, 70>, steps = array<i64: 1, 1>} : tensor<4x128xf32> -> tensor<4x70xf32>
+// CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<5x8x16xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.matmul_packed %[[X]], %[[WP]] {columns = 70 : i64} : (tensor<4x8xf32>, tensor<5x8x16xf32>) -> tensor<4x70xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @wide(%x: tensor<4x8xf32>) -> tensor<4x70xf32> {
   %w = graph.constant dense<0.5> : tensor<8x70xf32>
@@ -178,13 +177,12 @@ func.func @wide(%x: tensor<4x8xf32>) -> tensor<4x70xf32> {
 
 // Rows that no block of 4 divides (6; 7 in a batch) are not padded: the GEMM template ends
 // them with a shorter block. Only the columns of a constant weight are (24 to 32), and
-// sliced off; a run-time weight of whole panels and few rows is left as it is.
+// left out of the product; a run-time weight of whole panels and few rows is left as it is.
 // CHECK-LABEL: func.func @rows(
 // CHECK-SAME:    %[[X:\w+]]: tensor<6x8xf32>, %[[XB:\w+]]: tensor<2x7x8xf32>, %[[V:\w+]]: tensor<8x32xf32>)
 // CHECK-NEXT:    %[[WP:\w+]] = graph.constant #graph.weights<{{\w+}}> : tensor<2x8x16xf32>
 // CHECK-NEXT:    %[[W32P:\w+]] = graph.constant #graph.splat<5.000000e-01 : f32> : tensor<2x8x16xf32>
-// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<6x8xf32>, tensor<2x8x16xf32>) -> tensor<6x32xf32>
-// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 6, 24>, steps = array<i64: 1, 1>} : tensor<6x32xf32> -> tensor<6x24xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.matmul_packed %[[X]], %[[WP]] {columns = 24 : i64} : (tensor<6x8xf32>, tensor<2x8x16xf32>) -> tensor<6x24xf32>
 // CHECK-NEXT:    %[[YB:\w+]] = graph.matmul_packed %[[XB]], %[[W32P]] : (tensor<2x7x8xf32>, tensor<2x8x16xf32>) -> tensor<2x7x32xf32>
 // CHECK-NEXT:    %[[YV:\w+]] = graph.matmul %[[X]], %[[V]] : (tensor<6x8xf32>, tensor<8x32xf32>) -> tensor<6x32xf32>
 // CHECK-NEXT:    func.return %[[Y]], %[[YB]], %[[YV]]
@@ -198,15 +196,14 @@ func.func @rows(%x: tensor<6x8xf32>, %xb: tensor<2x7x8xf32>, %v: tensor<8x32xf32
 }
 
 // A run-time weight whose N no panel divides, times 32 rows or more: packed by ops that run
-// with the model (zero columns, reshape, transpose), the padding sliced off the product.
+// with the model (zero columns, reshape, transpose), the product to its 24 columns.
 // Fewer rows (31, 16) do not pay for the copy and keep the plain matmul.
 // CHECK-LABEL: func.func @runtime(
 // CHECK-SAME:    %[[X:\w+]]: tensor<32x8xf32>, %[[W:\w+]]: tensor<8x24xf32>, %[[X31:\w+]]: tensor<31x8xf32>, %[[X16:\w+]]: tensor<16x8xf32>)
 // CHECK-NEXT:    %[[WPAD:\w+]] = graph.pad %[[W]] {pads = array<i64: 0, 0, 0, 8>} : tensor<8x24xf32> -> tensor<8x32xf32>
 // CHECK-NEXT:    %[[R:\w+]] = graph.reshape %[[WPAD]] : tensor<8x32xf32> to tensor<8x2x16xf32>
 // CHECK-NEXT:    %[[WP:\w+]] = graph.transpose %[[R]] {perm = array<i64: 1, 0, 2>} : tensor<8x2x16xf32> -> tensor<2x8x16xf32>
-// CHECK-NEXT:    %[[P:\w+]] = graph.matmul_packed %[[X]], %[[WP]] : (tensor<32x8xf32>, tensor<2x8x16xf32>) -> tensor<32x32xf32>
-// CHECK-NEXT:    %[[Y:\w+]] = graph.slice %[[P]] {starts = array<i64: 0, 0>, ends = array<i64: 32, 24>, steps = array<i64: 1, 1>} : tensor<32x32xf32> -> tensor<32x24xf32>
+// CHECK-NEXT:    %[[Y:\w+]] = graph.matmul_packed %[[X]], %[[WP]] {columns = 24 : i64} : (tensor<32x8xf32>, tensor<2x8x16xf32>) -> tensor<32x24xf32>
 // CHECK-NEXT:    %[[Y31:\w+]] = graph.matmul %[[X31]], %[[W]] : (tensor<31x8xf32>, tensor<8x24xf32>) -> tensor<31x24xf32>
 // CHECK-NEXT:    %[[Y16:\w+]] = graph.matmul %[[X16]], %[[W]] : (tensor<16x8xf32>, tensor<8x24xf32>) -> tensor<16x24xf32>
 // CHECK-NEXT:    func.return %[[Y]], %[[Y31]], %[[Y16]]

@@ -97,6 +97,39 @@ func.func @scheduled(%x: tensor<2x10xf32>) -> tensor<2x10xf32> attributes {te.ke
   func.return %r : tensor<2x10xf32>
 }
 
+// A split whose partial tile is split again (a GEMM's column block of 8 in vectors of 4, on
+// 11 columns): the whole tile of 8 (2 vectors of 4), then the 3 columns left, whose inner
+// split is peeled in turn: no whole vector (no loop for them), then one piece of 3.
+// Nothing is guarded.
+// CHECK-LABEL: func.func @nested_partial(
+// CHECK-NOT:     loop.if
+// CHECK:         loop.for %{{.*}} = 0 to 1 step 1 {
+// CHECK-NEXT:      loop.for %{{.*}} = 0 to 2 step 1 {
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 4 step 1 {
+// CHECK:             } {vectorize}
+// CHECK-NEXT:      } {unroll}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[WHOLE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    loop.for %[[T:.*]] = 0 to 1 step 1 {
+// CHECK-NEXT:      arith.addi %[[WHOLE]], %[[T]] : index
+// CHECK-NEXT:      %[[VECTORS:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      loop.for %[[U:.*]] = 0 to 1 step 1 {
+// CHECK-NEXT:        arith.addi %[[VECTORS]], %[[U]] : index
+// CHECK-NEXT:        loop.for %{{.*}} = 0 to 3 step 1 {
+// CHECK-NOT:           loop.if
+// CHECK:             } {vectorize}
+// CHECK-NEXT:      } {unroll}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @nested_partial(%x: tensor<11xf32>) -> tensor<11xf32> attributes {te.kernel} {
+  %r = te.compute (%j) in [11] {schedule = [#te.split<"i0", 8>, #te.split<"i0.i", 4>, #te.unroll<"i0.i.o">, #te.vectorize<"i0.i.i">]} : tensor<11xf32> {
+    %v = te.read %x[%j] : tensor<11xf32>
+    %n = arith.negf %v : f32
+    te.yield %n : f32
+  }
+  func.return %r : tensor<11xf32>
+}
+
 // A compute read at other elements than the one being written (a transpose) keeps its own
 // scratch buffer, passed as an extra argument.
 // CHECK-LABEL: func.func @needs_scratch(

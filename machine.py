@@ -13,8 +13,9 @@ one CPU. It has two parts:
   (enough chains to cover the FMA latency times the FMA pipes of any x86 core), the memory
   read bandwidth of one core, streaming a buffer several times the size of the last-level
   cache, and its L2 read bandwidth, streaming a buffer half the L2's size over and over (what
-  a GEMM gets that streams its B panel from L2 rather than L1). The cache file is keyed by everything read above, so a different CPU (or the same one
-  with different features visible) is measured anew.
+  a GEMM gets that streams its B panel from L2 rather than L1). The cache file is keyed by
+  everything read above, so a different CPU (or the same one with different features
+  visible) is measured anew.
 
 `minitvm info` prints it. The cache lives in `$MINITVM_CACHE_DIR` (default
 `~/.cache/minitvm`), one JSON file per machine, written atomically.
@@ -321,14 +322,19 @@ def _aligned_floats(size: int, lanes: int) -> np.ndarray:
     return data[offset : offset + count]
 
 
-def measure_bandwidth(machine: Machine) -> tuple[float, int]:
-    """(GB/s, bytes): one core streaming a buffer 4x the last-level cache (64 MiB at least)."""
+def measure_bandwidth(
+    machine: Machine, stream: Callable[[np.ndarray, int], float] | None = None
+) -> tuple[float, int]:
+    """(GB/s, bytes): one core streaming a buffer 4x the last-level cache (64 MiB at least),
+    with `stream` (`_streamer(machine)`, compiled here if not given)."""
     last = max((c.size for c in machine.caches), default=0)
     view = _aligned_floats(max(64 << 20, 4 * last), machine.f32_lanes)
-    return view.nbytes / _streamer(machine)(view, 1) / 1e9, view.nbytes
+    return view.nbytes / (stream or _streamer(machine))(view, 1) / 1e9, view.nbytes
 
 
-def measure_l2_bandwidth(machine: Machine, seconds: float = 0.002) -> float | None:
+def measure_l2_bandwidth(
+    machine: Machine, seconds: float = 0.002, stream: Callable[[np.ndarray, int], float] | None = None
+) -> float | None:
     """GB/s one core reads from its L2: a buffer half the L2's size (more than the L1 holds,
     room to spare in the L2) streamed over and over; None where sysfs lists no L2."""
     l2 = machine.cache(2)
@@ -336,13 +342,14 @@ def measure_l2_bandwidth(machine: Machine, seconds: float = 0.002) -> float | No
         return None
     view = _aligned_floats(l2.size // 2, machine.f32_lanes)
     reps = max(1, int(seconds * 100e9 / view.nbytes))  # about `seconds` at 100 GB/s
-    return view.nbytes * reps / _streamer(machine)(view, reps) / 1e9
+    return view.nbytes * reps / (stream or _streamer(machine))(view, reps) / 1e9
 
 
 def measure(machine: Machine) -> Measured:
     gflops, chains = measure_fma(machine)
-    gbs, size = measure_bandwidth(machine)
-    l2 = measure_l2_bandwidth(machine)
+    stream = _streamer(machine)  # (one compile of the streaming kernel for both)
+    gbs, size = measure_bandwidth(machine, stream)
+    l2 = measure_l2_bandwidth(machine, stream=stream)
     when = time.strftime("%Y-%m-%dT%H:%M:%S")
     return Measured(gflops, chains, gbs, size, when, l2_bandwidth_gbs=l2)
 

@@ -12,8 +12,8 @@ vector B, and LLVM keeps the 16 accumulators in registers. The default block fol
 vector registers (`default_block`: 4 x 64 with AVX-512's 32, 6 x 16 with AVX2's 16); a block
 needs not divide M or N: te_to_loop ends the rows with one shorter block, and the columns
 with one shorter block that it peels in turn (whole vectors, then single columns). K is
-blocked from the machine's measured FMA peak and L2 bandwidth (`_default_k_block`). The same schedule
-serves `graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one
+blocked from the machine's measured FMA peak and L2 bandwidth (`_default_k_block`). The
+same schedule serves `graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one
 vector, see `passes/graph/pack_weights.py`): once j is split by 16, te_to_loop resolves the
 division at compile time and each vector of the block is one contiguous panel row.
 """

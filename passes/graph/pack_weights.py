@@ -34,8 +34,9 @@ Measured (AMD EPYC Zen 4, one thread; C = A @ B, both run-time inputs): 1000^3 3
 GFLOP/s, 256 x 256 @ 256 x 250 53.9 -> 98.8, 1001 x 512 @ 512 x 512 44.6 -> 105.6, 33 x 512
 @ 512 x 512 44.2 -> 94.7; GPT-2's head (constant B) 572 ms on the reduction template, 46.6 ms
 padded to 64-column blocks and sliced (51.4 + 0.7 ms on a later, noisier run), 50.8 ms with
-its own N. Products of 1-3 rows whose N no panel divides are left alone (matrix-vector products, a classifier's, are the reduction
-template's, which blocks their columns itself), and so are Gemms of such shapes.
+its own N. Products of 1-3 rows whose N no panel divides are left alone (matrix-vector
+products, a classifier's, are the reduction template's, which blocks their columns itself),
+and so are Gemms of such shapes.
 A run-time B of whole panels is packed from WHOLE_PACK_ROWS rows: where the GEMM's column
 blocks are one cache line wide (AVX2) it pays from 32 rows, with AVX-512's four-line blocks
 only in the largest products (see WHOLE_PACK_ROWS).

@@ -27,7 +27,6 @@ Convolutional Neural Networks" (2016).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -51,7 +50,7 @@ from minitvm.dialects.graph.base import SizesAttr, is_float, shape_of
 from minitvm.dialects.graph.reference import unblock_weight
 from minitvm.dialects.graph.winograd import KERNEL, POSITIONS, tile_grid, transform_weight
 from minitvm.errors import MinitvmError
-from minitvm.machine import describe_machine
+from minitvm.machine import measured_here
 
 MODES = ("auto", "always", "never")
 
@@ -123,9 +122,8 @@ class Roofline:
     bytes_per_s: float
 
     @staticmethod
-    @cache
     def of_this_machine() -> Roofline:
-        measured = describe_machine().measured
+        measured = measured_here()
         assert measured is not None
         return Roofline(measured.fma_gflops * 1e9, measured.bandwidth_gbs * 1e9)
 

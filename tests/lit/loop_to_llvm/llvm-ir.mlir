@@ -1,11 +1,12 @@
 // minitvm-opt -t llvm prints the LLVM IR of the llvm-dialect module (our extra ops included)
-// for the host target: block arguments are phis, accesses getelementptr inbounds.
+// for the host target: block arguments are phis, accesses getelementptr inbounds; every
+// function aligns its frame to a cache line (alignstack(64): vector spills never straddle two).
 // RUN: minitvm-opt %s -p convert-loop-to-llvm -t llvm | filecheck %s
 
 // CHECK:       target triple = "{{.*}}"
 // CHECK:       target datalayout = "{{.*}}"
 
-// CHECK-LABEL: define void @"scale"(ptr noalias %{{.*}}, ptr noalias %{{.*}}, ptr noalias %{{.*}}) nounwind
+// CHECK-LABEL: define void @"scale"(ptr noalias %{{.*}}, ptr noalias %{{.*}}, ptr noalias %{{.*}}) nounwind alignstack(64)
 // CHECK:       loop:
 // CHECK-NEXT:    %[[I:.*]] = phi i64 [0, %{{.*}}], [%[[NEXT:.*]], %{{.*}}]
 // CHECK-NEXT:    %[[MORE:.*]] = icmp slt i64 %[[I]], 64

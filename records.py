@@ -20,7 +20,7 @@ import math
 import os
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from minitvm.errors import MinitvmError, MinitvmWarning
@@ -31,6 +31,21 @@ FORMAT_ATTR = "minitvm_records"
 #: Study attr the tuner sets when a task's search ends: the best few configs re-measured.
 VERIFIED_ATTR = "verified_best"
 FORMAT_VERSION = 1
+
+
+def verified_standing(attrs: Mapping[str, Any]) -> tuple[float, float, dict[str, Any]] | None:
+    """(the default's seconds, the kept config's seconds, the kept config) from a study's
+    verification (both timed in the same interleaved rounds), or None where it had none.
+    Records written before the verification timed the default give its first measurement
+    (but a kept default is as fast as itself)."""
+    verified = attrs.get(VERIFIED_ATTR)
+    if verified is None:
+        return None
+    seconds, params = float(verified["seconds"]), dict(verified["params"])
+    default = verified.get("default_seconds", attrs.get("default_seconds"))
+    if params == attrs.get("default_config"):  # (kept the default: the same schedule)
+        default = seconds
+    return float(default if default is not None else math.nan), seconds, params
 
 
 class RecordsError(MinitvmError):

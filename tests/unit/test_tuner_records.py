@@ -110,3 +110,20 @@ def test_a_verified_best_wins_over_the_best_trial(tmp_path, conv: Task) -> None:
     study = optuna.load_study(study_name=f"{conv.key}:tpe", storage=url)
     study.set_user_attr(VERIFIED_ATTR, {"params": dict(conv.default_config), "seconds": 0.9})  # type: ignore[arg-type]
     assert load_schedules(url) == {conv.key: conv.default_config}
+
+
+def test_reports_give_the_verified_times_of_the_config_the_records_apply(tmp_path, conv: Task) -> None:
+    from minitvm.records import VERIFIED_ATTR, verified_standing
+    from minitvm.tuner.report import read_rows
+
+    lucky = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", conv, [(lucky, 0.5)])
+    study = optuna.load_study(study_name=f"{conv.key}:tpe", storage=url)
+    assert verified_standing(study.user_attrs) is None
+    kept_default = {"params": dict(conv.default_config), "seconds": 0.9}  # type: ignore[arg-type]
+    study.set_user_attr(VERIFIED_ATTR, kept_default)  # (as written before it timed the default)
+    assert verified_standing(study.user_attrs) == (0.9, 0.9, conv.default_config)
+    study.set_user_attr(VERIFIED_ATTR, {"params": lucky, "seconds": 0.8, "default_seconds": 1.0})
+    assert verified_standing(study.user_attrs) == (1.0, 0.8, lucky)
+    (row,) = read_rows(url)
+    assert (row.default_seconds, row.best_seconds, row.best_config) == (1.0, 0.8, lucky)

@@ -23,7 +23,7 @@ from optuna.trial import TrialState
 from tuner_models import conv_relu_chain, matmul_relu
 
 from minitvm.errors import MinitvmError
-from minitvm.records import open_storage
+from minitvm.records import open_storage, verified_standing
 from minitvm.tuner import search
 from minitvm.tuner.measure import MeasureJob, MeasureResult, MeasureStatus, Runner, build_module
 from minitvm.tuner.search import (
@@ -128,7 +128,10 @@ def test_study_starts_from_the_default_and_never_ends_worse(
     assert trials[0].value == pytest.approx(study.user_attrs["default_seconds"])
     assert sum(t.state is TrialState.COMPLETE for t in trials) == 6 == result.trials
     assert study.best_value <= trials[0].value
-    assert result.best_seconds == study.best_value and result.best_config == study.best_params
+    # (the result is what the records apply: the verification's pick, timed beside the default)
+    standing = verified_standing(study.user_attrs)
+    assert standing is not None
+    assert (result.default_seconds, result.best_seconds, result.best_config) == standing
     assert study.user_attrs["name"] == conv.name and study.user_attrs["count"] == 2
     assert {t.user_attrs[STATUS] for t in trials} == {"ok"}
 
@@ -278,7 +281,7 @@ def test_verification_keeps_the_default_when_the_best_trial_was_a_lucky_measurem
         return MeasureResult(MeasureStatus.OK, median_seconds=truth[config["x"]])
 
     verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
-    assert verified == {"params": {"x": 1}, "seconds": 1.0}
+    assert verified == {"params": {"x": 1}, "seconds": 1.0, "default_seconds": 1.0}
     assert study.user_attrs[VERIFIED_ATTR] == verified
     assert sorted(set(measured)) == [1, 2, 3] and len(measured) == 3 * VERIFY_ROUNDS
 
@@ -303,17 +306,18 @@ def test_verification_compares_each_round_with_the_defaults_own() -> None:
         return MeasureResult(MeasureStatus.OK, median_seconds=next(rounds[config["x"]]))
 
     verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
-    assert verified == {"params": {"x": 1}, "seconds": 1.3}
+    assert verified == {"params": {"x": 1}, "seconds": 1.3, "default_seconds": 1.3}
 
 
 def test_verification_keeps_a_config_that_beats_the_default_in_most_rounds() -> None:
     from types import SimpleNamespace
 
     from minitvm.tuner.measure import MeasureResult, MeasureStatus
-    from minitvm.tuner.search import verify_best
+    from minitvm.tuner.search import task_result, verify_best
 
     space = {"x": optuna.distributions.CategoricalDistribution([1, 2])}
     study = optuna.create_study()
+    study.set_user_attr("default_seconds", 1.2)  # (its first measurement, in another round)
     for x, value in [(1, 1.0), (2, 0.9)]:
         study.add_trial(optuna.trial.create_trial(params={"x": x}, distributions=space, value=value))
     failed = MeasureResult(MeasureStatus.RUN_ERROR)
@@ -325,4 +329,6 @@ def test_verification_keeps_a_config_that_beats_the_default_in_most_rounds() -> 
         return failed if seconds is None else MeasureResult(MeasureStatus.OK, median_seconds=seconds)
 
     verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
-    assert verified == {"params": {"x": 2}, "seconds": 0.9}
+    assert verified == {"params": {"x": 2}, "seconds": 0.9, "default_seconds": 1.0}
+    result = task_result(study, SimpleNamespace(default_config={"x": 1}), "tpe")  # type: ignore[arg-type]
+    assert (result.default_seconds, result.best_seconds, result.best_config) == (1.0, 0.9, {"x": 2})

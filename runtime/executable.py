@@ -256,8 +256,13 @@ def checked_inputs(
 INITIAL_CAPACITY = 64
 
 #: Arena sizes an Executable keeps by the symbols' values (a run of a shape seen before looks
-#: its size up; a server fed every length in turn clears them when there are more).
+#: its size up; a server fed every length in turn clears them when there are more). The same
+#: bound holds for what `Executable.run` keeps of a run of each input shape (the symbols'
+#: values) and each set of sizes (the sizes of its outputs).
 ARENA_SIZES_KEPT = 4096
+
+#: A large output of a run: its slot in the entry's io table, its shape and dtype.
+OutputShape = tuple[int, list[int], np.dtype]
 
 
 class ModelSpecs:
@@ -343,6 +348,12 @@ class Executable(ModelSpecs):
         #: it grows to the largest run's, and is reused by every run after it.
         self._arena_size_of = evaluator(parse_dim(arena_size_expr))
         self._arena_sizes: dict[tuple[int, ...], int] = {}  # by the symbols' values
+        #: What a run works out in Python before it calls the code, for shapes seen before
+        #: (a small dynamic model's run spent more time here than in its code): the symbols'
+        #: values, checked, by the inputs' shapes and the sizes given; and by those values
+        #: and the capacities, the sizes the code is called with and the large outputs' shapes.
+        self._bindings: dict[tuple[object, ...], dict[str, int]] = {}
+        self._plans: dict[tuple[int, ...], tuple[dict[str, int], list[OutputShape]]] = {}
         self._entry = (ENTRY_SIZES_SIGNATURE if self.symbols else ENTRY_SIGNATURE)(entry_address)
         self.inputs = list(inputs)
         self.outputs = list(outputs)
@@ -406,18 +417,11 @@ class Executable(ModelSpecs):
         arrays = self._checked_inputs(inputs)
         if self.num_threads < 1:
             raise MinitvmError(f"num_threads must be >= 1, got {self.num_threads}")
-        given, bound = sizes, {}
-        if self.symbols:
-            bound = bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds, given)
+        bound = self._bind(arrays, sizes) if self.symbols else {}
         with self._lock:
             while True:  # (again when a count found as it ran exceeded its capacity)
-                sizes = {**bound, **self.capacities}
-                for name, most in self.set_sizes.items():  # outputs are allocated for the bounds
-                    sizes[name] = evaluate(most, sizes)
-                fresh = {
-                    slot: aligned_empty([evaluate(d, sizes) for d in spec.shape], spec.dtype)
-                    for slot, spec in self._large_outputs
-                }
+                sizes, shapes = self._plan(bound)
+                fresh = {slot: aligned_empty(shape, dtype) for slot, shape, dtype in shapes}
                 found = self._call(arrays, fresh, sizes)
                 if not self.set_sizes or not self._stopped(found):
                     break
@@ -428,6 +432,37 @@ class Executable(ModelSpecs):
             for n, spec in self._set_size_outputs:
                 results[n] = _leading(results[n], [evaluate(d, found) for d in spec.shape])
             return results
+
+    def _bind(self, arrays: list[np.ndarray], given: Mapping[str, int] | None) -> dict[str, int]:
+        """`bind_symbols` of these inputs (and sizes given), once per shape seen."""
+        key = (tuple(a.shape for a in arrays), tuple(sorted(given.items())) if given else ())
+        bound = self._bindings.get(key)
+        if bound is None:  # (a bad shape raises here, every time, and is not kept)
+            bound = bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds, given)
+            if len(self._bindings) >= ARENA_SIZES_KEPT:
+                self._bindings.clear()
+            self._bindings[key] = bound
+        return bound
+
+    def _plan(self, bound: dict[str, int]) -> tuple[dict[str, int], list[OutputShape]]:
+        """The sizes the code is called with (the symbols bound, the capacities, each size
+        set as the code runs at its bound: outputs are allocated for it), and the shapes of
+        the large outputs by their slots; once per set of values. The caller must not
+        change them."""
+        key = (*(bound[name] for name in self._input_symbols), *self.capacities.values())
+        plan = self._plans.get(key)
+        if plan is None:
+            sizes = {**bound, **self.capacities}
+            for name, most in self.set_sizes.items():
+                sizes[name] = evaluate(most, sizes)
+            shapes = [
+                (slot, [evaluate(d, sizes) for d in spec.shape], spec.dtype)
+                for slot, spec in self._large_outputs
+            ]
+            if len(self._plans) >= ARENA_SIZES_KEPT:
+                self._plans.clear()
+            plan = self._plans[key] = (sizes, shapes)
+        return plan
 
     def _call(
         self, arrays: list[np.ndarray], fresh: dict[int, np.ndarray], sizes: dict[str, int]

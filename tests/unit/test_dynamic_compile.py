@@ -60,6 +60,30 @@ def test_the_inputs_must_agree_with_the_symbols() -> None:
         exe.run({"input_ids": np.zeros((0, 9), np.int64), "attention_mask": np.ones((0, 9), np.int64)})
 
 
+def test_a_shape_seen_before_skips_the_checks_it_passed_and_a_bad_one_still_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`run` keeps the symbols' values it checked for each shape (and the sizes worked out
+    from them): a small dynamic model spent more of its run in that Python than in its code.
+    A shape that fails the checks is never kept, so it fails every time."""
+    import minitvm.runtime.executable as executable
+
+    exe = minitvm.compile(models.bert_encoder_layer(seq=16, hidden=64, heads=4, ffn=128, dynamic=True))
+    binds = []
+    real_bind = executable.bind_symbols
+    monkeypatch.setattr(executable, "bind_symbols", lambda *a, **k: binds.append(1) or real_bind(*a, **k))
+    x = {s: np.random.default_rng(s).standard_normal((1, s, 64)).astype(np.float32) for s in (4, 8)}
+    first = exe.run({"hidden_states": x[4]})[0]
+    other = exe.run({"hidden_states": x[8]})[0]
+    again = exe.run({"hidden_states": x[4]})[0]
+    assert len(binds) == 2 and first.shape == again.shape == (1, 4, 64) and other.shape == (1, 8, 64)
+    np.testing.assert_array_equal(first, again)
+    for _ in range(2):
+        with pytest.raises(MinitvmError, match="outside the 1..2147483647"):
+            exe.run({"hidden_states": np.ones((1, 0, 64), np.float32)})
+    assert len(binds) == 4
+
+
 def test_a_bound_is_checked_at_run_time() -> None:
     model = onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx"))
     exe = minitvm.compile(model, input_shapes=dict.fromkeys(BERT_INPUTS, (None, "1..64")), num_threads=1)

@@ -48,6 +48,17 @@ def verified_standing(attrs: Mapping[str, Any]) -> tuple[float, float, dict[str,
     return float(default if default is not None else math.nan), seconds, params
 
 
+def standing(attrs: Mapping[str, Any], best_trial: Any) -> tuple[float, float | None, dict[str, Any] | None]:
+    """A study's (default seconds, best seconds, best config): its verification's (what the
+    records apply, timed beside the default) where it has one, else its first default
+    measurement and its best trial (an optuna FrozenTrial, or None: nothing measured)."""
+    verified = verified_standing(attrs)
+    if verified is not None:
+        return verified
+    best = (None, None) if best_trial is None else (best_trial.value, dict(best_trial.params))
+    return float(attrs["default_seconds"]), *best
+
+
 class RecordsError(MinitvmError):
     """The records URL is malformed, names a missing database, or cannot be reached."""
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitvm.errors import MinitvmError
-from minitvm.records import of_this_format, open_storage, storage_errors, verified_standing
+from minitvm.records import of_this_format, open_storage, standing, storage_errors
 from minitvm.tuner.search import STATUS, format_seconds, measured_trials
 
 
@@ -82,6 +82,7 @@ def read_rows(
                     ):
                         best, best_trial = trial.value, trial
                     curve.append(best)
+                default_seconds, best_seconds, best_config = standing(attrs, best_trial)
                 rows.append(
                     StudyRow(
                         key=attrs["task_key"],
@@ -90,7 +91,9 @@ def read_rows(
                         template=attrs["template"],
                         count=int(attrs["count"]),
                         target=attrs["target"],
-                        **_standing(attrs, best_trial),
+                        default_seconds=default_seconds,
+                        best_seconds=best_seconds,
+                        best_config=best_config,
                         trials=len(measured),
                         failed=sum(1 for t in measured if t.state is TrialState.FAIL),
                         pruned=sum(1 for t in trials if t.user_attrs.get(STATUS) == "invalid"),
@@ -104,19 +107,6 @@ def read_rows(
         by_key[row.key] = max(by_key.get(row.key, 0.0), row.weight)
     return sorted(rows, key=lambda r: (-by_key[r.key], r.key, r.sampler))
 
-
-def _standing(attrs: dict[str, Any], best_trial: Any) -> dict[str, Any]:
-    """A study's default and best: its verification's (what the records apply, timed beside
-    the default) where it has one, else its first default measurement and best trial."""
-    standing = verified_standing(attrs)
-    if standing is not None:
-        default, seconds, config = standing
-        return {"default_seconds": default, "best_seconds": seconds, "best_config": config}
-    return {
-        "default_seconds": float(attrs["default_seconds"]),
-        "best_seconds": None if best_trial is None else best_trial.value,
-        "best_config": None if best_trial is None else dict(best_trial.params),
-    }
 
 
 def format_table(rows: Sequence[StudyRow]) -> str:

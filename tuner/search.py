@@ -63,8 +63,8 @@ from minitvm.records import (
     FORMAT_VERSION,
     VERIFIED_ATTR,
     open_storage,
+    standing,
     storage_errors,
-    verified_standing,
 )
 from minitvm.schedules.base import InvalidConfig
 from minitvm.tuner.measure import MeasureJob, Measurer, MeasureResult, Runner, build_module
@@ -663,12 +663,7 @@ def task_result(study: optuna.Study, task: Task, sampler: str) -> TaskResult:
     trials = study.get_trials(deepcopy=False)
     complete = [t for t in trials if t.state is TrialState.COMPLETE and t.value is not None]
     best = min(complete, key=lambda t: t.value) if complete else None  # type: ignore[arg-type, return-value]
-    default_seconds = float(study.user_attrs["default_seconds"])
-    best_seconds = None if best is None else best.value
-    best_config = None if best is None else dict(best.params)
-    standing = verified_standing(study.user_attrs)
-    if standing is not None:  # (what the records apply, timed beside the default)
-        default_seconds, best_seconds, best_config = standing
+    default_seconds, best_seconds, best_config = standing(study.user_attrs, best)
     return TaskResult(
         task=task,
         sampler=sampler,

@@ -310,6 +310,7 @@ def build(
         jit.bitcode, cpu, features, opt_level, parallel, info.arena_size, CHUNKS_PER_THREAD,
         tuple(objects), tuple(symbols), tuple((n, lo, hi) for n, (lo, hi) in bounds.items()),
         str(info.arena_size_expr), tuple(info.set_sizes.items()), tuple(info.checks.items()),
+        tuple(info.groups.items()),
     )  # fmt: skip
     return Executable(
         jit.address(ENTRY),
@@ -336,6 +337,7 @@ def build(
         arena_size_expr=info.arena_size_expr,
         set_sizes=info.set_sizes,
         checks=info.checks,
+        groups=info.groups,
     )
 
 

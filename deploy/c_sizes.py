@@ -170,25 +170,31 @@ def found_sizes_section(
     symbols: Sequence[str],
     found: Mapping[str, int | SymDim],
     checks: Mapping[str, str],
+    groups: Mapping[str, str],
     initial_capacity: int,
+    group_initial_capacity: int,
 ) -> str:
     """The table of sizes the code finds as it runs (`minitvm__found`: each one's place in
-    the sizes array, its capacity's place or -1, its check's message or NULL) and
-    `minitvm__found_bound`, each one's bound at given sizes: what `Executable.run` keeps in
-    `set_sizes`, `capacities` and `checks`, for runtime.c's run loop."""
+    the sizes array, its capacity's place or -1, its check's message or NULL, its group (the
+    position in this table of the group's first size) or -1) and `minitvm__found_bound`, each
+    one's bound at given sizes: what `Executable.run` keeps in `set_sizes`, `capacities`,
+    `checks` and `groups`, for runtime.c's run loop."""
     index = {name: n for n, name in enumerate(symbols)}
+    first: dict[str, int] = {}
     rows, cases = [], []
     for k, (name, bound) in enumerate(found.items()):
         cap = index.get(capacity(name), -1)
         check = checks.get(name)
         message = "0" if check is None else _c_literal(check)
-        rows.append(f"    {{{index[name]}, {cap}, {message}}},")
+        group = first.setdefault(groups[name], k) if name in groups else -1
+        rows.append(f"    {{{index[name]}, {cap}, {message}, {group}}},")
         body, value = c_expression(bound, symbols, indent="    ")
         cases.append(f"  case {k}: {{\n{body}    return {value};\n  }}")
     return "\n".join([
         f"const int minitvm__num_found = {len(found)};",
         f"const int64_t minitvm__initial_capacity = {initial_capacity};",
-        "const minitvm__found_size minitvm__found[] = {\n" + ("\n".join(rows) or "    {0, 0, 0},") + "\n};",
+        f"const int64_t minitvm__group_initial_capacity = {group_initial_capacity};",
+        "const minitvm__found_size minitvm__found[] = {\n" + ("\n".join(rows) or "    {0, 0, 0, -1},") + "\n};",
         "int64_t minitvm__found_bound(int k, const int64_t *s) {",
         "  (void)s;",
         "  switch (k) {",

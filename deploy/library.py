@@ -44,7 +44,7 @@ from minitvm.runtime.abi import (
     NUM_THREADS_GLOBAL,
     THREAD_POOL_GLOBAL,
 )
-from minitvm.runtime.executable import INITIAL_CAPACITY, TensorSpec
+from minitvm.runtime.executable import GROUP_INITIAL_CAPACITY, INITIAL_CAPACITY, TensorSpec
 from minitvm.symbolic import SymDim, capacity, parse_dim, symbols_of
 
 #: The entry function's name in the library (hidden; `main` would read as C's).
@@ -84,9 +84,11 @@ class NativeModel:
     arena_size_expr: str = "0"
     #: Sizes the code finds as it runs (NonZero's count, a Range's length), each with its
     #: bound (an expression of the sizes), in the order the Executable checks them; those
-    #: that are run-time checks (`graph.check`'s), each with its message.
+    #: that are run-time checks (`graph.check`'s), each with its message; those that are
+    #: the dims of one shape, each with its group (their capacities are raised together).
     found: tuple[tuple[str, str], ...] = ()
     checks: tuple[tuple[str, str], ...] = ()
+    groups: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -379,7 +381,8 @@ def _sizes_section(
     text = [
         f"const int minitvm__num_symbols = {len(symbols)};",
         c_sizes.PRELUDE,
-        c_sizes.found_sizes_section(symbols, found, dict(native.checks), INITIAL_CAPACITY),
+        c_sizes.found_sizes_section(symbols, found, dict(native.checks), dict(native.groups), INITIAL_CAPACITY,
+                                  GROUP_INITIAL_CAPACITY),
     ]
     if symbols:
         bounds = {name: (lo, hi) for name, lo, hi in native.bounds}

@@ -869,24 +869,31 @@ class SetSizeOp(IRDLOperation):
     sets how much of them the ops after this one use. A value beyond the bound stops the run
     there (the entry returns with the value stored): the runtime then raises a capacity
     (`<size>_cap`, graph.iota's) and runs again, or reports `message` (a `graph.check`'s,
-    whose size is 1 where it fails, at most 0).
+    whose size is 1 where it fails, at most 0). The sizes of one `group` (graph.iota's: the
+    dims of one shape) have their capacities raised together, to one run's sizes.
 
         loop.set_size "nz" = %count at most "6"
         loop.set_size "r_check" = %failed at most "0" {message = "node 'r' (Reshape): ..."}
+        loop.set_size "y_len0" = %n at most "y_len0_cap" {group = "y_dims"}
     """
 
     name = "loop.set_size"
     size = prop_def(StringAttr)
     bound = prop_def(StringAttr)
     message = opt_prop_def(StringAttr)
+    group = opt_prop_def(StringAttr)
     value = operand_def(IndexType)
     assembly_format = "$size `=` $value `at` `most` $bound attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, size: str, value: SSAValue, bound: int | SymDim, message: str | None = None):
+    def __init__(
+        self, size: str, value: SSAValue, bound: int | SymDim, message: str | None = None, group: str | None = None
+    ):
         props = {"size": StringAttr(size), "bound": StringAttr(str(bound))}
         if message is not None:
             props["message"] = StringAttr(message)
+        if group is not None:
+            props["group"] = StringAttr(group)
         super().__init__(properties=props, operands=[value])
 
     @property
@@ -912,6 +919,16 @@ def set_size_messages(fn: Operation) -> dict[str, str]:
         op.size.data: op.message.data
         for op in fn.walk()
         if isinstance(op, SetSizeOp) and op.message is not None
+    }
+
+
+def set_size_groups(fn: Operation) -> dict[str, str]:
+    """The sizes `fn` (the entry function) sets as it runs that belong to a group (the dims
+    of one shape), by their names: each one's group."""
+    return {
+        op.size.data: op.group.data
+        for op in fn.walk()
+        if isinstance(op, SetSizeOp) and op.group is not None
     }
 
 

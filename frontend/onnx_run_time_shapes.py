@@ -11,7 +11,7 @@ ops themselves are then ordinary tensor ops on those positions:
     Expand(x, shape)    per axis of size 1 that grows, Gather(x, iota(v) * 0); an axis that
                         keeps its size is checked to be asked for 1 or that size
     Reshape(x, shape)   the shape resolved (0 copies, -1 infers) and checked, then
-                        Gather(x flattened, sum_i iota(d_i) * stride_i)
+                        graph.reshape_to_sizes(x, iota(d_0), ..., iota(d_r-1))
 
 What ONNX Runtime rejects (a delta of 0, an element count that differs, a shape that does
 not broadcast, a negative repeat) is a `graph.check` that stops the run with a message
@@ -73,11 +73,13 @@ def _sizes_vector(ctx: NodeContext, i: int) -> tuple[SSAValue, int]:
     return ctx.tensor(i), int(shape[0])
 
 
-def run_time_size(ctx: NodeContext, count: SSAValue, which: str) -> tuple[SSAValue, SymDim]:
+def run_time_size(ctx: NodeContext, count: SSAValue, which: str, joint: bool = False) -> tuple[SSAValue, SymDim]:
     """The positions 0..count-1 of a count computed as the model runs (a rank-0 i64 tensor;
-    none if it is negative), and the size they have."""
+    none if it is negative), and the size they have. `joint`: one of several dims of the
+    node's result found so (the iotas share the node's group, see graph.iota)."""
     name = _name(ctx, f"len{which}")
-    return ctx.make1(g.IotaOp, count, size=name), symbol(name)
+    group = _name(ctx, "dims") if joint else None
+    return ctx.make1(g.IotaOp, count, size=name, group=group), symbol(name)
 
 
 def check(ctx: NodeContext, ok: SSAValue, message: str, which: str = "") -> None:
@@ -121,7 +123,7 @@ def tile_at_run_time(ctx: NodeContext) -> Value:
     x = ctx.tensor(0)
     for j, (size, count) in enumerate(zip(shape, counts)):
         extent = index_scalar(ctx, size, _name(ctx, f"size{j}"))
-        positions, _ = run_time_size(ctx, ctx.make1(g.MulOp, extent, count), str(j))
+        positions, _ = run_time_size(ctx, ctx.make1(g.MulOp, extent, count), str(j), joint=len(shape) > 1)
         x = ctx.make1(g.GatherOp, x, ctx.make1(g.ModOp, positions, extent), axis=j)
     return x
 
@@ -139,10 +141,11 @@ def expand_at_run_time(ctx: NodeContext) -> Value:
         x = ctx.make1(g.ReshapeOp, x, shape=list(shape))
     one = _int(ctx, 1, "one")
     kept: list[SSAValue] = []
+    grown = sum(shape[j] == 1 for j in range(rank - length, rank))
     for j in range(rank - length, rank):
         asked = _entry(ctx, target, j - (rank - length))
         if shape[j] == 1:
-            positions, _ = run_time_size(ctx, asked, str(j))
+            positions, _ = run_time_size(ctx, asked, str(j), joint=grown > 1)
             zeros = ctx.make1(g.MulOp, positions, _int(ctx, 0, "zero"))
             x = ctx.make1(g.GatherOp, x, zeros, axis=j)
         else:
@@ -157,8 +160,8 @@ def expand_at_run_time(ctx: NodeContext) -> Value:
 
 def reshape_at_run_time(ctx: NodeContext, allowzero: int) -> Value:
     """The target shape resolved as ONNX says (0 copies the input's dimension unless
-    allowzero, one -1 takes what is left) and checked; each element of the result read from
-    the flattened input at its row-major position."""
+    allowzero, one -1 takes what is left) and checked; the result a graph.reshape_to_sizes
+    of the input to the sizes of iotas of the dims."""
     source = ctx.shape(0)
     target, length = _sizes_vector(ctx, 1)
     total: Dim = product(source)
@@ -184,20 +187,9 @@ def reshape_at_run_time(ctx: NodeContext, allowzero: int) -> Value:
     check(ctx, _all(ctx, ok),
           f"the shape asked for (at most one -1, no other negative size) does not hold the "
           f"input's {total} elements ({_text(source)})")  # fmt: skip
+    if not length:  # a scalar: the one element
+        return ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[])
+    # (read flat: the copy's inner loop then reads as it writes, one vector after another)
     flat = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[total]) if len(source) != 1 else ctx.tensor(0)
-    position: SSAValue | None = None
-    stride: SSAValue | None = None  # of axis j: the product of the sizes after it
-    sizes: list[SymDim] = []
-    for j in reversed(range(length)):
-        positions, size = run_time_size(ctx, entries[j], str(j))
-        sizes.insert(0, size)
-        layout = [1] * length
-        layout[j] = size
-        term = ctx.make1(g.ReshapeOp, positions, shape=layout)
-        if stride is not None:
-            term = ctx.make1(g.MulOp, term, stride)
-        position = term if position is None else ctx.make1(g.AddOp, term, position)
-        stride = entries[j] if stride is None else ctx.make1(g.MulOp, stride, entries[j])
-    if position is None:  # a scalar: the one element
-        return ctx.make1(g.ReshapeOp, flat, shape=[])
-    return ctx.make1(g.GatherOp, flat, position, axis=0)
+    sizes = [run_time_size(ctx, entries[j], str(j), joint=length > 1)[0] for j in range(length)]
+    return ctx.make1(g.ReshapeToSizesOp, flat, sizes)

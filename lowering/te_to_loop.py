@@ -881,7 +881,7 @@ class _MainConverter:
         clamped = arith.MaxSIOp(count, zero.result)
         index = arith.IndexCastOp(clamped.result, IndexType())
         block.add_ops([zero, clamped, index])
-        block.add_op(loop.SetSizeOp(op.size, index.result, op.bound))
+        block.add_op(loop.SetSizeOp(op.size, index.result, op.bound, group=op.group_name))
         for_op = _for(block, symbol(op.size))
         block.add_op(for_op)
         body = for_op.body.block

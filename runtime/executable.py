@@ -252,8 +252,10 @@ def checked_inputs(
     return arrays
 
 
-#: The capacity a size found as the code runs (graph.iota's) starts at.
+#: The capacity a size found as the code runs (graph.iota's) starts at; that of a dim of a
+#: shape found at once (a group: a buffer is planned for the product of their capacities).
 INITIAL_CAPACITY = 64
+GROUP_INITIAL_CAPACITY = 1
 
 #: Arena sizes an Executable keeps by the symbols' values (a run of a shape seen before looks
 #: its size up; a server fed every length in turn clears them when there are more). The same
@@ -315,6 +317,7 @@ class Executable(ModelSpecs):
         arena_size_expr: str = "0",
         set_sizes: Mapping[str, str] | None = None,
         checks: Mapping[str, str] | None = None,
+        groups: Mapping[str, str] | None = None,
     ):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
@@ -326,16 +329,20 @@ class Executable(ModelSpecs):
         give the outputs whose shapes use them their run-time shapes. A run whose count exceeds
         its capacity (`capacities`) stops there: the capacity is raised and the run repeated.
         `checks`: the set sizes that are run-time checks, with their messages (a run that
-        stops on one raises a MinitvmError with it)."""
+        stops on one raises a MinitvmError with it). `groups`: the set sizes that are the dims
+        of one shape, each with its group's name: when one exceeds its capacity, the group's
+        capacities become this run's sizes (see `_stopped`)."""
         check_fits_in_memory([*inputs, *outputs], arena_size)
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self.symbols = list(symbols)
         self.bounds = dict(bounds or {})
         self.set_sizes = {name: parse_dim(bound) for name, bound in (set_sizes or {}).items()}
         self.checks = dict(checks or {})
+        self.groups = dict(groups or {})
         self.capacities = {
-            capacity(name): INITIAL_CAPACITY for name in self.set_sizes if capacity(name) in self.symbols
-        }
+            capacity(name): GROUP_INITIAL_CAPACITY if name in self.groups else INITIAL_CAPACITY
+            for name in self.set_sizes if capacity(name) in self.symbols
+        }  # fmt: skip
         self._input_symbols = [
             s for s in self.symbols if s not in self.set_sizes and s not in self.capacities
         ]
@@ -492,15 +499,27 @@ class Executable(ModelSpecs):
     def _stopped(self, found: dict[str, int]) -> bool:
         """Whether the run stopped at a size over its bound (`loop.set_size`): a failed check
         raises its message; a count over its capacity raises the capacity (to the count, at
-        least doubled: a growing sequence of sizes reruns O(log) times) for the next run."""
-        for name, most in self.set_sizes.items():
+        least doubled: a growing sequence of sizes reruns O(log) times) for the next run.
+        A dim of a group (one shape's) does not grow alone, or a buffer of that shape would
+        be planned for the product of each dim's largest size ever: the group's dims that
+        this run set before it, and it, take this run's sizes; those after it, not yet
+        known, start over (each costs a rerun that stops there if it is larger)."""
+        order = list(self.set_sizes)
+        for k, (name, most) in enumerate(self.set_sizes.items()):
             if found[name] <= evaluate(most, found):
                 continue
             if name in self.checks:
                 raise MinitvmError(self.checks[name])
             cap = capacity(name)
             assert cap in self.capacities, f"{name} = {found[name]} exceeds its bound {most}"
-            self.capacities[cap] = max(found[name], 2 * self.capacities[cap])
+            group = self.groups.get(name)
+            if group is None:
+                self.capacities[cap] = max(found[name], 2 * self.capacities[cap])
+                return True
+            for j, member in enumerate(order):
+                if self.groups.get(member) == group:
+                    known = j <= k  # (set by this run, which stopped at k)
+                    self.capacities[capacity(member)] = found[member] if known else GROUP_INITIAL_CAPACITY
             return True
         return False
 

@@ -69,9 +69,10 @@ typedef struct {
   int index;         /* in the sizes array */
   int capacity;      /* the index of its capacity there, or -1 */
   const char *check; /* a check's message, or NULL */
+  int group;         /* the dims of one shape: the index here of the group's first, or -1 */
 } minitvm__found_size;
 extern const int minitvm__num_found;
-extern const int64_t minitvm__initial_capacity;
+extern const int64_t minitvm__initial_capacity, minitvm__group_initial_capacity;
 extern const minitvm__found_size minitvm__found[];
 /* Found size k's bound at these sizes. */
 int64_t minitvm__found_bound(int k, const int64_t *sizes);

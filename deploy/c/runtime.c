@@ -465,7 +465,9 @@ API int minitvm_create(const char *weights_path, int num_threads, minitvm_model 
   for (int i = 0; i < minitvm__num_constants; i++)
     m->consts[i] = (void *)(m->weights + minitvm__constant_offsets[i]);
   for (int k = 0; k < minitvm__num_found; k++) /* (raised by runs that need more) */
-    if (minitvm__found[k].capacity >= 0) m->sizes[minitvm__found[k].capacity] = minitvm__initial_capacity;
+    if (minitvm__found[k].capacity >= 0)
+      m->sizes[minitvm__found[k].capacity] =
+          minitvm__found[k].group >= 0 ? minitvm__group_initial_capacity : minitvm__initial_capacity;
   pool_stop(&m->pool);
   if ((rc = pool_start(&m->pool, num_threads ? num_threads : available_cores()))) goto error;
   minitvm__connect_pool(parallel_for);
@@ -655,9 +657,26 @@ static void free_outputs(minitvm_tensor *outputs, int num_outputs) {
   }
 }
 
+/* Size k exceeded its capacity: raise it (to that size, at least doubled: sizes that keep
+ * growing rerun O(log) times). A dim of a group (one shape's) does not grow alone, or that
+ * shape's buffers would be planned for the product of each dim's largest size ever: the
+ * group's dims this run set (those before k, and k) take its sizes, those after start over.
+ * As Executable._stopped does. */
+static void raise_capacity(int64_t *sizes, int k) {
+  const minitvm__found_size *f = &minitvm__found[k];
+  if (f->group < 0) {
+    int64_t grown = 2 * sizes[f->capacity];
+    sizes[f->capacity] = sizes[f->index] > grown ? sizes[f->index] : grown;
+    return;
+  }
+  for (int j = 0; j < minitvm__num_found; j++)
+    if (minitvm__found[j].group == f->group)
+      sizes[minitvm__found[j].capacity] = j <= k ? sizes[minitvm__found[j].index] : minitvm__group_initial_capacity;
+}
+
 /* One run (the run lock held, inputs and outputs checked, sizes bound): again while a size
- * found as it ran exceeded its capacity, which is raised (to that size, at least doubled:
- * sizes that keep growing rerun O(log) times); `allocate`: the outputs are the library's. */
+ * found as it ran exceeded its capacity, which is raised (raise_capacity); `allocate`: the
+ * outputs are the library's. */
 static int run_locked(minitvm_model *m, const char *what, const minitvm_tensor *inputs,
                       minitvm_tensor *outputs, int allocate) {
   int rc;
@@ -690,8 +709,7 @@ static int run_locked(minitvm_model *m, const char *what, const minitvm_tensor *
     if (f->capacity < 0) /* (no code does this: a size bounded by the shapes stays within) */
       return fail(MINITVM_EINVAL, "%s: a size found as the model ran, %lld, exceeds its bound",
                   what, (long long)m->sizes[f->index]);
-    int64_t grown = 2 * m->sizes[f->capacity];
-    m->sizes[f->capacity] = m->sizes[f->index] > grown ? m->sizes[f->index] : grown;
+    raise_capacity(m->sizes, k);
   }
   for (int i = 0; i < minitvm__num_outputs; i++) /* the shapes found */
     minitvm__output_shape(i, m->sizes, outputs[i].shape);

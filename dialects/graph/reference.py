@@ -1339,6 +1339,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.SizesOp: lambda op, xs: [_sizes(op)],
     tn.FlatNonzeroOp: lambda op, xs: [np.flatnonzero(xs[0]).astype(np.int64)],
     tn.IotaOp: lambda op, xs: [np.arange(max(int(xs[0]), 0), dtype=np.int64)],
+    tn.ReshapeToSizesOp: lambda op, xs: [xs[0].reshape([len(v) for v in xs[1:]])],
     tn.CheckOp: _check,
     tn.ArgSortOp: lambda op, xs: [_argsort(xs[0], op.is_descending)[:, : _out_shape(op)[1]]],
     tn.InvertPermutationOp: lambda op, xs: [np.argsort(xs[0], kind="stable").astype(np.int64)],

@@ -93,6 +93,19 @@ def _check_axis(op_name: str, axis: int, rank: int) -> None:
         raise ShapeError(f"{op_name}: axis {axis} must be in [0, {rank}) (normalized)")
 
 
+def _same_elements(op_name: str, input: SSAValue, result: SSAValue) -> tuple[TensorType, TensorType]:
+    """The input's and the result's tensor types, which must have one element type (ops that
+    only move elements)."""
+    source = as_tensor(op_name, "input", input.type)
+    target = as_tensor(op_name, "result", result.type)
+    if source.element_type != target.element_type:
+        raise ShapeError(
+            f"{op_name}: result element type {target.element_type} differs from the input's "
+            f"{source.element_type}"
+        )
+    return source, target
+
+
 class DeclaredShapeOp(GraphOp):
     """An op whose result shape is stated by its result type rather than a property.
 
@@ -110,13 +123,7 @@ class DeclaredShapeOp(GraphOp):
         return cls.create_with([input], [tensor_type(shape, source.element_type)], values)
 
     def verify_(self) -> None:
-        source = as_tensor(self.name, "input", self.input.type)
-        target = as_tensor(self.name, "result", self.result.type)
-        if source.element_type != target.element_type:
-            raise ShapeError(
-                f"{self.name}: result element type {target.element_type} differs from the "
-                f"input's {source.element_type}"
-            )
+        source, target = _same_elements(self.name, self.input, self.result)
         self.check_shapes(shape_of(source), shape_of(target))
 
     def check_shapes(self, source: Shape, target: Shape) -> None:
@@ -284,14 +291,33 @@ class IotaOp(FoundSizeOp):
     capacity `<size>_cap` (`capacity`), which the runtime supplies: a run whose count exceeds
     it stops once the count is known, and the runtime raises the capacity and runs it again
     (only a count larger than any before costs a second run). Range, Tile, Expand and Reshape
-    whose size operands are computed at run time are built on it.
+    whose size operands are computed at run time are built on it. The iotas of the dims of
+    one shape (a Reshape's to a shape read from a tensor) share a `group`: each capacity
+    raised alone, a buffer of that shape would be planned for the product of every dim's
+    largest size ever (a 64^5-element buffer for a first 5-D reshape), so the runtime keeps
+    the group's capacities at the sizes of one run.
 
         %i = graph.iota %n : tensor<i64> -> tensor<?xi64, #graph.dims<"len">>
+        %j = graph.iota %m {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len0">>
     """
 
     name = "graph.iota"
     count = operand_def(TensorType)
+    group = opt_prop_def(StringAttr)
     assembly_format = "$count attr-dict `:` type($count) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @classmethod
+    def make(cls, operand: SSAValue, *, size: str, group: str | None = None):  # type: ignore[override]
+        """`group`: a name the iotas of the dims of one shape share (see the class)."""
+        op = super().make(operand, size=size)
+        if group is not None:
+            op.properties["group"] = StringAttr(group)
+        return op
+
+    @property
+    def group_name(self) -> str | None:
+        return None if self.group is None else self.group.data
 
     @property
     def bound(self) -> SymDim:
@@ -303,6 +329,53 @@ class IotaOp(FoundSizeOp):
         if count.element_type != i64 or shape_of(count):
             raise ShapeError(f"{self.name}: count must be a tensor<i64> (a scalar), got {count}")
         self.verify_result()
+
+
+@irdl_op_definition
+class ReshapeToSizesOp(GraphOp):
+    """Reinterpret the elements (row-major) with the shape that `sizes` give: dimension j is
+    the size of vector j, a size found as the model runs (a `graph.iota` of a count read
+    from a tensor: ONNX's Reshape to a shape computed at run time). The vectors' values are
+    not read, only their sizes. That the element counts agree cannot be shown from the types,
+    so the verifier does not try: a `graph.check` before the op stops a run where they differ.
+    Its rule is graph.reshape's, a copy at row-major positions (no gather through a computed
+    position tensor).
+
+        %y = graph.reshape_to_sizes %x to %i0, %i1 : tensor<6xf32>, tensor<?xi64, #graph.dims<"a">>,
+               tensor<?xi64, #graph.dims<"b">> -> tensor<?x?xf32, #graph.dims<"a", "b">>
+    """
+
+    name = "graph.reshape_to_sizes"
+    input = operand_def(TensorType)
+    sizes = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$input `to` $sizes attr-dict `:` type($input) `,` type($sizes) `->` type($result)"
+
+    @classmethod
+    def make(cls, input: SSAValue, sizes: Sequence[SSAValue]):  # type: ignore[override]
+        source = as_tensor(cls.name, "input", input.type)
+        shape = [shape_of(as_tensor(cls.name, "size", s.type))[0] for s in sizes]
+        return cls.create_with([input, list(sizes)], [tensor_type(shape, source.element_type)], {})
+
+    def verify_(self) -> None:
+        _, target = _same_elements(self.name, self.input, self.result)
+        if not self.sizes:
+            raise ShapeError(f"{self.name}: needs at least one size (a scalar is a graph.reshape)")
+        dims: list[Dim] = []
+        for n, size in enumerate(self.sizes):
+            vector = as_tensor(self.name, f"size {n}", size.type)
+            shape = shape_of(vector)
+            if vector.element_type != i64 or len(shape) != 1 or bare_symbol(shape[0]) is None:
+                raise ShapeError(
+                    f"{self.name}: size {n} must be a vector of i64 whose size is a symbol of "
+                    f"its own (a graph.iota's), got {vector}"
+                )
+            dims.append(shape[0])
+        if tuple(shape_of(target)) != tuple(dims):
+            raise ShapeError(
+                f"{self.name}: result shape {fmt_shape(shape_of(target))} must be the sizes' "
+                f"{fmt_shape(dims)}"
+            )
 
 
 @irdl_op_definition
@@ -1141,7 +1214,7 @@ class ArgMinOp(ArgReduceOp):
 
 
 TENSOR_OPS = [
-    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, IotaOp, CheckOp, ArgSortOp, InvertPermutationOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
+    ReshapeOp, ExpandOp, RangeOp, SizesOp, FlatNonzeroOp, IotaOp, ReshapeToSizesOp, CheckOp, ArgSortOp, InvertPermutationOp, ResizeOp, TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp,
     TileOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op,
     ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp, CumSumOp, CumProdOp,

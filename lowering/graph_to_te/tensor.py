@@ -127,6 +127,30 @@ def _reshape(kb: KernelBuilder, op: graph.ReshapeOp, x: Tensor) -> list[Tensor]:
     return [kb.compute(shape, x.element_type, lambda *i: x[reshape_index(x.shape, shape, i)])]
 
 
+@lowering(graph.ReshapeToSizesOp)
+def _reshape_to_sizes(kb: KernelBuilder, op: graph.ReshapeToSizesOp, x: Tensor, *sizes: Tensor) -> list[Tensor]:
+    """The result's row-major position, taken apart along the input's shape: sizes known only
+    at run time give no groups of dims to match, as reshape_index finds for graph.reshape."""
+    shape = _result_shape(op)
+
+    def body(*i: Expr) -> Expr:
+        linear: Expr = i[0]
+        for d in range(1, len(shape)):
+            linear = linear * shape[d] + i[d]
+        index: list[Index] = []
+        for d in reversed(range(len(x.shape))):
+            if d == 0:
+                index.insert(0, linear)
+            elif x.shape[d] == 1:
+                index.insert(0, 0)
+            else:
+                index.insert(0, linear % x.shape[d])
+                linear = linear // x.shape[d]
+        return x[tuple(index)]
+
+    return [kb.compute(shape, x.element_type, body)]
+
+
 @lowering(graph.ExpandOp)
 def _expand(kb: KernelBuilder, op: graph.ExpandOp, x: Tensor) -> list[Tensor]:
     return [kb.compute(_result_shape(op), x.element_type, lambda *i: broadcast_read(x, i))]

@@ -95,6 +95,9 @@ class CompiledModuleInfo:
     #: The sizes of `set_sizes` that are checks (`graph.check`'s), each with its message:
     #: a run that stops with one over its bound (0) failed that check.
     checks: dict[str, str] = field(default_factory=dict)
+    #: The sizes of `set_sizes` that are the dims of one shape, each with its group: their
+    #: capacities are raised together (graph.iota's `group`).
+    groups: dict[str, str] = field(default_factory=dict)
 
     def constant_arrays(self) -> list[np.ndarray]:
         """The constants' data, in `consts` order (C-contiguous; bool for i1)."""
@@ -113,6 +116,8 @@ class CompiledModuleInfo:
                    if self.set_sizes else {}),
                 **({"checks": DictionaryAttr({k: StringAttr(v) for k, v in self.checks.items()})}
                    if self.checks else {}),
+                **({"groups": DictionaryAttr({k: StringAttr(v) for k, v in self.groups.items()})}
+                   if self.groups else {}),
             }
         )
 
@@ -133,6 +138,7 @@ class CompiledModuleInfo:
         expr = data.get("arena_size_expr")
         set_sizes = data.get("set_sizes")
         checks = data.get("checks")
+        groups = data.get("groups")
         return CompiledModuleInfo(
             io,  # type: ignore[arg-type]
             constants,  # type: ignore[arg-type]
@@ -142,6 +148,7 @@ class CompiledModuleInfo:
             expr.data if isinstance(expr, StringAttr) else "0",
             {k: v.data for k, v in set_sizes.data.items()} if isinstance(set_sizes, DictionaryAttr) else {},  # type: ignore[attr-defined]
             {k: v.data for k, v in checks.data.items()} if isinstance(checks, DictionaryAttr) else {},  # type: ignore[attr-defined]
+            {k: v.data for k, v in groups.data.items()} if isinstance(groups, DictionaryAttr) else {},  # type: ignore[attr-defined]
         )
 
 
@@ -186,7 +193,7 @@ class ConvertLoopToLlvmPass(ModulePass):
         if layout is not None:
             info = CompiledModuleInfo(
                 layout.io, layout.constants, layout.allocs, layout.arena_size, layout.symbols,
-                str(layout.arena_size_expr), dict(layout.set_sizes), dict(layout.checks),
+                str(layout.arena_size_expr), dict(layout.set_sizes), dict(layout.checks), dict(layout.groups),
             )  # fmt: skip
             op.attributes[ENTRY_ATTR] = info.to_attr()
 

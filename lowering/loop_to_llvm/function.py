@@ -100,6 +100,8 @@ class EntryLayout:
     set_sizes: dict[str, str] = field(default_factory=dict)
     #: Those of them that are checks, with their messages (`loop.set_size_messages`).
     checks: dict[str, str] = field(default_factory=dict)
+    #: Those of them that are dims of one shape, with their group (`loop.set_size_groups`).
+    groups: dict[str, str] = field(default_factory=dict)
 
 
 class FunctionLowering(Emitter):
@@ -497,6 +499,7 @@ class FunctionLowering(Emitter):
             self.layout.symbols = names
             self.layout.set_sizes = {name: str(bound) for name, bound in self.set_sizes.items()}
             self.layout.checks = loop.set_size_messages(self.fn)
+            self.layout.groups = loop.set_size_groups(self.fn)
             sizes = self.entry.args[3]
             for n, name in enumerate(names):
                 slot = self.hoist(self._constant_gep(sizes, i64, n)) if n else sizes

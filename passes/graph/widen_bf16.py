@@ -48,6 +48,7 @@ from minitvm.dialects.graph.base import GraphOp, shape_of, tensor_type
 VALUE_MOVES: tuple[type[Operation], ...] = (
     graph.CastOp, graph.BitcastOp, graph.ReshapeOp, graph.ExpandOp, graph.TransposeOp,
     graph.ConcatOp, graph.SplitOp, graph.SliceOp, graph.GatherOp, graph.TileOp, graph.WhereOp,
+    graph.ReshapeToSizesOp,
 )  # fmt: skip
 
 

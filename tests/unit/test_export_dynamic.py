@@ -135,6 +135,7 @@ def _found_size_models() -> dict[str, tuple[onnx.ModelProto, list[dict[str, np.n
     )  # fmt: skip
     range_ = make_model([helper.make_node("Range", ["s", "l", "d"], ["y"], name="r")],
                         {n: (i64, []) for n in "sld"}, ["y"])  # fmt: skip
+    reshape = make_model([helper.make_node("Reshape", ["x", "s"], ["y"])], {"x": (f32, ["n"]), "s": (i64, [4])}, ["y"])
     top_k = make_model([helper.make_node("TopK", ["x", "k"], ["v", "i"])],
                        {"x": (f32, [2, "n"]), "k": (i64, [1])}, ["v", "i"])  # fmt: skip
 
@@ -158,15 +159,17 @@ def _found_size_models() -> dict[str, tuple[onnx.ModelProto, list[dict[str, np.n
         "unique": (unique, [{"x": rng.integers(0, v, n)} for n, v in [(20, 5), (3000, 2000), (4, 9)]]),
         "range": (range_, [scalars(*c) for c in [(0, 5, 1), (-7, 900, 2), (10, 0, -3), (0, 70_000, 1)]]),
         "nms": (nms, [detections(*c) for c in [(1, 10, 5), (2, 500, 50), (1, 3000, 100), (3, 40, 2)]]),
+        "reshape": (reshape, [{"x": rng.standard_normal(n).astype(np.float32), "s": np.array(s, np.int64)}
+                              for n, s in [(120, (120, 1, 1, 1)), (120, (1, 1, 1, 120)), (24, (2, 3, -1, 2)), (360, (3, 4, 5, 6))]]),
         "top_k": (top_k, [{"x": rng.standard_normal((2, n)).astype(np.float32), "k": np.array([k], np.int64)}
                           for n, k in [(50, 3), (500, 300), (9, 9)]]),
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["nonzero", "unique", "range", "nms", "top_k"])
+@pytest.mark.parametrize("name", ["nonzero", "unique", "range", "nms", "reshape", "top_k"])
 def test_a_library_finds_output_sizes_as_it_runs(tmp_path: Path, name: str) -> None:
-    """NonZero, Unique, a Range of fed bounds, NonMaxSuppression of any batch and box count
-    and TopK of a fed k, exported (two threads: parallel loops of run-time trip counts too):
+    """NonZero, Unique, a Range of fed bounds, NonMaxSuppression of any batch and box count,
+    a 4-D Reshape to fed shapes (one group of sizes) and TopK of a fed k, exported (two threads: parallel loops of run-time trip counts too):
     the library allocates the outputs, raises its capacities and reruns as the Executable
     does, and gives the same values in the same shapes."""
     model, feeds = _found_size_models()[name]

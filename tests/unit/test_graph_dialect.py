@@ -281,12 +281,14 @@ def test_every_op_round_trips_custom_and_generic():
         count = b.insert(g.ConstantOp.from_array(np.int64(5))).result
         b.insert(g.CheckOp.make(b.insert(g.ConstantOp.from_array(np.True_)).result, check="c", message="m"))
         io = b.insert(g.IotaOp.make(count, size="len")).result
+        rows, cols2 = (b.insert(g.IotaOp.make(count, size=f"rs{n}", group="rs")).result for n in range(2))
+        rts = b.insert(g.ReshapeToSizesOp.make(flat, [rows, cols2])).result
         srt = b.insert(g.ArgSortOp.make(b.insert(g.ReshapeOp.make(x, shape=[4, 64])).result, descending=1)).result
         corners, scores = (b.insert(g.ConstantOp.from_array(np.ones(shape, np.float32))).result for shape in ((1, 5, 8), (1, 2, 8)))
         scalar = [b.insert(g.ConstantOp.from_array(v)).result for v in (np.int64(3), np.float32(0.5), np.float32(0.1))]
         nms = b.insert(g.GreedyNmsOp.make(corners, scores, *scalar, thresholded=1))
         inv = b.insert(g.InvertPermutationOp.make(io)).result
-        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz, io, srt, *nms.results, inv]
+        return [gm, ex, ct2, rme, pr, ln[1], ln[2], cn, pk, wy, cp, rv, gs, ra, ci, rg, sz, nz, io, rts, srt, *nms.results, inv]
 
     module = build([t(1, 4, 8, 8), t(4, 4, 3, 3), t(2, element=i64)], body)
     used = {op.name for op in module.walk()}

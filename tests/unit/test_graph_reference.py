@@ -710,9 +710,11 @@ def test_every_graph_op_is_covered():
     lacks: below, and test_run_time_shapes.py through Range, Tile, Expand and Reshape; argsort,
     whose ONNX kin TopK has two results: below, and test_data_dependent.py through TopK;
     greedy_nms, NonMaxSuppression's greedy pass, and invert_permutation: below, and
-    test_data_dependent.py through NonMaxSuppression and Unique)."""
+    test_data_dependent.py through NonMaxSuppression and Unique; reshape_to_sizes, whose sizes
+    are iotas: below, and test_run_time_shapes.py through Reshape)."""
     covered = {type(build_op(c)) for c in CASES} | {
         g.ConstantOp, g.FlatNonzeroOp, g.IotaOp, g.CheckOp, g.ArgSortOp, g.GreedyNmsOp, g.InvertPermutationOp,
+        g.ReshapeToSizesOp,
     }  # fmt: skip
     assert set(reference.supported_ops()) == set(g.GRAPH_OPS)
     assert not set(g.GRAPH_OPS) - covered - set(g.LAYOUT_OPS) - set(g.WINOGRAD_OPS)
@@ -832,6 +834,22 @@ def test_iota_counts_up_to_its_count_and_a_check_raises_its_message():
     assert reference.evaluate(check, [np.True_]) == []
     with pytest.raises(reference.EvaluationError, match="it failed"):
         reference.evaluate(check, [np.False_])
+
+
+def test_reshape_to_sizes_reads_its_input_row_major_in_the_sizes_of_its_iotas():
+    types = [TensorType(f32, [24]), TensorType(i64, []), TensorType(i64, [])]
+    block = Block(arg_types=types)
+    rows = g.IotaOp.make(block.args[1], size="r0", group="r")
+    cols = g.IotaOp.make(block.args[2], size="r1", group="r")
+    reshape = g.ReshapeToSizesOp.make(block.args[0], [rows.result, cols.result])
+    block.add_ops([rows, cols, reshape, func.ReturnOp(reshape.result)])
+    module = ModuleOp([func.FuncOp("main", (types, [reshape.result.type]), Region(block))])
+    module.verify()
+    assert rows.group_name == cols.group_name == "r"
+    x = np.arange(24, dtype=np.float32)
+    for shape in [(4, 6), (24, 1), (1, 24)]:
+        (y,) = reference.run_module(module, [x, *(np.array(n, np.int64) for n in shape)])
+        np.testing.assert_array_equal(y, x.reshape(shape))
 
 
 @pytest.mark.parametrize("descending", [0, 1])

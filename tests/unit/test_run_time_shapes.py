@@ -18,7 +18,6 @@ from test_data_dependent import make_model
 import minitvm
 from minitvm.backend import MinitvmBackend
 from minitvm.errors import MinitvmError
-from minitvm.runtime.executable import INITIAL_CAPACITY
 
 F, I64, I32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
 RNG = np.random.default_rng(4)
@@ -104,7 +103,9 @@ def test_reshape_to_a_run_time_shape(allowzero: int) -> None:
             exe.run({"x": x, "s": np.array(wrong, np.int64)})
 
 
-def test_reshape_of_a_symbolic_input_grows_its_capacities_and_reruns() -> None:
+def test_reshape_of_a_symbolic_input_keeps_its_capacities_at_one_runs_shape() -> None:
+    """The dims of a Reshape's result are one group: a run that needs more gives them all
+    its own sizes, so that (300, 1) then (1, 300) plan 300 elements, not 300 x 300."""
     node = helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")
     model = make_model([node], {"x": (F, ["b", 6]), "s": (I64, [2])}, ["y"])
     feeds = [
@@ -112,8 +113,29 @@ def test_reshape_of_a_symbolic_input_grows_its_capacities_and_reruns() -> None:
         for b, s in [(2, (3, -1)), (50, (300, 1)), (5, (-1, 2)), (50, (1, 300))]
     ]
     exe = check_against_ort(model, feeds)
-    assert exe.capacities == {"y_len0_cap": 300, "y_len1_cap": 300}
-    assert min(exe.capacities.values()) > INITIAL_CAPACITY
+    assert exe.groups == {"y_len0": "y_dims", "y_len1": "y_dims"}
+    assert exe.capacities == {"y_len0_cap": 1, "y_len1_cap": 300}
+    exe.run(feeds[2])  # (15 x 2: more than 1 row, so the group takes 15 x 2)
+    assert exe.capacities == {"y_len0_cap": 15, "y_len1_cap": 2}
+
+
+def test_a_high_rank_reshape_to_run_time_shapes_plans_one_shapes_elements() -> None:
+    """A 5-D Reshape to shapes fed in turn: each dim's capacity raised alone, the result was
+    planned for 64^5 elements at the first run and for the product of every dim's largest
+    (720^5) after these; the group keeps it at one run's 720. Each run matches ONNX Runtime
+    and the executable's own outputs after it."""
+    node = helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")
+    model = make_model([node], {"x": (F, [720]), "s": (I64, [5])}, ["y"])
+    x = RNG.random(720, np.float32)
+    shapes = [(720, 1, 1, 1, 1), (1, 1, 1, 1, 720), (2, 3, 4, 5, 6), (6, 5, 4, 3, 2), (1, 720, 1, 1, 1), (2, 3, 4, 5, 6)]
+    exe = minitvm.compile(model, num_threads=1)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for shape in shapes:
+        feed = {"x": x, "s": np.array(shape, np.int64)}
+        (got,), (want,) = exe.run(feed), session.run(None, feed)
+        np.testing.assert_array_equal(got, want)
+        assert got.shape == shape
+        assert np.prod(list(exe.capacities.values())) <= 720, exe.capacities
 
 
 def test_the_backend_compiles_a_model_with_run_time_size_operands_once() -> None:

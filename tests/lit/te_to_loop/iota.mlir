@@ -2,7 +2,8 @@
 // that is 1 where it fails, at most 0, carrying its message (the run stops there). The
 // iota's count (at least 0) sets its size first, at most its capacity `len_cap` (a size the
 // run time supplies and raises: a larger count stops the run before anything is written),
-// then one loop stores the positions. The capacity is one of the entry's symbols.
+// then one loop stores the positions. The capacity is one of the entry's symbols. An iota of
+// no group sets its size with none (reshape_to_sizes.mlir has a grouped one).
 // RUN: minitvm-opt %s -p convert-graph-to-te,convert-te-to-loop | filecheck %s
 // RUN: minitvm-opt %s -p convert-graph-to-te,convert-te-to-loop | minitvm-opt | filecheck %s
 
@@ -18,7 +19,7 @@
 // CHECK-NEXT:    %[[Z:\d+]] = arith.constant 0 : i64
 // CHECK-NEXT:    %[[CLAMPED:\d+]] = arith.maxsi %[[N]], %[[Z]] : i64
 // CHECK-NEXT:    %[[COUNT:\d+]] = arith.index_cast %[[CLAMPED]] : i64 to index
-// CHECK-NEXT:    loop.set_size "len" = %[[COUNT]] at most "len_cap"
+// CHECK-NEXT:    loop.set_size "len" = %[[COUNT]] at most "len_cap"{{$}}
 // CHECK-NEXT:    %[[LEN:\d+]] = loop.size "len"
 // CHECK-NEXT:    loop.for %[[I:\d+]] = 0 to %[[LEN]] (at most {{\d+}}) step 1 {
 // CHECK-NEXT:      %[[AT:\d+]] = arith.index_cast %[[I]] : index to i64

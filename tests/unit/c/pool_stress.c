@@ -33,8 +33,8 @@ static void add_indices(void *ctx, int64_t lo, int64_t hi) {
 
 const int minitvm__num_symbols = 0;
 const int minitvm__num_found = 0;
-const int64_t minitvm__initial_capacity = 64;
-const minitvm__found_size minitvm__found[] = {{0, 0, 0}};
+const int64_t minitvm__initial_capacity = 64, minitvm__group_initial_capacity = 1;
+const minitvm__found_size minitvm__found[] = {{0, 0, 0, -1}};
 int64_t minitvm__found_bound(int k, const int64_t *sizes) {
   (void)k, (void)sizes;
   return 0;

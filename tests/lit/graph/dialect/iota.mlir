@@ -1,10 +1,19 @@
 // graph.iota: the positions 0..n-1 of a count computed as the model runs (a Range's length,
 // a Reshape's dimension read from a tensor), a vector whose size is a symbol of its own,
 // planned for its capacity `<size>_cap`; graph.check stops the run with its message unless
-// its operand holds. Round-trips in both forms.
+// its operand holds. The iotas of the dims of one shape (a Reshape's to a shape read from a
+// tensor) share a `group` (the run time raises their capacities together), kept as a
+// property; graph.reshape_to_sizes gives the input's elements (row-major) the shape of its
+// size vectors' sizes, one dim per vector, its result's dims those vectors' symbols.
+// Round-trips in both forms.
 // RUN: minitvm-opt %s | filecheck %s
 // RUN: minitvm-opt %s | minitvm-opt | filecheck %s
 // RUN: minitvm-opt %s --print-op-generic | minitvm-opt | filecheck %s
+// The group is a property (the generic form's `<{...}>`), absent from an iota without one:
+// RUN: minitvm-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
+// GENERIC:      %i = "graph.iota"(%n) : (tensor<i64>) -> tensor<?xi64, #graph.dims<"len">>
+// GENERIC:      %i0 = "graph.iota"(%n0) <{group = "y_dims"}> : (tensor<i64>) -> tensor<?xi64, #graph.dims<"y_len0">>
+// GENERIC:      %y = "graph.reshape_to_sizes"(%x, %i0, %i1, %i2) : (tensor<24xf32>, tensor<?xi64, #graph.dims<"y_len0">>, tensor<?xi64, #graph.dims<"y_len1">>, tensor<?xi64, #graph.dims<"y_len2">>) -> tensor<?x?x?xf32, #graph.dims<"y_len0", "y_len1", "y_len2">>
 
 // CHECK-LABEL: func.func @range(%n: tensor<i64>) -> tensor<?xf32, #graph.dims<"len">> {
 // CHECK-NEXT:    %zero = graph.constant dense<0> : tensor<i64>
@@ -19,4 +28,18 @@ func.func @range(%n: tensor<i64>) -> tensor<?xf32, #graph.dims<"len">> {
   %i = graph.iota %n : tensor<i64> -> tensor<?xi64, #graph.dims<"len">>
   %f = graph.cast %i : tensor<?xi64, #graph.dims<"len">> to tensor<?xf32, #graph.dims<"len">>
   func.return %f : tensor<?xf32, #graph.dims<"len">>
+}
+
+// CHECK-LABEL: func.func @reshape(%x: tensor<24xf32>, %n0: tensor<i64>, %n1: tensor<i64>, %n2: tensor<i64>) -> tensor<?x?x?xf32, #graph.dims<"y_len0", "y_len1", "y_len2">> {
+// CHECK-NEXT:    %i0 = graph.iota %n0 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len0">>
+// CHECK-NEXT:    %i1 = graph.iota %n1 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len1">>
+// CHECK-NEXT:    %i2 = graph.iota %n2 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len2">>
+// CHECK-NEXT:    %y = graph.reshape_to_sizes %x to %i0, %i1, %i2 : tensor<24xf32>, tensor<?xi64, #graph.dims<"y_len0">>, tensor<?xi64, #graph.dims<"y_len1">>, tensor<?xi64, #graph.dims<"y_len2">> -> tensor<?x?x?xf32, #graph.dims<"y_len0", "y_len1", "y_len2">>
+// CHECK-NEXT:    func.return %y : tensor<?x?x?xf32, #graph.dims<"y_len0", "y_len1", "y_len2">>
+func.func @reshape(%x: tensor<24xf32>, %n0: tensor<i64>, %n1: tensor<i64>, %n2: tensor<i64>) -> tensor<?x?x?xf32, #graph.dims<"y_len0", "y_len1", "y_len2">> {
+  %i0 = graph.iota %n0 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len0">>
+  %i1 = graph.iota %n1 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len1">>
+  %i2 = graph.iota %n2 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len2">>
+  %y = graph.reshape_to_sizes %x to %i0, %i1, %i2 : tensor<24xf32>, tensor<?xi64, #graph.dims<"y_len0">>, tensor<?xi64, #graph.dims<"y_len1">>, tensor<?xi64, #graph.dims<"y_len2">> -> tensor<?x?x?xf32, #graph.dims<"y_len0", "y_len1", "y_len2">>
+  func.return %y : tensor<?x?x?xf32, #graph.dims<"y_len0", "y_len1", "y_len2">>
 }

@@ -189,7 +189,11 @@ def reshape_at_run_time(ctx: NodeContext, allowzero: int) -> Value:
           f"input's {total} elements ({_text(source)})")  # fmt: skip
     if not length:  # a scalar: the one element
         return ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[])
-    # (read flat: the copy's inner loop then reads as it writes, one vector after another)
-    flat = ctx.make1(g.ReshapeOp, ctx.tensor(0), shape=[total]) if len(source) != 1 else ctx.tensor(0)
+    # The copy divides its row-major position by the input's dims after the first: by
+    # numbers, LLVM folds the index back to the position, but by sizes known only at run
+    # time each element would take divisions, so such an input is first copied flat.
+    flat = ctx.tensor(0)
+    if any(isinstance(d, SymDim) for d in source[1:]):
+        flat = ctx.make1(g.ReshapeOp, flat, shape=[total])
     sizes = [run_time_size(ctx, entries[j], str(j), joint=length > 1)[0] for j in range(length)]
     return ctx.make1(g.ReshapeToSizesOp, flat, sizes)

@@ -153,7 +153,7 @@ def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> 
     the lower index): the first k positions selected in one pass with a heap where that is
     cheaper than sorting the row (`selects`), else the row sorted and its first k positions
     taken. A k known only at run time (None) is a size found as it runs, the count of the
-    positions 0..k-1 (the true elements of range(n) < K, so k = min(K, n)), and the heap
+    positions 0..k-1 (a graph.iota of K at most n, so k = min(max(K, 0), n)), and the heap
     takes that many. The values are gathered at the positions."""
     shape = ctx.shape(0)
     rank, n = len(shape), shape[axis]
@@ -176,8 +176,7 @@ def top_k_by_sort(ctx: NodeContext, axis: int, largest: bool, k: int | None) -> 
         if ctx.dtype(1) != np.int64:
             k_input = ctx.make1(g.CastOp, k_input, to=i64)
         k_scalar = ctx.make1(g.ReshapeOp, k_input, shape=[])
-        every = ctx.make1(g.RangeOp, start=0, delta=1, length=n, element_type=i64)
-        positions = flat_nonzero(ctx, ctx.make1(g.LessOp, every, k_scalar))
+        positions = ctx.make1(g.IotaOp, k_scalar, size=count_name(ctx), most=n)
         taken = symbol(count_name(ctx))
         selected = ctx.make1(g.ArgSortOp, keys, k=taken, descending=int(largest))
         # (the gather of positions 0..k-1 orders the selection after the count it is sized by)

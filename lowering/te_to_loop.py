@@ -873,14 +873,20 @@ class _MainConverter:
         return SortScratch(*(self._alloc(tensor_type([n], t)) for t in (i64, element, element)))
 
     def _iota(self, op: graph.IotaOp, block: Block) -> None:
-        """The count (at least 0) sets the result's size first, so that a run whose count
-        exceeds the capacity stops before writing; then one loop stores 0, 1, ..., n-1."""
+        """The count (at least 0, at most `most` where the iota has one) sets the result's
+        size first, so that a run whose count exceeds the capacity stops before writing;
+        then one loop stores 0, 1, ..., n-1."""
         result = self._buffer(op.result)
         count = self._scalar(self.buffers[op.count], block)
         zero = arith.ConstantOp(IntegerAttr(0, i64))
         clamped = arith.MaxSIOp(count, zero.result)
         index = arith.IndexCastOp(clamped.result, IndexType())
         block.add_ops([zero, clamped, index])
+        if op.most is not None:  # (clamped to the bound the shapes give)
+            most = op.bound
+            bound = arith.ConstantOp(IntegerAttr(most, IndexType())) if isinstance(most, int) else loop.SizeOp(most)
+            index = arith.MinUIOp(index.result, bound.results[0])
+            block.add_ops([bound, index])
         block.add_op(loop.SetSizeOp(op.size, index.result, op.bound, group=op.group_name))
         for_op = _for(block, symbol(op.size))
         block.add_op(for_op)

@@ -365,6 +365,13 @@ def _sizes(op: tn.SizesOp) -> np.ndarray:
     return np.array(values, dtype).reshape(_out_shape(op))
 
 
+def _iota_count(op: tn.IotaOp, count: int) -> int:
+    """graph.iota's count: at least 0, at most its `most` where that is a number (a bound in
+    terms of sizes is one the shapes of the run keep)."""
+    most = op.bound if op.most is not None else None
+    return max(count, 0) if not isinstance(most, int) else min(max(count, 0), most)
+
+
 def _out_shape(op: Operation, index: int = 0) -> tuple[int, ...]:
     type_ = op.results[index].type
     assert isinstance(type_, TensorType)
@@ -1338,7 +1345,7 @@ _KERNELS: dict[type[Operation], Kernel] = {
     tn.RangeOp: lambda op, xs: [_range(op)],
     tn.SizesOp: lambda op, xs: [_sizes(op)],
     tn.FlatNonzeroOp: lambda op, xs: [np.flatnonzero(xs[0]).astype(np.int64)],
-    tn.IotaOp: lambda op, xs: [np.arange(max(int(xs[0]), 0), dtype=np.int64)],
+    tn.IotaOp: lambda op, xs: [np.arange(_iota_count(op, int(xs[0])), dtype=np.int64)],
     tn.ReshapeToSizesOp: lambda op, xs: [xs[0].reshape([len(v) for v in xs[1:]])],
     tn.CheckOp: _check,
     tn.ArgSortOp: lambda op, xs: [_argsort(xs[0], op.is_descending)[:, : _out_shape(op)[1]]],

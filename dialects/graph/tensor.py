@@ -70,6 +70,7 @@ from minitvm.dialects.graph.base import (
     unequal_symbols,
 )
 from minitvm.symbolic import (
+    SymbolicError,
     SymDim,
     bare_symbol,
     capacity,
@@ -78,6 +79,7 @@ from minitvm.symbolic import (
     product,
     sym_max,
     symbol,
+    symbols_of,
 )
 
 _UNARY_FORMAT = "$input attr-dict `:` type($input) `->` type($result)"
@@ -261,8 +263,8 @@ class FlatNonzeroOp(FoundSizeOp):
     """The row-major positions of the true elements of `mask`, in increasing order: numpy's
     `flatnonzero`. How many there are is known only once the op runs, so the result's one
     dimension is a size of its own (`#graph.dims<"nonzero_0">`), at most the mask's element
-    count, that the ops after it take as a run-time size. NonZero, Compress, Unique and TopK
-    with a run-time k are built on it.
+    count, that the ops after it take as a run-time size. NonZero, Compress, Unique and a
+    Slice of run-time bounds are built on it.
 
         %i = graph.flat_nonzero %mask : tensor<2x3xi1> -> tensor<?xi64, #graph.dims<"nz">>
     """
@@ -299,20 +301,29 @@ class IotaOp(FoundSizeOp):
 
         %i = graph.iota %n : tensor<i64> -> tensor<?xi64, #graph.dims<"len">>
         %j = graph.iota %m {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len0">>
+        %k = graph.iota %kk {most = "50257"} : tensor<i64> -> tensor<?xi64, #graph.dims<"v_count">>
+
+    A count the shapes bound (`most`: a TopK's k is at most the row's length) is clamped to
+    that bound and needs no capacity.
     """
 
     name = "graph.iota"
     count = operand_def(TensorType)
     group = opt_prop_def(StringAttr)
+    most = opt_prop_def(StringAttr)
     assembly_format = "$count attr-dict `:` type($count) `->` type($result)"
     irdl_options = (ParsePropInAttrDict(),)
 
     @classmethod
-    def make(cls, operand: SSAValue, *, size: str, group: str | None = None):  # type: ignore[override]
-        """`group`: a name the iotas of the dims of one shape share (see the class)."""
+    def make(cls, operand: SSAValue, *, size: str, group: str | None = None, most: Dim | None = None):  # type: ignore[override]
+        """`group`: a name the iotas of the dims of one shape share (see the class).
+        `most`: a bound the shapes give (a TopK's k fed at run time is at most the row's
+        length): the count is clamped to it, and the size needs no capacity."""
         op = super().make(operand, size=size)
         if group is not None:
             op.properties["group"] = StringAttr(group)
+        if most is not None:
+            op.properties["most"] = StringAttr(str(most))
         return op
 
     @property
@@ -320,14 +331,21 @@ class IotaOp(FoundSizeOp):
         return None if self.group is None else self.group.data
 
     @property
-    def bound(self) -> SymDim:
-        """The most the count can be in a run: its capacity."""
-        return symbol(capacity(self.size))
+    def bound(self) -> int | SymDim:
+        """The most the count can be in a run: `most`, else its capacity."""
+        return symbol(capacity(self.size)) if self.most is None else parse_dim(self.most.data)
 
     def verify_(self) -> None:
         count = as_tensor(self.name, "count", self.count.type)
         if count.element_type != i64 or shape_of(count):
             raise ShapeError(f"{self.name}: count must be a tensor<i64> (a scalar), got {count}")
+        if self.most is not None:
+            try:
+                most = parse_dim(self.most.data)
+            except SymbolicError as e:
+                raise ShapeError(f"{self.name}: most: {e}") from None
+            if isinstance(most, SymDim) and self.size in symbols_of(most):
+                raise ShapeError(f"{self.name}: most ({most}) is in terms of the count's own size")
         self.verify_result()
 
 

@@ -176,6 +176,21 @@ def test_top_k_selects_the_first_k_in_one_pass(largest: int, k: int) -> None:
         minitvm.compile(model).run({"x": rows[:, : k - 1]})
 
 
+@pytest.mark.parametrize("largest", [1, 0])
+@pytest.mark.parametrize(("dtype", "onnx_type"), [(np.float64, TensorProto.DOUBLE), (np.int64, I64), (np.int32, TensorProto.INT32)])
+def test_top_k_scans_a_cache_line_at_a_time(dtype: type, onnx_type: int, largest: int) -> None:
+    """The selection tests a cache line of the row (8 lanes of 64 bits, 16 of 32) against
+    the heap's root at once: rows of 1013 (blocks and a tail) with many ties, in random
+    order, ascending and descending, and values equal to the root's just after it."""
+    model = make_model([helper.make_node("TopK", ["x", "k"], ["v", "i"], largest=largest)],
+                       {"x": (onnx_type, [4, 1013])}, ["v", "i"])  # fmt: skip
+    model.graph.initializer.append(onnx.numpy_helper.from_array(np.array([37], np.int64), "k"))
+    ramp = np.arange(1013)
+    plateau = np.where(ramp < 500, ramp % 40, 39)  # (the 39s after the heap fills tie its root)
+    rows = np.stack([RNG.integers(0, 50, 1013), ramp, ramp[::-1], plateau]).astype(dtype)
+    check_against_ort(model, [{"x": rows}, {"x": -rows}])
+
+
 def test_top_k_of_u64_at_run_time_orders_the_values_above_2_63_last() -> None:
     """(ONNX Runtime has no u64 TopK to compare with: Python's sort is the reference.)"""
     model = make_model([helper.make_node("TopK", ["x", "k"], ["v", "i"])],

@@ -38,3 +38,23 @@ func.func @expression_name(%ok: tensor<i1>) {
   graph.check %ok {check = "2*c", message = "m"} : tensor<i1>
   func.return
 }
+
+// -----
+
+// A bound (`most`) is a size expression.
+// CHECK:      {{^}}// {{-----}}
+// CHECK:      {{^}}graph.iota: most: bad dimension '2*': expected more, got the end{{$}}
+func.func @bad_most(%n: tensor<i64>) {
+  %0 = graph.iota %n {most = "2*"} : tensor<i64> -> tensor<?xi64, #graph.dims<"len">>
+  func.return
+}
+
+// -----
+
+// ... of sizes other than the count's own: the count is clamped to it before its size is set.
+// CHECK:      {{^}}// {{-----}}
+// CHECK:      {{^}}graph.iota: most (len - 1) is in terms of the count's own size{{$}}
+func.func @own_most(%n: tensor<i64>) {
+  %0 = graph.iota %n {most = "len - 1"} : tensor<i64> -> tensor<?xi64, #graph.dims<"len">>
+  func.return
+}

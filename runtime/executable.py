@@ -517,7 +517,7 @@ class Executable(ModelSpecs):
                 self.capacities[cap] = max(found[name], 2 * self.capacities[cap])
                 return True
             for j, member in enumerate(order):
-                if self.groups.get(member) == group:
+                if self.groups.get(member) == group and capacity(member) in self.capacities:
                     known = j <= k  # (set by this run, which stopped at k)
                     self.capacities[capacity(member)] = found[member] if known else GROUP_INITIAL_CAPACITY
             return True

@@ -670,7 +670,7 @@ static void raise_capacity(int64_t *sizes, int k) {
     return;
   }
   for (int j = 0; j < minitvm__num_found; j++)
-    if (minitvm__found[j].group == f->group)
+    if (minitvm__found[j].group == f->group && minitvm__found[j].capacity >= 0)
       sizes[minitvm__found[j].capacity] = j <= k ? sizes[minitvm__found[j].index] : minitvm__group_initial_capacity;
 }
 

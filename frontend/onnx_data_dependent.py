@@ -343,9 +343,9 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
     above score_threshold (if given), fewer than max_output_boxes_per_class are kept so far,
     and its IoU with none of those is above iou_threshold.
 
-    The boxes become corners (x0 <= x1, y0 <= y1) and areas, and `graph.greedy_nms` makes
-    the greedy pass (the candidates in a heap, popped best first, each compared with the
-    boxes kept so far only, as far as the class's count allows). Its kept ranks, row-major in
+    `graph.greedy_nms` makes the greedy pass over the boxes as given (corners or centers:
+    it works out each box's corners and area once), the candidates in a heap, popped best
+    first, each compared with the boxes kept so far only, as far as the class's count allows. Its kept ranks, row-major in
     (batch, class, rank), are the output's rows: flat_nonzero of them, the box read from the
     pass's order at that position."""
     boxes_shape, scores_shape = ctx.shape(0), ctx.shape(1)
@@ -379,27 +379,12 @@ def convert_non_max_suppression(ctx: NodeContext) -> list[Value]:
     if ctx.dtype(1) != np.float32:
         scores = ctx.make1(g.CastOp, scores, to=f32)
 
-    def coordinate(k: int) -> SSAValue:  # [batch, 1, boxes]
-        index = ctx.materialize(np.array([k], np.int64), f"{name}_coordinate{k}")
-        return ctx.make1(g.ReshapeOp, ctx.make1(g.GatherOp, boxes, index, axis=2), shape=[batch, 1, n])
-
-    c0, c1, c2, c3 = (coordinate(k) for k in range(4))
-    if ctx.attr_int("center_point_box", 0):  # [x_center, y_center, width, height]
-        half = ctx.materialize(np.array(0.5, np.float32), f"{name}_half")
-        w, h = ctx.make1(g.MulOp, c2, half), ctx.make1(g.MulOp, c3, half)
-        x0, x1 = ctx.make1(g.SubOp, c0, w), ctx.make1(g.AddOp, c0, w)
-        y0, y1 = ctx.make1(g.SubOp, c1, h), ctx.make1(g.AddOp, c1, h)
-    else:  # [y1, x1, y2, x2], corners in either order
-        y0, y1 = ctx.make1(g.MinOp, c0, c2), ctx.make1(g.MaxOp, c0, c2)
-        x0, x1 = ctx.make1(g.MinOp, c1, c3), ctx.make1(g.MaxOp, c1, c3)
-    area = ctx.make1(g.MulOp, ctx.make1(g.SubOp, x1, x0), ctx.make1(g.SubOp, y1, y0))
-    corners = ctx.make1(g.ConcatOp, [x0, y0, x1, y1, area], axis=1)  # [batch, 5, boxes]
-
     threshold = score_threshold
     if threshold is None:  # (not read)
         threshold = ctx.materialize(np.zeros((), np.float32), f"{name}_no_threshold")
-    nms = ctx.make(g.GreedyNmsOp, corners, scores, max_boxes, iou_threshold, threshold,
-                   thresholded=int(score_threshold is not None))  # fmt: skip
+    nms = ctx.make(g.GreedyNmsOp, boxes, scores, max_boxes, iou_threshold, threshold,
+                   thresholded=int(score_threshold is not None),
+                   center_point_box=int(bool(ctx.attr_int("center_point_box", 0))))  # fmt: skip
     ranked_out, order = nms.keep, nms.order  # [batch, classes, n]: kept, and the box of each rank
 
     rows = flat_nonzero(ctx, ranked_out)  # (b * classes + c) * n + rank

@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    f32,
     i1,
     i64,
 )
@@ -737,7 +738,8 @@ class _MainConverter:
                 n = shape_of(op.scores.type)[2]  # type: ignore[arg-type]
                 operands = [self.buffers[o] for o in op.operands]
                 heap, kept = (self._alloc(tensor_type([n], i64)) for _ in range(2))
-                write_greedy_nms(block, op, operands, self._buffer(op.keep), self._buffer(op.order), heap, kept)
+                planes = self._alloc(tensor_type([5, n], f32))
+                write_greedy_nms(block, op, operands, self._buffer(op.keep), self._buffer(op.order), heap, kept, planes)
             elif scans(op):
                 write_scan(Emit(block), op, self.buffers[op.operands[0]], self._buffer(op.results[0]))  # type: ignore[arg-type]
             elif isinstance(op, graph.CheckOp):

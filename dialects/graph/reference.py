@@ -1124,10 +1124,23 @@ def _grid_sample(op: Operation, xs: Arrays) -> Arrays:
     return [np.moveaxis(total, -1, 1)]
 
 
+def _nms_corners(boxes: np.ndarray, centers: bool) -> np.ndarray:
+    """[batch, 5, n]: x0, y0, x1, y1 and the area of graph.greedy_nms's [batch, n, 4] boxes,
+    in float32 as the compiled code computes them."""
+    c = [boxes[:, :, k].astype(np.float32) for k in range(4)]
+    if centers:  # [x_center, y_center, width, height]
+        w, h = c[2] * np.float32(0.5), c[3] * np.float32(0.5)
+        x0, x1, y0, y1 = c[0] - w, c[0] + w, c[1] - h, c[1] + h
+    else:  # [y1, x1, y2, x2], either order
+        y0, y1 = np.minimum(c[0], c[2]), np.maximum(c[0], c[2])
+        x0, x1 = np.minimum(c[1], c[3]), np.maximum(c[1], c[3])
+    return np.stack([x0, y0, x1, y1, (x1 - x0) * (y1 - y0)], axis=1)
+
+
 def _greedy_nms(op: Operation, xs: Arrays) -> Arrays:
     """graph.greedy_nms box by box, in float32 as the compiled code computes it."""
     assert isinstance(op, sp.GreedyNmsOp)
-    boxes, scores = xs[0], xs[1]
+    boxes, scores = _nms_corners(xs[0], op.has_centers), xs[1]
     most, iou, threshold = int(xs[2]), np.float32(xs[3]), np.float32(xs[4])
     batch, classes, n = scores.shape
     keep = np.zeros(scores.shape, np.bool_)

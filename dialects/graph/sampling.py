@@ -307,17 +307,21 @@ class GreedyNmsOp(GraphOp):
     Results: `order[b, c, t]` the candidate of rank t for each rank the pass looked at, -1
     after; `keep[b, c, t]` whether it was kept (false after).
 
-    `boxes` is [batch, 5, n]: x0, y0, x1, y1 (x0 <= x1, y0 <= y1) and the area of each box;
+    `boxes` is [batch, n, 4] as ONNX gives them: two corners in either order, [y1, x1, y2,
+    x2], or with `center_point_box` [x_center, y_center, width, height]; the pass works on
+    x0, y0, x1, y1 (x0 <= x1, y0 <= y1: the min and max of the corners' coordinates, or the
+    center -/+ half the size, half = size * 0.5) and area = (x1 - x0) * (y1 - y0), in f32.
     `scores` [batch, classes, n]; `max_boxes` (i64), `iou` and `threshold` (f32) scalars. The
     IoU of a candidate p and a kept box q is inter / union with inter = ix * iy, ix =
     min(p.x1, q.x1) - max(p.x0, q.x0) (iy alike) and union = (p.area + q.area) - inter; it
     counts only where ix, iy, inter, both areas and union are positive (a degenerate box
-    suppresses nothing). Written into @main as loops (lowering/nms_to_loop.py): the
-    candidates in a heap, popped in rank order only as far as the pass goes, each compared
-    with the kept boxes only.
+    suppresses nothing). Written into @main as loops (lowering/nms_to_loop.py): each batch's
+    corners and areas worked out in one pass over its boxes, then per class the candidates in
+    a heap, popped in rank order only as far as the pass goes, each compared with the kept
+    boxes only.
 
         %keep, %order = graph.greedy_nms %boxes, %scores, %max, %iou, %threshold {thresholded = 1 : i64}
-          : (tensor<1x5x8400xf32>, tensor<1x80x8400xf32>, tensor<i64>, tensor<f32>, tensor<f32>)
+          : (tensor<1x8400x4xf32>, tensor<1x80x8400xf32>, tensor<i64>, tensor<f32>, tensor<f32>)
           -> (tensor<1x80x8400xi1>, tensor<1x80x8400xi64>)
     """
 
@@ -330,6 +334,7 @@ class GreedyNmsOp(GraphOp):
     keep = result_def(TensorType)
     order = result_def(TensorType)
     thresholded = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
+    center_point_box = opt_prop_def(IntegerAttr[I64], default_value=int_attr(0))
     assembly_format = _FORMAT
 
     @classmethod
@@ -340,20 +345,26 @@ class GreedyNmsOp(GraphOp):
         if len(shape) != 3 or scores.element_type != f32:
             raise ShapeError(f"{cls.name}: scores must be [batch, classes, boxes] of f32, got {scores}")
         batch, _, n = shape
-        if shape_of(boxes) != (batch, 5, n) or boxes.element_type != f32:
+        if shape_of(boxes) != (batch, n, 4) or boxes.element_type != f32:
             raise ShapeError(
-                f"{cls.name}: boxes must be [batch, 5, boxes] of f32 (x0, y0, x1, y1, area), "
-                f"{fmt_shape((batch, 5, n))}, got {boxes}"
+                f"{cls.name}: boxes must be [batch, boxes, 4] of f32, {fmt_shape((batch, n, 4))}, "
+                f"got {boxes}"
             )
         for name, value, element in (("max_boxes", most, IntegerType(64)), ("iou", iou, f32), ("threshold", threshold, f32)):
             if shape_of(value) or value.element_type != element:
                 raise ShapeError(f"{cls.name}: {name} must be a tensor<{element}> (a scalar), got {value}")
         _check_flag(cls.name, props, "thresholded")
+        _check_flag(cls.name, props, "center_point_box")
         return [tensor_type(shape, IntegerType(1)), tensor_type(shape, IntegerType(64))]
 
     @property
     def is_thresholded(self) -> bool:
         return get_int(self.properties, "thresholded", 0) == 1
+
+    @property
+    def has_centers(self) -> bool:
+        """Boxes are [x_center, y_center, width, height] (else two corners)."""
+        return get_int(self.properties, "center_point_box", 0) == 1
 
 
 SAMPLING_OPS = [GridSampleOp, RoiAlignOp, Col2ImOp, GreedyNmsOp]

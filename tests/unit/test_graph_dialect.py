@@ -284,7 +284,7 @@ def test_every_op_round_trips_custom_and_generic():
         rows, cols2 = (b.insert(g.IotaOp.make(count, size=f"rs{n}", group="rs")).result for n in range(2))
         rts = b.insert(g.ReshapeToSizesOp.make(flat, [rows, cols2])).result
         srt = b.insert(g.ArgSortOp.make(b.insert(g.ReshapeOp.make(x, shape=[4, 64])).result, descending=1)).result
-        corners, scores = (b.insert(g.ConstantOp.from_array(np.ones(shape, np.float32))).result for shape in ((1, 5, 8), (1, 2, 8)))
+        corners, scores = (b.insert(g.ConstantOp.from_array(np.ones(shape, np.float32))).result for shape in ((1, 8, 4), (1, 2, 8)))
         scalar = [b.insert(g.ConstantOp.from_array(v)).result for v in (np.int64(3), np.float32(0.5), np.float32(0.1))]
         nms = b.insert(g.GreedyNmsOp.make(corners, scores, *scalar, thresholded=1))
         inv = b.insert(g.InvertPermutationOp.make(io)).result

@@ -863,10 +863,12 @@ def test_argsort_is_stable(descending: int):
 def test_greedy_nms_keeps_boxes_in_score_order_until_the_class_is_full():
     """Class 0: box 1 (score 0.9) is kept, box 0 (0.8) overlaps it (IoU 0.81) and is not,
     box 2 (tied at 0.5 with box 3, first for its lower index) is kept, and max 2 ends the
-    pass there. Class 1: nothing above the threshold; without one, its two best."""
-    corners = np.float32([[0, 0, 10, 10], [1, 1, 10, 10], [20, 20, 30, 30], [40, 40, 50, 50]])
-    area = (corners[:, 2] - corners[:, 0]) * (corners[:, 3] - corners[:, 1])
-    boxes = np.concatenate([corners.T, area[None]], 0)[None]  # [1, 5, 4]
+    pass there. Class 1: nothing above the threshold; without one, its two best. The boxes
+    come as ONNX gives them: corners [y1, x1, y2, x2] (box 0's in the other order), or
+    centers and sizes."""
+    corners = np.float32([[0, 0, 10, 10], [1, 1, 10, 10], [20, 20, 30, 30], [40, 40, 50, 50]])  # x0 y0 x1 y1
+    boxes = corners[:, [1, 0, 3, 2]][None]  # [1, 4, 4]
+    boxes[0, 0] = boxes[0, 0, [2, 3, 0, 1]]
     scores = np.float32([[[0.8, 0.9, 0.5, 0.5], [0.1, 0.2, 0.0, 0.3]]])
     inputs = [boxes, scores, np.int64(2), np.float32(0.5), np.float32(0.4)]
     op = build_op(Case("greedy_nms", lambda *v: g.GreedyNmsOp.make(*v, thresholded=1), "NonMaxSuppression", inputs))
@@ -877,6 +879,13 @@ def test_greedy_nms_keeps_boxes_in_score_order_until_the_class_is_full():
     keep, order = reference.evaluate(unthresholded, inputs)
     np.testing.assert_array_equal(order[0, 1], [3, 1, -1, -1])
     np.testing.assert_array_equal(keep[0, 1], [True, True, False, False])
+    sizes = corners[:, 2:] - corners[:, :2]
+    centered = [np.concatenate([corners[:, :2] + sizes / 2, sizes], 1)[None], *inputs[1:]]
+    by_center = build_op(Case("greedy_nms", lambda *v: g.GreedyNmsOp.make(*v, thresholded=1, center_point_box=1),
+                              "NonMaxSuppression", centered))  # fmt: skip
+    keep, order = reference.evaluate(by_center, centered)
+    np.testing.assert_array_equal(order, [[[1, 0, 2, -1], [-1, -1, -1, -1]]])
+    np.testing.assert_array_equal(keep, [[[True, False, True, False], [False] * 4]])
 
 
 def test_invert_permutation_reads_a_sort_back():

@@ -504,7 +504,6 @@ class Executable(ModelSpecs):
         be planned for the product of each dim's largest size ever: the group's dims that
         this run set before it, and it, take this run's sizes; those after it, not yet
         known, start over (each costs a rerun that stops there if it is larger)."""
-        order = list(self.set_sizes)
         for k, (name, most) in enumerate(self.set_sizes.items()):
             if found[name] <= evaluate(most, found):
                 continue
@@ -516,7 +515,7 @@ class Executable(ModelSpecs):
             if group is None:
                 self.capacities[cap] = max(found[name], 2 * self.capacities[cap])
                 return True
-            for j, member in enumerate(order):
+            for j, member in enumerate(self.set_sizes):
                 if self.groups.get(member) == group and capacity(member) in self.capacities:
                     known = j <= k  # (set by this run, which stopped at k)
                     self.capacities[capacity(member)] = found[member] if known else GROUP_INITIAL_CAPACITY

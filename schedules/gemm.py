@@ -12,7 +12,8 @@ vector B, and LLVM keeps the 16 accumulators in registers. The default block fol
 vector registers (`default_block`: 4 x 64 with AVX-512's 32, 6 x 16 with AVX2's 16); a block
 needs not divide M or N: te_to_loop ends the rows with one shorter block, and the columns
 with one shorter block that it peels in turn (whole vectors, then single columns). K is
-blocked from the machine's measured FMA peak and L2 bandwidth (`_default_k_block`). The
+blocked from the machine's cache sizes (and, for a strip of B larger than half the L2, its
+measured FMA peak and L2 bandwidth: `_default_k_block`). The
 same schedule serves `graph.matmul_packed`, whose B is read as `w[j // 16, k, j % 16]` (panels of one
 vector, see `passes/graph/pack_weights.py`): once j is split by 16, te_to_loop resolves the
 division at compile time and each vector of the block is one contiguous panel row.
@@ -241,23 +242,27 @@ class GemmTemplate(ScheduleTemplate):
     def _default_k_block(
         compute: te.ComputeOp, rows: int, cols: int, choices: tuple[int | str, ...]
     ) -> int:
-        """For a packed B read by a register block that can stream it from L2 at the FMA peak
-        (`streams_b_from_l2`): all of K in one block (C written once) when the strip of
-        `cols` columns fits in half the L2, else the deepest block of K whose B block does.
-        Otherwise the deepest block of K whose B block (k_block x cols floats) fits in half
-        the L1, when several blocks of rows read it (it then stays in L1 for all of them
-        instead of streaming from L2 for each), and at least 64 deep (C is read and written
-        once per block); failing that, all of K in one block when the strip fits in half the
-        L2. A strided B gets blocks of 256 rows, which kept its strip in cache best (1024^3
-        on AMD EPYC Zen 4, one thread: 102 GFLOP/s against 90 unblocked).
+        """For a packed B: all of K in one block (C written once) when the strip of `cols`
+        columns fits in half the L2: the register block streams it from L2 while A's rows
+        stream past contiguously. Where the strip does not fit, and the block can stream B
+        from L2 at the FMA peak (`streams_b_from_l2`), the deepest block of K whose B block
+        fits in half the L2; otherwise the deepest one whose B block (k_block x cols floats)
+        fits in half the L1, when several blocks of rows read it, and at least 64 deep (C is
+        read and written once per block). A strided B gets blocks of 256 rows, which kept its
+        strip in cache best (1024^3 on AMD EPYC Zen 4, one thread: 102 GFLOP/s against 90
+        unblocked).
 
-        Measured on AMD EPYC Zen 4 (L2 1 MiB), one thread, 4 x 64 blocks, interleaved: all
-        of K against blocks of 64, 1024^3 packed at run time 20.4 against 22.4 ms, mlp's
-        64 x 1024 @ 1024 x 1024 1.21 against 1.33, BERT's 128 x 768 @ 768 x 3072 5.74
-        against 6.15; its 128 x 3072 @ 3072 x 768 (strip 768 KiB) in blocks of 256 5.97 ms,
-        512 6.03, all of K 6.12, 64 6.46. On Sapphire Rapids (L1 48 KiB), GPT-2's LM head
-        (64 rows, 768 deep, packed): all of K 41.7 ms, blocks of 128 38.7, of 64 37.3 (ORT
-        41.0)."""
+        Blocking K for L1 where the strip fits in L2 costs more than it saves: every block of
+        K reads all of A's rows again, a few cache lines of each, strided. Measured, one
+        thread, 4 x 64 blocks, all of K against blocks of 64, interleaved. AMD EPYC Zen 4
+        (L2 1 MiB): 1024^3 packed at run time 20.4 against 22.4 ms, mlp's 64 x 1024 @
+        1024 x 1024 1.21 against 1.33, BERT's 128 x 768 @ 768 x 3072 5.74 against 6.15; its
+        128 x 3072 @ 3072 x 768 (strip 768 KiB) in blocks of 256 5.97 ms, 512 6.03, all of K
+        6.12, 64 6.46. Intel Xeon of the Sapphire Rapids class (L2 2 MiB, L1 48 KiB; its
+        measured L2 bandwidth, 146 GB/s, is below the 114 / 0.75 GB/s a 4-row block at the
+        peak was thought to need): 1024^3 packed at run time 16.8 against 22.8 ms (2 threads
+        7.5 against 11.3), the BERT layer 11.29 against 11.67 ms, GPT-2's LM head (64 x 768
+        @ 768 x 50257) 32.7 against 33.0, 512^3 1.74 against 1.79."""
         depth, height = compute.extents[0], compute.shape[-2]
         if _reads_panels(compute):
 
@@ -271,14 +276,12 @@ class GemmTemplate(ScheduleTemplate):
                 return max(fitting) if fitting else None
 
             in_l2 = deepest(L2_BYTES) if L2_BYTES else None
-            if in_l2 is not None and streams_b_from_l2(rows):
+            if in_l2 == 0 or (in_l2 is not None and streams_b_from_l2(rows)):
                 return in_l2
             if L1_BYTES and hinted(height) >= 2 * rows:
                 in_l1 = deepest(L1_BYTES)
                 if in_l1:
                     return in_l1
-            if in_l2 == 0:
-                return 0
         return 256 if 256 in choices else 0
 
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:

@@ -31,7 +31,6 @@ from minitvm.schedules.gemm import (
     GemmTemplate,
     default_block,
     fits,
-    streams_b_from_l2,
     widest_columns,
 )
 from minitvm.schedules.injective import InjectiveTemplate
@@ -309,17 +308,16 @@ def test_gemm_space_and_default() -> None:
     assert space["rows"] == (1, 2, 3, 4, 5, 6, 7, 8)  # (any height: a shorter block ends M)
     assert space["cols"] == (16, 32, 64, 128)
     assert space["k_block"] == (0, 32, 64, 128, 256)
-    # the weights are packed and two blocks of rows read each block of B: all of K where
-    # the block streams B from L2 at the FMA peak and the strip (512 x cols floats) fits in
-    # half the L2; else the deepest block of K (64 at least) whose B block fits in half the
-    # L1 (48 KiB: 64); failing that, all of K once the strip fits in half the L2
+    # the weights are packed: all of K where the strip (512 x cols floats) fits in half the
+    # L2; else (two blocks of rows read each block of B) the deepest block of K, 64 at
+    # least, whose B block fits in half the L1 (48 KiB: 64)
     rows, cols = default_block(8, range(1, 9), (64, 32, 16))  # type: ignore[misc]
     strip_in_l2 = bool(L2_BYTES) and 512 * cols * 4 <= L2_BYTES // 2
     fitting = [k for k in (64, 128, 256) if L1_BYTES and k * cols * 4 <= L1_BYTES // 2]
-    if strip_in_l2 and streams_b_from_l2(rows):
+    if strip_in_l2:
         k_block = 0
     else:
-        k_block = max(fitting) if fitting else 0 if strip_in_l2 else 256
+        k_block = max(fitting) if fitting else 256
     assert template.default_config(anchor) == {
         "rows": rows, "cols": cols, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
     }  # fmt: skip
@@ -354,19 +352,19 @@ def test_gemm_k_block_follows_where_b_streams_from(
     monkeypatch: pytest.MonkeyPatch, streams: bool
 ) -> None:
     """GPT-2-like 64 x 768 @ 768 x 1000 packed (AVX-512's 64 columns: a strip of 768 x 64
-    floats, 192 KiB): all of K where B streams from L2 (and the strip fits in half of it),
-    else blocks that fit in half the L1; a 3072-deep product whose strip (768 KiB) does not
-    fit in half the L2: the deepest block whose B block does (AVX2's 16 columns: every
-    strip fits)."""
+    floats, 192 KiB, in half of a 1 MiB L2): all of K, wherever B streams from. A 3072-deep
+    product whose strip (768 KiB) does not fit in half the L2: where B streams from L2 at
+    the FMA peak, the deepest block whose B block fits in half the L2; else blocks that fit
+    in half the L1 (AVX2's 16 columns: every strip fits, all of K)."""
     monkeypatch.setattr(gemm, "streams_b_from_l2", lambda rows: streams)
     monkeypatch.setattr(gemm, "L1_BYTES", 32 << 10)
     monkeypatch.setattr(gemm, "L2_BYTES", 1 << 20)
     anchor, template = kernel_template(templated_kernel(te_module(matmul_model(64, 768, 1000)), "gemm"))  # type: ignore[misc]
     config = template.default_config(anchor)
     assert config is not None and config["cols"] == widest_columns(4)
-    in_l1 = {64: 64, 16: 256}[config["cols"]]  # type: ignore[index]
-    assert config["k_block"] == (0 if streams else in_l1)
+    assert config["k_block"] == 0
     anchor, template = kernel_template(templated_kernel(te_module(matmul_model(64, 3072, 128)), "gemm"))  # type: ignore[misc]
+    in_l1 = {64: 64, 16: 0}[config["cols"]]  # type: ignore[index]
     in_l2 = {64: 512, 16: 0}[config["cols"]]  # type: ignore[index]
     assert template.default_config(anchor)["k_block"] == (in_l2 if streams else in_l1)  # type: ignore[index]
 

@@ -89,7 +89,7 @@ class ConvNchwcTemplate(ScheduleTemplate):
         not row by row, when the block has several channel blocks (a compute_at consumer
         cannot split the shared channel axis), which measured nothing at these sizes."""
         width, vectors = compute.shape[3], vectors_per_pixel(compute.shape[4])
-        if _reads_input_vectors(compute):
+        if reads_input_vectors(compute):
             most = min(width, 14, MAX_ACCUMULATORS // vectors)
             ow_block, oc_block = max(b for b in range(1, most + 1) if width % b == 0), 1
         else:
@@ -186,7 +186,7 @@ def _default_c_block(compute: te.ComputeOp, ow_block: int, oc_block: int) -> int
     width, lanes_out = compute.shape[3], compute.shape[4]
     if not L1_BYTES or not all(isinstance(d, int) for d in (blocks, kh, kw, lanes_in, width)):
         return 0
-    if width // ow_block < 2 or _reads_input_vectors(compute):
+    if width // ow_block < 2 or reads_input_vectors(compute):
         return 0
     depth = kh * kw * lanes_in  # multiply-adds per input channel block
     element = compute.result.type.element_type
@@ -199,9 +199,11 @@ def _default_c_block(compute: te.ComputeOp, ow_block: int, oc_block: int) -> int
     return max(fitting, default=0)
 
 
-def _reads_input_vectors(compute: te.ComputeOp) -> bool:
-    """Whether the conv reads its input along the output's lanes (a depthwise conv: output
-    channel m reads input channel m) rather than one scalar broadcast to all lanes."""
+def reads_input_vectors(compute: te.ComputeOp) -> bool:
+    """Whether the NCHWc conv reads its input along the output's lanes (a depthwise conv:
+    output channel m reads input channel m) rather than one scalar broadcast to all lanes."""
+    if len(compute.shape) != 5 or not compute.spatial_args:
+        return False
     lane = compute.spatial_args[4]
     memo: dict[SSAValue, frozenset[SSAValue]] = {}
     return any(

@@ -14,7 +14,8 @@ attaches the schedule that makes it one pass over the data:
     its readers when that costs no repeated work: its body is cheap (index arithmetic,
     selects, reads, add/sub/mul/min/max), or each reader reads it once, at no more points than
     it has elements. Nothing is inlined into a reduction (`INLINE_INTO_REDUCTIONS`): a conv's
-    zero padding stays a compute of its own;
+    zero padding stays a compute of its own, but for a depthwise conv's, which is bound by
+    its reads (`_bound_by_its_reads`);
   - computes after the anchor that do not read it (a batch norm's per-channel factor) move
     before it;
   - the computes left after the anchor (the epilogue, now one compute per kernel result) get
@@ -49,14 +50,27 @@ from minitvm.dialects.te import ANCHOR
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import LoopNest, default_nest, scheduled_nest
 from minitvm.schedules.base import vector_block
+from minitvm.schedules.conv import reads_input_vectors
 from minitvm.symbolic import SymDim
 
 #: Inline cheap computes (a conv's zero padding) into the reductions that read them, instead
 #: of materializing them? No: the bounds checks and selects then run once per multiply-add
 #: and keep LLVM from vectorizing the inner loop. Measured on a fused 3x3 conv + bias + relu,
 #: one thread, default loop order: 1x64x56x56 -> 64 channels 34.9 ms inlined vs 8.0 ms with
-#: the padded copy; 1x32x28x28 -> 32: 4.7 ms vs 0.41 ms.
+#: the padded copy; 1x32x28x28 -> 32: 4.7 ms vs 0.41 ms. Except into a depthwise conv
+#: (`_bound_by_its_reads`).
 INLINE_INTO_REDUCTIONS = False
+
+
+def _bound_by_its_reads(reduction: te.ComputeOp) -> bool:
+    """Whether `reduction` is a blocked depthwise conv: it does one vector FMA per input
+    vector it loads, so its time is its reads, and a padded copy of its input (written, then
+    read back) costs more than a clamped index and a vector select per load. Sapphire Rapids
+    class, one thread, 3x3 depthwise + Clip, NCHW in and out, medians of 200 interleaved
+    runs, copy against inlined: 96 channels 112x112 stride 2 1.008 -> 0.711 ms; 144 at
+    56x56 0.573 -> 0.498; 192 at 28x28 stride 2 0.151 -> 0.112; 960 at 7x7 0.083 -> 0.064;
+    MobileNetV2 9.32 -> 8.37 ms (2 threads 5.32 -> 4.66)."""
+    return reads_input_vectors(reduction)
 
 #: Scalar ops whose cost is a cycle or so: computes made of these alone may be recomputed.
 _CHEAP = (
@@ -97,7 +111,7 @@ def _should_inline(compute: te.ComputeOp, anchor: te.ComputeOp | None) -> bool:
     cheap = _is_cheap(compute)
     for reader, reads in readers:
         if reader.reduce_kind is not None:
-            if not (cheap and INLINE_INTO_REDUCTIONS):
+            if not (cheap and (INLINE_INTO_REDUCTIONS or _bound_by_its_reads(reader))):
                 return False
         elif not cheap and (reads > 1 or _numel(reader) > _numel(compute)):
             return False

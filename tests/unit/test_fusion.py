@@ -140,6 +140,18 @@ def strided_conv_bn_clip(seed: int) -> onnx.ModelProto:
     return net.model([net.batch_norm(y, 4)])
 
 
+def blocked_depthwise_convs(seed: int) -> onnx.ModelProto:
+    """MobileNet's depthwise convs on blocked data (32 channels: whole vector blocks), a
+    strided one on odd sizes, then a stride-1 one, each + BN + ReLU6."""
+    net = Net(seed)
+    y = net.input("x", [1, 32, 13, 11])
+    for n, stride in enumerate((2, 1)):
+        w = net.weight(f"dw{n}", [32, 1, 3, 3], 0.3)
+        y = net.op("Conv", [y, w], pads=[1, 1, 1, 1], strides=[stride, stride], group=32)
+        y = net.op("Clip", [net.batch_norm(y, 32), net.const(f"lo{n}", np.float32(0)), net.const(f"hi{n}", np.float32(6))])
+    return net.model([y])
+
+
 def matmul_bias_gelu(seed: int) -> onnx.ModelProto:
     """A transformer FFN: matmul + bias + gelu, matmul + bias + residual."""
     net = Net(seed)
@@ -301,6 +313,21 @@ def test_fused_kernel_schedule() -> None:
     *inlined, last = epilogue
     assert all(c.schedule == (te.inline(),) for c in inlined)
     assert last.schedule == (te.compute_at("anchor", "i2"),)
+
+
+def test_a_depthwise_conv_reads_its_padding_inline() -> None:
+    """A blocked depthwise conv is bound by its reads: its zero padding is inlined into it
+    (a select per input vector), not copied into a padded buffer first; the results still
+    match ONNX Runtime at every border."""
+    model = blocked_depthwise_convs(4)
+    check(model)
+    module = from_onnx(model)
+    lower_to_te(module, 3, winograd="never")
+    convs = [f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data.startswith("fused_conv_nchwc")]
+    assert len(convs) == 2
+    for kernel in convs:
+        pad, anchor, *_ = [op for op in kernel.body.block.ops if isinstance(op, te.ComputeOp)]
+        assert pad.schedule == (te.inline(),) and anchor.label == "anchor"
 
 
 def test_intermediate_graph_output_is_a_group_result() -> None:

@@ -11,7 +11,8 @@ heap them and O(log m) a pop, and stops at max_boxes kept:
       for p < n: planes[:, p] = x0, y0, x1, y1, area of boxes[b, p]   (corners or a center)
       for c:
         keep[b, c, :] = false; order[b, c, :] = -1
-        m = 0; for p < n: heap[m] = p; m += (score[p] > threshold)      (all: no threshold)
+        m = 0; for p < n: heap[m] = p; m += (score[p] > threshold)      (all: no threshold;
+                                   a line of 16 scores skipped where none is above it)
         heapify heap[:m]                    (best at the root: higher score, then lower index)
         count = 0
         for t < m:                                                       (count carried)
@@ -46,6 +47,7 @@ from xdsl.ir import Block, SSAValue
 from minitvm.dialects import graph, loop
 from minitvm.dialects.graph.base import shape_of
 from minitvm.lowering.main_loops import Emit, Entry, SiftDown, extent, floor_log2
+from minitvm.lowering.sort_to_loop import SCAN_BLOCK_BYTES
 
 #: The rows of the planes the pass reads a batch's boxes from.
 X0, Y0, X1, Y1, AREA = range(5)
@@ -91,25 +93,66 @@ def write_greedy_nms(
     step.add(loop.StoreOp(step(arith.ConstantOp(IntegerAttr(-1, i64))), order, [b, c, t]))
     step.add(loop.YieldOp())
 
-    # the candidates, appended branch-free
-    zero = body.index(0)
-    gather = body.loop(n_most, static_n, (zero,))
-    step = Emit(gather.body.block)
-    p, m = gather.body.block.args
-    step.add(loop.StoreOp(step(arith.IndexCastOp(p, i64)), heap, [m]))
-    if op.is_thresholded:
-        score = step(loop.LoadOp(scores, [b, c, p]))
-        above = step(arith.CmpfOp(score, threshold, "ogt"))
-        step.add(loop.YieldOp(step(arith.AddiOp(m, step(arith.SelectOp(above, step.index(1), step.index(0)))))))
-    else:
-        step.add(loop.YieldOp(step(arith.AddiOp(m, step.index(1)))))
-    m = gather.res[0]
+    m = _gather_candidates(body, pass_, length, static_n, threshold if op.is_thresholded else None)
 
     depth = floor_log2(body, m, pass_.levels)
     pass_.heapify(body, m, depth)
     pass_.select(body, m, depth, most, iou)
     body.add(loop.YieldOp())
     per_batch.add(loop.YieldOp())
+
+
+#: The scores the candidate scan of a thresholded pass tests at once (a cache line of f32):
+#: above a high threshold (a detector's 0.25 to 0.99) most lines hold no candidate, and one
+#: vector compare passes them all (as the TopK scan's `SCAN_BLOCK_BYTES`).
+SCAN_LANES = SCAN_BLOCK_BYTES // 4
+
+
+def _gather_candidates(
+    emit: Emit, pass_: _Pass, length: SSAValue, count: SSAValue | None, threshold: SSAValue | None
+) -> SSAValue:
+    """heap[:m] = the boxes p < n of (b, c) whose score is above `threshold` (all of them
+    without one), in index order, appended branch-free; returns m. With a threshold, a line of
+    SCAN_LANES scores is looked at box by box only where one of them is above it."""
+    zero = emit.index(0)
+    if threshold is None or pass_.most < SCAN_LANES:
+        return _append_candidates(emit, pass_, None, count, pass_.most, zero, threshold)
+    lanes = emit.index(SCAN_LANES)
+    blocks = emit(arith.DivUIOp(length, lanes))
+    lines = emit.loop(pass_.most // SCAN_LANES, blocks, (zero,))
+    step = Emit(lines.body.block)
+    line, m = lines.body.block.args
+    start = step(arith.MuliOp(line, lanes))
+    scores = step(loop.VectorLoadOp(pass_.scores, [pass_.b, pass_.c, start], SCAN_LANES))
+    above = step(loop.VectorCmpfOp("ogt", scores, step(loop.BroadcastOp(threshold, SCAN_LANES))))
+    some = step(loop.VectorReduceOp("ori", step(arith.ConstantOp(IntegerAttr(0, i1))), above))
+    boxes = step(arith.SelectOp(some, lanes, zero))
+    step.add(loop.YieldOp(_append_candidates(step, pass_, start, boxes, SCAN_LANES, m, threshold)))
+    done = emit(arith.MuliOp(blocks, lanes))
+    tail = emit(arith.SubiOp(length, done))
+    return _append_candidates(emit, pass_, done, tail, SCAN_LANES - 1, lines.res[0], threshold)
+
+
+def _append_candidates(
+    emit: Emit, pass_: _Pass, start: SSAValue | None, count: SSAValue | None, most: int,
+    m: SSAValue, threshold: SSAValue | None,
+) -> SSAValue:  # fmt: skip
+    """heap[m:] += the boxes start <= p < start + count (start 0 where None; count at most
+    `most`, `most` of them without a count) whose score is above `threshold` (all without
+    one), in one loop appended; returns the new m. Branch-free: each box is stored at heap[m], and m moves on
+    past the ones that count."""
+    each = emit.loop(most, count, (m,))
+    step = Emit(each.body.block)
+    p, m = each.body.block.args
+    if start is not None:
+        p = step(arith.AddiOp(start, p))
+    step.add(loop.StoreOp(step(arith.IndexCastOp(p, i64)), pass_.heap, [m]))
+    if threshold is None:
+        step.add(loop.YieldOp(step(arith.AddiOp(m, step.index(1)))))
+    else:
+        above = step(arith.CmpfOp(step(loop.LoadOp(pass_.scores, [pass_.b, pass_.c, p])), threshold, "ogt"))
+        step.add(loop.YieldOp(step(arith.AddiOp(m, step(arith.SelectOp(above, step.index(1), step.index(0)))))))
+    return each.res[0]
 
 
 def _write_planes(

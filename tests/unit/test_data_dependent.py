@@ -293,6 +293,32 @@ def test_non_max_suppression_of_a_detectors_boxes() -> None:
     assert 150 < shapes[0][0] < 400
 
 
+def test_non_max_suppression_scans_the_scores_a_cache_line_at_a_time() -> None:
+    """A score threshold is tested on 16 scores at once, box by box only in a line that has
+    one above it: candidates at a line's first and last lane, alone in a line, in the tail
+    after the last whole line, and scores equal to the threshold (not above it) or NaN,
+    which never count; 117 boxes = 7 lines + 5."""
+    n, classes = 117, 2
+    model = make_model(
+        [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou", "score"], ["selected"])],
+        {"boxes": (F, [1, n, 4]), "scores": (F, [1, classes, n])},
+        ["selected"],
+    )
+    model.graph.initializer.extend([
+        onnx.numpy_helper.from_array(np.array([50], np.int64), "max"),
+        onnx.numpy_helper.from_array(np.float32([0.5]), "iou"),
+        onnx.numpy_helper.from_array(np.float32([0.5]), "score"),
+    ])  # fmt: skip
+    corner = (np.arange(n, dtype=np.float32) * 30)[None, :, None].repeat(2, -1)
+    boxes = np.concatenate([corner, corner + 10], -1)  # apart: every candidate is kept
+    scores = np.full((1, classes, n), 0.25, np.float32)
+    scores[0, 0, [0, 15, 16, 40, 115]] = [0.9, 0.6, 0.7, 0.8, 0.95]
+    scores[0, 0, [1, 50, 116]] = [0.5, 0.5, np.nan]  # at the threshold, or NaN: never counted
+    scores[0, 1, [31, 116]] = [0.75, 0.55]
+    shapes = check_against_ort(model, [{"boxes": boxes, "scores": scores}])
+    assert shapes == [(7, 3)]
+
+
 def test_non_max_suppression_pops_every_candidate_in_the_stable_order() -> None:
     """No score threshold and room for every box: each class's 3000 boxes all go through the
     heap, with scores of ten values (ties everywhere: the lower index first), small boxes (most

@@ -18,17 +18,17 @@ heap them and O(log m) a pop, and stops at max_boxes kept:
         for t < m:                                                       (count carried)
           active = count < max_boxes        (once false, false for every later t)
           p = heap[0]
-          suppressed = OR over j < (active ? count : 0) of over(p, kept[j])
+          suppressed = OR over j < (active ? count : 0) of over(p, kept[:, j])   (16 j at once)
           take = active and not (area[p] > 0 and suppressed)
-          kept[count] = p; keep[b, c, t] = take; order[b, c, t] = active ? p : -1
+          kept[:, count] = planes[:, p]; keep[b, c, t] = take; order[b, c, t] = active ? p : -1
           count += take
           heap[0] = heap[m - t - 1]; sift down within m - t - 1   (only while active)
 
 The corners and areas are worked out once per batch, in the pass (graph ops took a dozen
 kernels of 8400-element planes for them: about 30 us of a 4-class YOLO head's 75).
 
-Nothing branches on the data: a loop's trip count is 0 where it would do nothing (`kept[count]
-= p` of a box not taken is overwritten by the next one kept; the pop of an inactive step
+Nothing branches on the data: a loop's trip count is 0 where it would do nothing (`kept[:,
+count]` of a box not taken is overwritten by the next one kept; the pop of an inactive step
 changes a heap nothing reads again). A sift down is a loop of at most `levels` branch-free
 steps, each moving the entry one level while it is worse than its better child: heapify sifts
 the nodes of each depth d (from the deepest parents up) with D - d steps, D = floor(log2 m),
@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f32, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, UnitAttr, f32, i1, i64
 from xdsl.ir import Block, SSAValue
 
 from minitvm.dialects import graph, loop
@@ -64,8 +64,10 @@ def write_greedy_nms(
     planes: SSAValue,
 ) -> None:
     """`op`'s pass over buffers (`operands` in the op's order, `keep` and `order` its
-    results; `heap` and `kept` scratch rows of n i64, `planes` [5, n] f32 scratch for a
-    batch's corners and areas), in loops appended to `block`."""
+    results; `heap` a scratch row of n i64, `planes` [5, n] f32 scratch for a batch's
+    corners and areas, `kept` [5, n] f32 for those of the boxes kept so far, one row per
+    plane, so that the comparison with them is a vector loop), in loops appended to
+    `block`."""
     boxes, scores, most_buffer, iou_buffer, threshold_buffer = operands
     batch, classes, n = shape_of(op.scores.type)  # type: ignore[arg-type]
     emit = Emit(block)
@@ -188,7 +190,7 @@ class _Pass:
     keep: SSAValue
     order: SSAValue
     heap: SSAValue
-    kept: SSAValue
+    kept: SSAValue  # [5, n] f32: the planes of the boxes kept so far
     b: SSAValue
     c: SSAValue
     most: int  # the most candidates there can be (n, or its bound)
@@ -225,15 +227,16 @@ class _Pass:
         candidate = [step(loop.LoadOp(self.planes, [step.index(k), p])) for k in range(5)]
         false = step(arith.ConstantOp(IntegerAttr(0, i1)))
         pairs = step.loop(self.most, step(arith.SelectOp(active, count, zero)), (false,))
+        pairs.attributes[loop.VECTORIZE_HINT] = UnitAttr()  # (SCAN_LANES kept boxes at once)
         pair = Emit(pairs.body.block)
         j, suppressed = pairs.body.block.args
-        q = pair(arith.IndexCastOp(pair(loop.LoadOp(self.kept, [j])), IndexType()))
-        other = [pair(loop.LoadOp(self.planes, [pair.index(k), q])) for k in range(5)]
+        other = [pair(loop.LoadOp(self.kept, [pair.index(k), j])) for k in range(5)]
         pair.add(loop.YieldOp(pair(arith.OrIOp(suppressed, _overlaps(pair, candidate, other, iou, zero_f)))))
         true = step(arith.ConstantOp(IntegerAttr(1, i1)))
         blocked = step(arith.AndIOp(step(arith.CmpfOp(candidate[AREA], zero_f, "ogt")), pairs.res[0]))
         take = step(arith.AndIOp(active, step(arith.XOrIOp(blocked, true))))
-        step.add(loop.StoreOp(root, self.kept, [count]))
+        for k, value in enumerate(candidate):
+            step.add(loop.StoreOp(value, self.kept, [step.index(k), count]))
         step.add(loop.StoreOp(take, self.keep, [self.b, self.c, t]))
         none = step(arith.ConstantOp(IntegerAttr(-1, i64)))
         step.add(loop.StoreOp(step(arith.SelectOp(active, root, none)), self.order, [self.b, self.c, t]))

@@ -737,8 +737,8 @@ class _MainConverter:
             elif isinstance(op, graph.GreedyNmsOp):
                 n = shape_of(op.scores.type)[2]  # type: ignore[arg-type]
                 operands = [self.buffers[o] for o in op.operands]
-                heap, kept = (self._alloc(tensor_type([n], i64)) for _ in range(2))
-                planes = self._alloc(tensor_type([5, n], f32))
+                heap = self._alloc(tensor_type([n], i64))
+                planes, kept = (self._alloc(tensor_type([5, n], f32)) for _ in range(2))
                 write_greedy_nms(block, op, operands, self._buffer(op.keep), self._buffer(op.order), heap, kept, planes)
             elif scans(op):
                 write_scan(Emit(block), op, self.buffers[op.operands[0]], self._buffer(op.results[0]))  # type: ignore[arg-type]

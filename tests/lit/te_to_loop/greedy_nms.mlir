@@ -9,8 +9,8 @@
 
 // CHECK-LABEL: func.func @main(%0: memref<1x6x4xf32>, %1: memref<1x2x6xf32>, %2: memref<i64>, %3: memref<f32>, %4: memref<f32>, %5: memref<1x2x6xi1>, %6: memref<1x2x6xi64>) {
 // CHECK-NEXT:    %[[HEAP:\d+]] = loop.alloc : memref<6xi64>
-// CHECK-NEXT:    %[[KEPT:\d+]] = loop.alloc : memref<6xi64>
 // CHECK-NEXT:    %[[PLANES:\d+]] = loop.alloc : memref<5x6xf32>
+// CHECK-NEXT:    %[[KEPT:\d+]] = loop.alloc : memref<5x6xf32>
 // CHECK-NEXT:    %[[MAX:\d+]] = loop.load %2[] : memref<i64> -> i64
 // CHECK-NEXT:    %[[IOU:\d+]] = loop.load %3[] : memref<f32> -> f32
 // CHECK-NEXT:    %[[THRESHOLD:\d+]] = loop.load %4[] : memref<f32> -> f32
@@ -50,20 +50,28 @@
 // CHECK:             loop.for %{{\d+}} = 0 to %[[DEPTH]] (at most 3) step 1 {
 // CHECK:               loop.for %{{\d+}} = 0 to %{{\d+}} (at most 6) step 1 {
 // CHECK:                 %{{\d+}}, %{{\d+}} = loop.for %{{\d+}} = 0 to %{{\d+}} (at most 3) step 1 iter_args
-// The pass: while fewer than max are kept, the root compared with the kept boxes.
+// The pass: while fewer than max are kept, the root compared with the kept boxes, whose
+// planes are rows of their own (a loop that loop-vectorize makes 16 boxes a step).
 // CHECK:             loop.for %[[T:\d+]] = 0 to %[[M]] (at most 6) step 1 iter_args(%[[KEPT_COUNT:\d+]] = %{{\d+}}) -> (index) {
 // CHECK-NEXT:          %[[KC:\d+]] = arith.index_cast %[[KEPT_COUNT]] : index to i64
 // CHECK-NEXT:          %[[ACTIVE:\d+]] = arith.cmpi slt, %[[KC]], %[[MAX]] : i64
 // CHECK-NEXT:          %[[ROOT:\d+]] = loop.load %[[HEAP]][%{{\d+}}] : memref<6xi64> -> i64
 // CHECK:               %[[TRIP:\d+]] = arith.select %[[ACTIVE]], %[[KEPT_COUNT]], %{{\d+}} : index
 // CHECK-NEXT:          %[[SUPPRESSED:\d+]] = loop.for %[[J:\d+]] = 0 to %[[TRIP]] (at most 6) step 1 iter_args(%[[ANY:\d+]] = %{{\d+}}) -> (i1) {
-// CHECK-NEXT:            %{{\d+}} = loop.load %[[KEPT]][%[[J]]] : memref<6xi64> -> i64
-// CHECK:                 loop.load %[[PLANES]][%{{\d+}}, %{{\d+}}] : memref<5x6xf32> -> f32
+// CHECK-NEXT:            %{{\d+}} = arith.constant 0 : index
+// CHECK-NEXT:            %{{\d+}} = loop.load %[[KEPT]][%{{\d+}}, %[[J]]] : memref<5x6xf32> -> f32
 // CHECK:                 %[[RATIO:\d+]] = arith.divf %[[INTER:\d+]], %[[UNION:\d+]] : f32
 // CHECK-NEXT:            %{{\d+}} = arith.cmpf ogt, %[[RATIO]], %[[IOU]] : f32
 // CHECK:                 arith.ori %[[ANY]], %{{\d+}} : i1
+// CHECK-NEXT:            loop.yield
+// CHECK-NEXT:          } {vectorize}
 // CHECK:               %[[TAKE:\d+]] = arith.andi %[[ACTIVE]], %{{\d+}} : i1
-// CHECK-NEXT:          loop.store %[[ROOT]], %[[KEPT]][%[[KEPT_COUNT]]] : i64, memref<6xi64>
+// The candidate's planes appended to the kept ones (overwritten by the next if not taken).
+// CHECK:               loop.store %{{\d+}}, %[[KEPT]][%{{\d+}}, %[[KEPT_COUNT]]] : f32, memref<5x6xf32>
+// CHECK:               loop.store %{{\d+}}, %[[KEPT]][%{{\d+}}, %[[KEPT_COUNT]]] : f32, memref<5x6xf32>
+// CHECK:               loop.store %{{\d+}}, %[[KEPT]][%{{\d+}}, %[[KEPT_COUNT]]] : f32, memref<5x6xf32>
+// CHECK:               loop.store %{{\d+}}, %[[KEPT]][%{{\d+}}, %[[KEPT_COUNT]]] : f32, memref<5x6xf32>
+// CHECK:               loop.store %{{\d+}}, %[[KEPT]][%{{\d+}}, %[[KEPT_COUNT]]] : f32, memref<5x6xf32>
 // CHECK-NEXT:          loop.store %[[TAKE]], %5[%[[B]], %[[C]], %[[T]]] : i1, memref<1x2x6xi1>
 // CHECK:               %[[RANKED:\d+]] = arith.select %[[ACTIVE]], %[[ROOT]], %{{\d+}} : i64
 // CHECK-NEXT:          loop.store %[[RANKED]], %6[%[[B]], %[[C]], %[[T]]] : i64, memref<1x2x6xi64>

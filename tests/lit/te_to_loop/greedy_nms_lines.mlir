@@ -4,6 +4,10 @@
 // is above it; the 8 boxes after the two whole lines one by one.
 // RUN: minitvm-opt %s -p convert-graph-to-te,convert-te-to-loop | filecheck %s
 // RUN: minitvm-opt %s -p convert-graph-to-te,convert-te-to-loop | minitvm-opt | filecheck %s
+// The comparison of a popped candidate with the boxes kept so far reads their planes (rows
+// of their own) 16 boxes a step once loop-vectorize has run: the IoU test on vectors, the
+// suppression an OR-reduction; the 0-15 boxes left one by one.
+// RUN: minitvm-opt %s -p convert-graph-to-te,convert-te-to-loop,loop-vectorize | filecheck %s --check-prefix=VEC
 
 // CHECK-LABEL: func.func @main(
 // CHECK:         %[[HEAP:\d+]] = loop.alloc : memref<40xi64>
@@ -37,6 +41,18 @@
 // CHECK-NEXT:        %[[REST:\d+]] = arith.subi %[[N]], %[[DONE]] : index
 // CHECK-NEXT:        %{{\d+}} = loop.for %[[R:\d+]] = 0 to %[[REST]] (at most 15) step 1 iter_args(%{{\d+}} = %[[M]]) -> (index) {
 // CHECK-NEXT:          %{{\d+}} = arith.addi %[[DONE]], %[[R]] : index
+// VEC:         %{{\d+}} = loop.alloc : memref<5x40xf32>
+// VEC-NEXT:    %[[KEPT:\d+]] = loop.alloc : memref<5x40xf32>
+// VEC:         %[[IOU:\d+]] = loop.load %3[] : memref<f32> -> f32
+// VEC:         %[[X0:\d+]] = loop.vload %[[KEPT]][%{{\d+}}, %[[J:\d+]]] : memref<5x40xf32> -> vector<16xf32>
+// VEC-NEXT:    %{{\d+}} = arith.constant 1 : index
+// VEC-NEXT:    %[[Y0:\d+]] = loop.vload %[[KEPT]][%{{\d+}}, %[[J]]] : memref<5x40xf32> -> vector<16xf32>
+// VEC:         %[[RATIO:\d+]] = arith.divf %{{\d+}}, %{{\d+}} : vector<16xf32>
+// VEC-NEXT:    %[[BAR:\d+]] = loop.broadcast %[[IOU]] : f32 -> vector<16xf32>
+// VEC-NEXT:    %{{\d+}} = loop.vcmpf "ogt", %[[RATIO]], %[[BAR]] : vector<16xf32> -> vector<16xi1>
+// VEC:         loop.vreduce "ori" %{{\d+}}, %{{\d+}} : vector<16xi1> -> i1
+// VEC:         loop.for %{{\d+}} = 0 to %{{\d+}} (at most 15) step 1 iter_args(%{{\d+}} = %{{\d+}}) -> (i1) {
+// VEC:           arith.divf %{{\d+}}, %{{\d+}} : f32
 func.func @main(%boxes: tensor<1x40x4xf32>, %scores: tensor<1x1x40xf32>, %max: tensor<i64>, %iou: tensor<f32>, %t: tensor<f32>) -> (tensor<1x1x40xi1>, tensor<1x1x40xi64>) {
   %keep, %order = graph.greedy_nms %boxes, %scores, %max, %iou, %t {thresholded = 1 : i64} : (tensor<1x40x4xf32>, tensor<1x1x40xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> (tensor<1x1x40xi1>, tensor<1x1x40xi64>)
   func.return %keep, %order : tensor<1x1x40xi1>, tensor<1x1x40xi64>

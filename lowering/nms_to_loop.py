@@ -141,8 +141,8 @@ def _append_candidates(
 ) -> SSAValue:  # fmt: skip
     """heap[m:] += the boxes start <= p < start + count (start 0 where None; count at most
     `most`, `most` of them without a count) whose score is above `threshold` (all without
-    one), in one loop appended; returns the new m. Branch-free: each box is stored at heap[m], and m moves on
-    past the ones that count."""
+    one), in one loop appended; returns the new m. Branch-free: each box is stored at
+    heap[m], and m moves on past the ones that count."""
     each = emit.loop(most, count, (m,))
     step = Emit(each.body.block)
     p, m = each.body.block.args
@@ -227,7 +227,7 @@ class _Pass:
         candidate = [step(loop.LoadOp(self.planes, [step.index(k), p])) for k in range(5)]
         false = step(arith.ConstantOp(IntegerAttr(0, i1)))
         pairs = step.loop(self.most, step(arith.SelectOp(active, count, zero)), (false,))
-        pairs.attributes[loop.VECTORIZE_HINT] = UnitAttr()  # (SCAN_LANES kept boxes at once)
+        pairs.attributes[loop.VECTORIZE_HINT] = UnitAttr()  # (loop-vectorize: 16 kept a step)
         pair = Emit(pairs.body.block)
         j, suppressed = pairs.body.block.args
         other = [pair(loop.LoadOp(self.kept, [pair.index(k), j])) for k in range(5)]

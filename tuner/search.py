@@ -370,7 +370,10 @@ def verify_best(study: optuna.Study, task: Task, evaluate: Evaluate) -> dict[str
     A config wins over the default by its time relative to the default's in the same round
     (the median of those ratios, below 1): a round measured while another process took the
     core slows both alike, where comparing medians of the raw times lets one slow round of
-    the default decide. Without a default, the lowest median time wins."""
+    the default decide. It must also not be slower by those medians: the two measures can
+    disagree when the rounds are noisy, and a config is kept only when both say it is
+    faster (the records would otherwise apply one the summary itself shows slower). Without
+    a default, the lowest median time wins."""
     trials = sorted(
         (
             t
@@ -403,7 +406,12 @@ def verify_best(study: optuna.Study, task: Task, evaluate: Evaluate) -> dict[str
     best = min(range(len(configs)), key=lambda n: medians[n])
     if default is not None and math.isfinite(medians[default]):
         relative = [_relative(times, seconds[default]) for times in seconds]
-        best = min(range(len(configs)), key=lambda n: (relative[n], n != default))
+        faster = [
+            n
+            for n in range(len(configs))
+            if n == default or (relative[n] < 1.0 and medians[n] <= medians[default])
+        ]
+        best = min(faster, key=lambda n: (relative[n], n != default))
     if not math.isfinite(medians[best]):
         return None
     verified: dict[str, Any] = {"params": configs[best], "seconds": medians[best]}

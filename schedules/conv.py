@@ -181,12 +181,17 @@ def _default_c_block(compute: te.ComputeOp, ow_block: int, oc_block: int) -> int
 
     AMD EPYC Zen 4 (L1d 32 KiB), one thread, YOLOv5 neck's 512 -> 128 1x1 conv + SiLU at
     40x40 (input shared by two such convs): the pair 7.70 -> 5.06 ms (blocks of 4 of 32);
-    a 256 -> 256 one at 40x40, 2.71 -> 2.88 ms, within the run's noise."""
+    a 256 -> 256 one at 40x40, 2.71 -> 2.88 ms, within the run's noise.
+
+    None either for a 1x1 conv whose row is two pixel blocks that together need more
+    accumulators than the register file holds (`_row_outgrows_the_registers`)."""
     blocks, kh, kw, lanes_in = compute.extents
     width, lanes_out = compute.shape[3], compute.shape[4]
     if not L1_BYTES or not all(isinstance(d, int) for d in (blocks, kh, kw, lanes_in, width)):
         return 0
     if width // ow_block < 2 or reads_input_vectors(compute):
+        return 0
+    if kh * kw == 1 and _row_outgrows_the_registers(width, ow_block, oc_block, lanes_out):
         return 0
     depth = kh * kw * lanes_in  # multiply-adds per input channel block
     element = compute.result.type.element_type
@@ -197,6 +202,24 @@ def _default_c_block(compute: te.ComputeOp, ow_block: int, oc_block: int) -> int
         if c * bytes_per_block <= L1_BYTES // 2 and c * depth >= MIN_BLOCK_DEPTH
     ]
     return max(fitting, default=0)
+
+
+def _row_outgrows_the_registers(width: int, ow_block: int, oc_block: int, lanes: int) -> bool:
+    """Whether a split reduction would keep more values in registers than there are: a row
+    of two pixel blocks (1x1 convs only, whose loop over a row's blocks has a small body)
+    is a loop LLVM unrolls completely, and its LICM then keeps both blocks' accumulators in
+    registers across the blocks of input channels, the stores to them being at the same
+    place in every iteration. At 14x14, 7 pixels x 2 channel blocks (AVX-512), that is 28
+    accumulators, and 7 broadcasts and 2 weights with them, in 32 registers: 11 spilled
+    and reloaded in the innermost loop. Sapphire Rapids, one thread, 1024 -> 256 at 14x14:
+    0.88 ms with the split, 0.70 without; 512 -> 1024 stride 2, 2.81 and 2.73. Rows of
+    three or more blocks stay a loop (12x12 with 4x4 blocks, 28x28), and 3x3 convs' larger
+    bodies too: there the split wins (3x3 256 -> 256 at 14x14: 1.64 ms against 1.72)."""
+    vectors = vectors_per_pixel(lanes)
+    if width // ow_block != 2:
+        return False
+    row = width * oc_block * vectors  # both blocks' accumulators
+    return row + ow_block + oc_block * vectors > VECTOR_REGISTERS
 
 
 def reads_input_vectors(compute: te.ComputeOp) -> bool:

@@ -500,6 +500,54 @@ def test_conv_default_blocks_the_channels_whose_weights_fit_in_l1(
     assert template.default_config(anchor)["c_block"] == 0
 
 
+def test_conv_default_splits_no_reduction_of_a_row_of_two_blocks_too_many_to_keep(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ResNet-50's 1024 -> 256 1x1 conv at 14x14: 7 pixels x 2 channel blocks, two blocks a
+    row. LLVM unrolls the loop over those two and keeps both blocks' 28 accumulators in
+    registers across the blocks of input channels, where only 32 registers hold them and
+    their operands: so the reduction is not split. At 10x10 (5 x 2, 20 accumulators) and
+    for rows of more blocks it may be."""
+    from minitvm.schedules.conv import _row_outgrows_the_registers
+
+    monkeypatch.setattr("minitvm.schedules.conv.L1_BYTES", 48 * 1024)
+    monkeypatch.setattr("minitvm.schedules.conv.VECTOR_REGISTERS", 32)
+    assert _row_outgrows_the_registers(14, 7, 2, 16)  # 28 + 7 + 2 > 32
+    assert not _row_outgrows_the_registers(10, 5, 2, 16)  # 20 + 5 + 2
+    assert not _row_outgrows_the_registers(28, 4, 4, 16)  # a loop of 7 blocks
+    assert not _row_outgrows_the_registers(14, 14, 1, 16)  # one block
+    kernel = templated_kernel(te_module(pointwise_model(1024, 256, 14)), "conv_nchwc")
+    anchor, template = kernel_template(kernel)  # type: ignore[misc]
+    config = template.default_config(anchor)
+    if (config["ow_block"], config["oc_block"]) == (7, 2):  # (AVX-512's block)
+        assert config["c_block"] == 0
+
+
+@pytest.mark.parametrize("size", [14, 10, 28])
+def test_a_pointwise_conv_keeps_its_vectors_in_registers(size: int) -> None:
+    """The innermost loops of a 1x1 conv's kernel store no vector register on the stack
+    (spills: what the split reduction of a 14x14 row cost before it was left whole)."""
+    import re
+
+    import llvmlite.binding as llvm
+
+    from minitvm.compiler import llvm_ir
+    from minitvm.host import target_machine
+    from minitvm.lowering.jit import optimize
+
+    tm = target_machine()
+    module = llvm.parse_assembly(llvm_ir(pointwise_model(1024, 256, size), num_threads=1))
+    optimize(module, tm)
+    kernels = [
+        body
+        for body in tm.emit_assembly(module).split(".Lfunc_end")
+        if re.search(r"^fused_conv_nchwc\w*__par\d+:", body, re.M)
+    ]
+    assert kernels
+    for body in kernels:
+        assert not re.search(r"vmov[au]ps\s+%[xyz]mm\d+, -?\d*\(%rsp\)", body)
+
+
 @pytest.mark.parametrize(
     ("oc_block", "reduction_order", "c_block"),
     [(1, "c_kh_kw", 2), (2, "c_kh_kw", 4), (4, "kh_kw_c", 1), (2, "c_kh_kw", 0)],

@@ -568,14 +568,40 @@ def test_blocked_channel_reductions_compute_the_default_result(
 
 
 def test_depthwise_conv_default_is_a_row_of_one_block() -> None:
-    """A depthwise conv loads an input vector per pixel: more channel blocks share nothing."""
+    """A depthwise conv loads an input vector per pixel: more channel blocks share nothing.
+    Its row is the widest whose accumulators, inputs and weights fit in the registers: 7 of
+    the 14 pixels with AVX-512 (14 would keep 33 values in 32 registers); with AVX2's 16
+    only 2 would fit, too few FMA chains, so 7 stays."""
     net = Net(2)
     x = net.input("x", [1, 32, 14, 14])
     w = net.weight("w", [32, 1, 3, 3], 0.1)
     model = net.model([net.op("Conv", [x, w], pads=[1, 1, 1, 1], group=32)])
     anchor, template = kernel_template(templated_kernel(te_module(model), "conv_nchwc"))  # type: ignore[misc]
     config = template.default_config(anchor)
-    assert (config["ow_block"], config["oc_block"]) == (14, 1)
+    assert (config["ow_block"], config["oc_block"]) == (7, 1)
+
+
+@pytest.mark.parametrize(
+    ("size", "stride", "registers", "ow_block"),
+    [(112, 1, 32, 8), (112, 1, 16, 4), (112, 2, 32, 8), (112, 2, 16, 4), (14, 1, 16, 7), (7, 1, 32, 7)],
+)
+def test_depthwise_row_fits_its_values_in_the_registers(
+    monkeypatch: pytest.MonkeyPatch, size: int, stride: int, registers: int, ow_block: int
+) -> None:
+    """A row of ow pixels at stride s keeps ow accumulators, (ow - 1) * s + 3 inputs and 3
+    weights (one vector each): the widest that fits (at 112x112 stride 1: 8 pixels, 21
+    values, in 32 registers; 4, 13 values, in 16), unless that is under half the widest
+    row (14x14 with 16 registers: 2 fit, 7 stays)."""
+    from minitvm.schedules.conv import _depthwise_row
+
+    monkeypatch.setattr("minitvm.schedules.conv.VECTOR_REGISTERS", registers)
+    monkeypatch.setattr("minitvm.schedules.conv.MAX_ACCUMULATORS", registers - 4)
+    net = Net(2)
+    x = net.input("x", [1, 32, size, size])
+    w = net.weight("w", [32, 1, 3, 3], 0.1)
+    conv = net.op("Conv", [x, w], pads=[1, 1, 1, 1], group=32, strides=[stride, stride])
+    anchor, _ = kernel_template(templated_kernel(te_module(net.model([conv])), "conv_nchwc"))  # type: ignore[misc]
+    assert _depthwise_row(anchor, 1) == ow_block
 
 
 @pytest.mark.parametrize(("block", "ow_block"), [(32, 7), (64, 2)])

@@ -8,9 +8,11 @@ several machines can share one database. Each study's user attributes describe i
 
     task_key, target, name, template, count, default_config, default_seconds, minitvm_records
 
-`load_schedules` is what compiling with records does (te-apply-records): the best COMPLETE
-trial of each task key over all its studies, as a config to apply. Optuna is imported only
-when records are read (it is slow to import).
+`load_schedules` is what compiling with records does (te-apply-records): for each task key,
+the config its studies found faster than their default (verified, else the best COMPLETE
+trial), as a config to apply; a study that found nothing faster pins nothing, so the
+template's default of the day applies. Optuna is imported only when records are read (it is
+slow to import).
 """
 
 from __future__ import annotations
@@ -43,9 +45,17 @@ def verified_standing(attrs: Mapping[str, Any]) -> tuple[float, float, dict[str,
         return None
     seconds, params = float(verified["seconds"]), dict(verified["params"])
     default = verified.get("default_seconds", attrs.get("default_seconds"))
-    if params == attrs.get("default_config"):  # (kept the default: the same schedule)
+    if params == default_config(attrs):  # (kept the default: the same schedule)
         default = seconds
     return float(default if default is not None else math.nan), seconds, params
+
+
+def default_config(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The default config a study's last verification measured (`default_params`: a study
+    resumed after the template's default changed is verified against the new one), else the
+    one its task had when the study was made."""
+    verified = attrs.get(VERIFIED_ATTR) or {}
+    return verified.get("default_params", attrs.get("default_config"))
 
 
 def standing(attrs: Mapping[str, Any], best_trial: Any) -> tuple[float, float | None, dict[str, Any] | None]:
@@ -210,7 +220,15 @@ def of_this_format(summary: Any, url: str) -> bool:
 def _best_configs(storage: Any, target: str | None, url: str) -> dict[str, dict[str, int | str]]:
     """task key -> the config to apply, over that key's minitvm studies: a study's verified
     best (its best few re-measured side by side with the default at the end of tuning) where
-    it has one, else its best COMPLETE trial; the fastest over the key's studies."""
+    it has one, else its best COMPLETE trial, if it is faster than the study's default.
+
+    A study whose best is its default pins nothing: it says only that the search found no
+    better schedule than the default of its day, and applying that config would keep a
+    template's older default over a better one made since (ResNet-18's 1x1 stride-2 conv
+    kept a split reduction that a later default dropped: 3.5% slower). Over several studies
+    of a key (one per sampler) the one whose config beat its own default by the largest
+    factor wins: their seconds were measured at different times, and on a shared machine
+    the fastest time says more about the moment than about the config."""
     import optuna
 
     best: dict[str, tuple[float, dict[str, int | str]]] = {}
@@ -218,25 +236,14 @@ def _best_configs(storage: Any, target: str | None, url: str) -> dict[str, dict[
         attrs = summary.user_attrs
         if not of_this_format(summary, url) or (target is not None and attrs.get("target") != target):
             continue
-        verified = attrs.get(VERIFIED_ATTR)
-        if verified is not None:
-            seconds, params = float(verified["seconds"]), dict(verified["params"])
-        else:
-            trial = summary.best_trial
-            if trial is None or trial.value is None:
-                continue
-            seconds, params = trial.value, dict(trial.params)
-        if not math.isfinite(seconds):
+        default_seconds, seconds, params = standing(attrs, summary.best_trial)
+        if params is None or seconds is None or not math.isfinite(seconds):
             continue
-        # Without a default config the default schedule was never a trial: a tuned config
-        # must beat its measured latency to be worth applying.
-        if attrs.get("default_config") is None and seconds >= (
-            attrs.get("default_seconds") or math.inf
-        ):
-            continue
-        key = attrs["task_key"]
-        if key not in best or seconds < best[key][0]:
-            best[key] = (seconds, params)
+        if params == default_config(attrs) or not seconds < default_seconds:
+            continue  # (nan: a default never timed; such a study pins nothing either)
+        key, ratio = attrs["task_key"], seconds / default_seconds
+        if key not in best or ratio < best[key][0]:
+            best[key] = (ratio, params)
     return {key: params for key, (_, params) in best.items()}
 
 

@@ -362,7 +362,7 @@ VERIFY_ROUNDS = 5
 def verify_best(study: optuna.Study, task: Task, evaluate: Evaluate) -> dict[str, Any] | None:
     """Re-measure the study's best few configs and the default, interleaved, and keep the
     winner as the study's `VERIFIED_ATTR` attr ({"params": config, "seconds": median, and
-    the default's median as "default_seconds"}), which records and reports prefer over the
+    the default's config and median as "default_params" and "default_seconds"}), which records and reports prefer over the
     best trial: each trial is one noisy measurement, so the minimum over many trials is
     biased towards a config that was merely measured at a quiet moment (on a shared 2-core
     machine, enough to pick a config slower than the default).
@@ -417,6 +417,7 @@ def verify_best(study: optuna.Study, task: Task, evaluate: Evaluate) -> dict[str
     verified: dict[str, Any] = {"params": configs[best], "seconds": medians[best]}
     if default is not None:
         verified["default_seconds"] = medians[default]
+        verified["default_params"] = configs[default]
     study.set_user_attr(VERIFIED_ATTR, verified)
     return verified
 

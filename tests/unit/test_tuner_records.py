@@ -105,11 +105,52 @@ def test_a_verified_best_wins_over_the_best_trial(tmp_path, conv: Task) -> None:
     from minitvm.records import VERIFIED_ATTR
 
     lucky = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    steady = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
     url = records_with(tmp_path / "r.db", conv, [(lucky, 0.5)])
     assert load_schedules(url) == {conv.key: lucky}
     study = optuna.load_study(study_name=f"{conv.key}:tpe", storage=url)
+    study.set_user_attr(VERIFIED_ATTR, {"params": steady, "seconds": 0.9, "default_seconds": 1.0})
+    assert load_schedules(url) == {conv.key: steady}
+    # Verification kept the default: nothing is pinned, the template's default applies.
     study.set_user_attr(VERIFIED_ATTR, {"params": dict(conv.default_config), "seconds": 0.9})  # type: ignore[arg-type]
-    assert load_schedules(url) == {conv.key: conv.default_config}
+    assert load_schedules(url) == {}
+
+
+def test_a_study_that_kept_its_default_pins_nothing(tmp_path, conv: Task) -> None:
+    """A study made when the template's default was another config, whose search found
+    nothing faster, must not keep that old default over today's."""
+    from dataclasses import replace
+
+    from minitvm.records import VERIFIED_ATTR
+
+    order = next(k for k in conv.knobs if k.name == "reduction_order")
+    other = next(c for c in order.choices if c != conv.default_config["reduction_order"])  # type: ignore[index]
+    old_default = {**conv.default_config, "reduction_order": other}  # type: ignore[dict-item]
+    then = replace(conv, default_config=old_default)
+    slower = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", then, [(slower, 1.5)])  # its best trial: the default
+    assert load_schedules(url) == {}
+    exe = minitvm.compile(MODEL, records=url, num_threads=1, winograd="never")
+    assert exe.stats["report"].op_counts.get("tuned kernels", 0) == 0
+    # Resumed and verified against today's default, which it kept: still nothing pinned.
+    study = optuna.load_study(study_name=f"{conv.key}:tpe", storage=url)
+    today = {"params": dict(conv.default_config), "seconds": 0.9, "default_seconds": 0.9,
+             "default_params": dict(conv.default_config)}  # type: ignore[arg-type]  # fmt: skip
+    study.set_user_attr(VERIFIED_ATTR, today)
+    assert load_schedules(url) == {}
+    # ... and one that beat today's default is applied.
+    study.set_user_attr(VERIFIED_ATTR, {**today, "params": old_default, "seconds": 0.8})
+    assert load_schedules(url) == {conv.key: old_default}
+
+
+def test_over_samplers_the_largest_gain_over_the_default_wins(tmp_path, conv: Task) -> None:
+    """Studies timed at different moments of a shared machine: the one whose config beat its
+    own default by more wins, not the one that happened to run at a quiet moment."""
+    a = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    b = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", conv, [(a, 1.6)], default=2.0)  # 0.8x, a slow moment
+    records_with(tmp_path / "r.db", conv, [(b, 0.95)], sampler="random", default=1.0)  # 0.95x
+    assert load_schedules(url) == {conv.key: a}
 
 
 def test_reports_give_the_verified_times_of_the_config_the_records_apply(tmp_path, conv: Task) -> None:

@@ -281,7 +281,8 @@ def test_verification_keeps_the_default_when_the_best_trial_was_a_lucky_measurem
         return MeasureResult(MeasureStatus.OK, median_seconds=truth[config["x"]])
 
     verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
-    assert verified == {"params": {"x": 1}, "seconds": 1.0, "default_seconds": 1.0}
+    assert verified == {"params": {"x": 1}, "seconds": 1.0, "default_seconds": 1.0,
+                        "default_params": {"x": 1}}
     assert study.user_attrs[VERIFIED_ATTR] == verified
     assert sorted(set(measured)) == [1, 2, 3] and len(measured) == 3 * VERIFY_ROUNDS
 
@@ -306,7 +307,8 @@ def test_verification_compares_each_round_with_the_defaults_own() -> None:
         return MeasureResult(MeasureStatus.OK, median_seconds=next(rounds[config["x"]]))
 
     verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
-    assert verified == {"params": {"x": 1}, "seconds": 1.3, "default_seconds": 1.3}
+    assert verified == {"params": {"x": 1}, "seconds": 1.3, "default_seconds": 1.3,
+                        "default_params": {"x": 1}}
 
 
 def test_verification_keeps_the_default_when_its_median_time_is_the_lower() -> None:
@@ -329,7 +331,8 @@ def test_verification_keeps_the_default_when_its_median_time_is_the_lower() -> N
         return MeasureResult(MeasureStatus.OK, median_seconds=next(rounds[config["x"]]))
 
     verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
-    assert verified == {"params": {"x": 1}, "seconds": 1.0, "default_seconds": 1.0}
+    assert verified == {"params": {"x": 1}, "seconds": 1.0, "default_seconds": 1.0,
+                        "default_params": {"x": 1}}
 
 
 def test_verification_keeps_a_config_that_beats_the_default_in_most_rounds() -> None:
@@ -352,6 +355,7 @@ def test_verification_keeps_a_config_that_beats_the_default_in_most_rounds() -> 
         return failed if seconds is None else MeasureResult(MeasureStatus.OK, median_seconds=seconds)
 
     verified = verify_best(study, SimpleNamespace(default_config={"x": 1}), evaluate)  # type: ignore[arg-type]
-    assert verified == {"params": {"x": 2}, "seconds": 0.9, "default_seconds": 1.0}
+    assert verified == {"params": {"x": 2}, "seconds": 0.9, "default_seconds": 1.0,
+                        "default_params": {"x": 1}}
     result = task_result(study, SimpleNamespace(default_config={"x": 1}), "tpe")  # type: ignore[arg-type]
     assert (result.default_seconds, result.best_seconds, result.best_config) == (1.0, 0.9, {"x": 2})

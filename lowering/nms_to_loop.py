@@ -10,7 +10,7 @@ heap them and O(log m) a pop, and stops at max_boxes kept:
     for b:
       for p < n: planes[:, p] = x0, y0, x1, y1, area of boxes[b, p]   (corners or a center)
       for c:
-        keep[b, c, :] = false; order[b, c, :] = -1
+        keep[b, c, :] = false; order[b, c, :] = -1                     (a memset each)
         m = 0; for p < n: heap[m] = p; m += (score[p] > threshold)      (all: no threshold;
                                    a line of 16 scores skipped where none is above it)
         heapify heap[:m]                    (best at the root: higher score, then lower index)
@@ -87,13 +87,14 @@ def write_greedy_nms(
     static_n = None if isinstance(n, int) else length
     pass_ = _Pass(planes, scores, keep, order, heap, kept, b, c, n_most, max(1, n_most.bit_length()))
 
-    # keep[b, c, :] = false, order[b, c, :] = -1
-    clear = body.loop(n_most, static_n)
-    step = Emit(clear.body.block)
-    t = clear.body.block.args[0]
-    step.add(loop.StoreOp(step(arith.ConstantOp(IntegerAttr(0, i1))), keep, [b, c, t]))
-    step.add(loop.StoreOp(step(arith.ConstantOp(IntegerAttr(-1, i64))), order, [b, c, t]))
-    step.add(loop.YieldOp())
+    # keep[b, c, :] = false, order[b, c, :] = -1: a loop each, which LLVM makes a memset each
+    # (one loop storing both it vectorized 4 elements a step; 4 classes x 8400: 54 -> 50 us)
+    for buffer, value, type_ in ((keep, 0, i1), (order, -1, i64)):
+        clear = body.loop(n_most, static_n)
+        step = Emit(clear.body.block)
+        t = clear.body.block.args[0]
+        step.add(loop.StoreOp(step(arith.ConstantOp(IntegerAttr(value, type_))), buffer, [b, c, t]))
+        step.add(loop.YieldOp())
 
     m = _gather_candidates(body, pass_, length, static_n, threshold if op.is_thresholded else None)
 

@@ -69,10 +69,11 @@ from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
-from minitvm.lowering.main_loops import Emit
+from minitvm.lowering.main_loops import Emit, extent
 from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
 from minitvm.lowering.sort_to_loop import (
+    SCAN_BLOCK_BYTES,
     SortScratch,
     write_argsort,
     write_first_k,
@@ -88,6 +89,66 @@ def memref_of(type_: Attribute) -> MemRefType:
     if isinstance(type_.encoding, graph.DimsAttr):
         return MemRefType(type_.element_type, type_.get_shape(), NoneAttr(), type_.encoding)
     return MemRefType(type_.element_type, type_.get_shape())
+
+
+#: The mask elements (bytes) flat_nonzero tests at once, a cache line: a row of a sparse mask
+#: (NonMaxSuppression's kept ranks, a few of 8400 per class) is mostly lines with none set.
+NONZERO_LINE = SCAN_BLOCK_BYTES
+
+
+@dataclass
+class NonzeroRow:
+    """flat_nonzero's pass over one row of the mask (its innermost dimension, `size` long;
+    `indices` of the outer ones, `flat` their row-major position): each element's flat
+    position `flat * size + i` is stored at `result[count]`, and the count goes up by one
+    where the mask is set. No branch: count <= position, so the store stays within the
+    result, which is as long as the mask. A row is taken a line of NONZERO_LINE elements
+    at a time, one vector load and an OR over its lanes, and element by element only where
+    one of them is set (a trip count of 0 for the others); what is left after the whole
+    lines, element by element. A mask of rank 0 is a row of one (`size` None)."""
+
+    mask: SSAValue
+    result: SSAValue
+    indices: list[SSAValue]
+    flat: SSAValue
+    size: int | SymDim | None
+
+    def write(self, emit: Emit, count: SSAValue) -> SSAValue:
+        """The loops, appended; the count after the row."""
+        known = not isinstance(self.size, SymDim)  # (static: the trip counts are too)
+        length, most = extent(emit, 1 if self.size is None else self.size)
+        self.base = emit(arith.MuliOp(self.flat, length))
+        zero = emit.index(0)
+        if most < NONZERO_LINE:
+            return self._elements(emit, zero, None if known else length, most, count)
+        line = emit.index(NONZERO_LINE)
+        whole = emit(arith.DivUIOp(length, line))
+        lines = emit.loop(most // NONZERO_LINE, None if known else whole, (count,))
+        step = Emit(lines.body.block)
+        n, carried = lines.body.block.args
+        start = step(arith.MuliOp(n, line))
+        values = step(loop.VectorLoadOp(self.mask, [*self.indices, start], NONZERO_LINE))
+        some = step(loop.VectorReduceOp("ori", step(arith.ConstantOp(IntegerAttr(0, i1))), values))
+        elements = step(arith.SelectOp(some, line, zero))
+        step.add(loop.YieldOp(self._elements(step, start, elements, NONZERO_LINE, carried)))
+        done = emit(arith.MuliOp(whole, line))
+        if known:
+            return self._elements(emit, done, None, most % NONZERO_LINE, lines.res[0])
+        left = emit(arith.SubiOp(length, done))
+        return self._elements(emit, done, left, NONZERO_LINE - 1, lines.res[0])
+
+    def _elements(self, emit: Emit, start: SSAValue, count: SSAValue | None, most: int, total: SSAValue) -> SSAValue:
+        """Elements start .. start + count (at most `most`) one by one, in a loop appended."""
+        each = emit.loop(most, count, (total,))
+        step = Emit(each.body.block)
+        j, carried = each.body.block.args
+        i = step(arith.AddiOp(start, j))
+        taken = step(loop.LoadOp(self.mask, [] if self.size is None else [*self.indices, i]))
+        position = step(arith.IndexCastOp(step(arith.AddiOp(self.base, i)), i64))
+        step.add(loop.StoreOp(position, self.result, [carried]))
+        one = step(arith.SelectOp(taken, step.index(1), step.index(0)))
+        step.add(loop.YieldOp(step(arith.AddiOp(carried, one))))
+        return each.res[0]
 
 
 def _for(block: Block, extent: int | SymDim, inits: Sequence[SSAValue] = ()) -> loop.ForOp:
@@ -819,25 +880,17 @@ class _MainConverter:
             block.add_op(loop.StoreOp(value, buffer, []))  # (rank-0 buffers)
 
     def _flat_nonzero(self, op: graph.FlatNonzeroOp, block: Block) -> None:
-        """One pass over the mask in row-major order, the count carried through the loops:
-        each element's position is stored at `result[count]` and the count goes up by one
-        where the mask is true (no branch: count <= position, so the store stays within the
-        buffer, which is as long as the mask). The count then sets the result's size."""
+        """One pass over the mask in row-major order, the count carried through the loops
+        (the rows: `write_nonzero_row`). The count then sets the result's size."""
         result = self._buffer(op.result)
         mask = self.buffers[op.mask]
-        zero, one = (arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (0, 1))
-        block.add_ops([zero, one])
         dims = shape_of(op.mask.type)
+        zero = Emit(block).index(0)
 
         def nest(block: Block, depth: int, indices: list[SSAValue], flat: SSAValue, count: SSAValue) -> SSAValue:
-            if depth == len(dims):
-                taken = loop.LoadOp(mask, indices)
-                position = arith.IndexCastOp(flat, i64)
-                store = loop.StoreOp(position.result, result, [count])
-                step = arith.SelectOp(taken.result, one.result, zero.result)
-                total = arith.AddiOp(count, step.result)
-                block.add_ops([taken, position, store, step, total])
-                return total.result
+            if depth >= len(dims) - 1:
+                row = NonzeroRow(mask, result, indices, flat, dims[-1] if dims else None)
+                return row.write(Emit(block), count)
             for_op = _for(block, dims[depth], [count])
             block.add_op(for_op)
             body = for_op.body.block
@@ -853,7 +906,7 @@ class _MainConverter:
             body.add_op(loop.YieldOp(nest(body, depth + 1, [*indices, i], inner.result, carried)))
             return for_op.res[0]
 
-        count = nest(block, 0, [], zero.result, zero.result)
+        count = nest(block, 0, [], zero, zero)
         block.add_op(loop.SetSizeOp(op.size, count, op.bound))
 
     def _argsort(self, op: graph.ArgSortOp, block: Block) -> None:

@@ -71,6 +71,23 @@ def test_nonzero_of_a_symbolic_input(dtype: int) -> None:
     assert shapes[1] == (3, 0) and shapes[2] == (3, 72)
 
 
+@pytest.mark.parametrize("width", ["w", 200], ids=["symbolic rows", "rows of 200"])
+def test_nonzero_takes_rows_a_line_at_a_time(width: str | int) -> None:
+    """A row is tested 64 elements at a time and looked at element by element only where
+    one is set: rows shorter than a line, of whole lines, with a tail; lines with none, one
+    (at either end) or all set; a set element in the tail only."""
+    model = make_model([helper.make_node("NonZero", ["x"], ["y"])], {"x": (B, ["b", width])}, ["y"])
+    feeds = []
+    for w in (1, 63, 64, 65, 128, 200) if width == "w" else (200,):
+        for b, density in ((1, 0.0), (2, 0.01), (3, 0.3), (2, 1.0)):
+            feeds.append({"x": RNG.random((b, w)) < density})
+        edges = np.zeros((2, w), bool)
+        edges[0, [0, w - 1]] = True  # the first and last of a row
+        edges[1, (w // 64) * 64 :] = True  # the tail only (a whole row where w < 64)
+        feeds.append({"x": edges})
+    check_against_ort(model, feeds)
+
+
 def test_nonzero_results_feed_other_ops_and_another_nonzero() -> None:
     """The count is a size like any other: GatherND reads the values at the positions, and a
     second NonZero's count is bounded through the first's."""

@@ -238,7 +238,10 @@ def _depthwise_row(compute: te.ComputeOp, vectors: int) -> int:
     width = compute.shape[3]
     most = min(width, 14, MAX_ACCUMULATORS // vectors)
     rows = [b for b in range(1, most + 1) if width % b == 0]
-    kw, stride = _window_columns_and_stride(compute)
+    columns, stride = _window_columns_and_stride(compute)
+    if columns is None:  # (a window of a size known only at run time: nothing to count)
+        return max(rows)
+    kw = columns
 
     def values(ow: int) -> int:
         return (ow + (ow - 1) * stride + kw + kw) * vectors  # accumulators, inputs, weights
@@ -249,10 +252,10 @@ def _depthwise_row(compute: te.ComputeOp, vectors: int) -> int:
     return max(rows)
 
 
-def _window_columns_and_stride(compute: te.ComputeOp) -> tuple[int, int]:
-    """(kw, stride along the width) of an NCHWc conv: kw from the reduction, the stride
-    from the widths of its input (padded or not) and output (input // output: 114 // 112
-    and 113 // 56 alike)."""
+def _window_columns_and_stride(compute: te.ComputeOp) -> tuple[int | None, int]:
+    """(kw, stride along the width) of an NCHWc conv: kw from the reduction (None where it
+    is symbolic), the stride from the widths of its input (padded or not) and output (input
+    // output: 114 // 112 and 113 // 56 alike)."""
     kw = compute.extents[2]
     width = compute.shape[3]
     inputs = [
@@ -262,7 +265,7 @@ def _window_columns_and_stride(compute: te.ComputeOp) -> tuple[int, int]:
     ]
     widest = max((w for w in inputs if isinstance(w, int)), default=width)
     stride = max(1, widest // width) if isinstance(width, int) else 1
-    return (kw if isinstance(kw, int) else 3), stride
+    return (kw if isinstance(kw, int) else None), stride
 
 
 def reads_input_vectors(compute: te.ComputeOp) -> bool:

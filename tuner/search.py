@@ -362,10 +362,11 @@ VERIFY_ROUNDS = 5
 def verify_best(study: optuna.Study, task: Task, evaluate: Evaluate) -> dict[str, Any] | None:
     """Re-measure the study's best few configs and the default, interleaved, and keep the
     winner as the study's `VERIFIED_ATTR` attr ({"params": config, "seconds": median, and
-    the default's config and median as "default_params" and "default_seconds"}), which records and reports prefer over the
-    best trial: each trial is one noisy measurement, so the minimum over many trials is
-    biased towards a config that was merely measured at a quiet moment (on a shared 2-core
-    machine, enough to pick a config slower than the default).
+    the default's config and median as "default_params" and "default_seconds"}), which
+    records and reports prefer over the best trial (a study that kept its default pins
+    nothing: `records.py`): each trial is one noisy measurement, so the minimum over many
+    trials is biased towards a config that was merely measured at a quiet moment (on a
+    shared 2-core machine, enough to pick a config slower than the default).
 
     A config wins over the default by its time relative to the default's in the same round
     (the median of those ratios, below 1): a round measured while another process took the

@@ -328,10 +328,10 @@ def test_default_schedule_marks_the_outer_spatial_loop_of_big_computes() -> None
     ]
     # MatMul (37*29*41 multiply-adds) and Relu (37*41 elements, 3 ops each: under the bar).
     # The MatMul's 41 columns (packed in 3 panels, kept to 41) run as one whole block of 32
-    # and a shorter one: too few for the threads, so in each the row blocks take them (4
-    # whole blocks of 8 rows, then the tile of the 5 rows left, marked too). With AVX2's
+    # and a shorter one: too few for the threads, so in each the row blocks take them (2
+    # whole blocks of 13 rows, then the tile of the 11 rows left, marked too). With AVX2's
     # 16 registers, blocks of 16 columns: two whole ones take the threads.
-    assert [op.trip_count for op in marked] == ([4, 1, 4, 1] if VECTOR_REGISTERS >= 32 else [2, 1])
+    assert [op.trip_count for op in marked] == ([2, 1, 2, 1] if VECTOR_REGISTERS >= 32 else [2, 1])
     for op in marked:
         assert not op.inits  # never a reduction loop
 

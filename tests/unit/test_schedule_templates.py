@@ -372,7 +372,8 @@ def test_gemm_k_block_follows_where_b_streams_from(
 @pytest.mark.parametrize(
     ("registers", "lanes", "height", "block"),
     [
-        (32, 16, 64, (4, 64)), (32, 16, 1000, (4, 64)), (32, 16, 7, (4, 64)), (32, 16, 3, (3, 64)),
+        (32, 16, 64, (6, 64)), (32, 16, 1000, (6, 64)), (32, 16, 7, (4, 64)), (32, 16, 3, (3, 64)),
+        (32, 16, 8, (4, 64)), (32, 16, 16, (6, 64)),
         (32, 16, 1, (1, 64)), (16, 8, 64, (6, 16)), (16, 8, 1024, (6, 16)), (16, 8, 8, (4, 16)),
         (16, 8, 13, (5, 16)), (16, 8, 1, (1, 32)),
     ],
@@ -384,10 +385,11 @@ def test_gemm_register_block_follows_the_register_file(
     height: int,
     block: tuple[int, int],
 ) -> None:
-    """With AVX-512's 32 16-lane registers, 4 x 64 holds 16 accumulators; AVX2's 16 8-lane
-    ones hold at most 12 beside a row of B and A's broadcast: 6 x 16 (BLIS's Haswell kernel;
-    4 x 32 would take 21 registers). Blocks are evened out over M: 7 rows are 4 + 3, 8 rows
-    with AVX2 two blocks of 4 (not 6 + 2), 13 rows 5 + 5 + 3; a short M is one block."""
+    """With AVX-512's 32 16-lane registers, 6 x 64 holds 24 accumulators, the fewest loads
+    per FMA of the blocks that hold 16 or more (10 for 24; 4 x 64, 8 for 16); AVX2's 16
+    8-lane ones hold at most 12 beside a row of B and A's broadcast: 6 x 16 (BLIS's Haswell
+    kernel; 4 x 32 would take 21 registers). Blocks are evened out over M: 7 rows are 4 + 3,
+    8 rows two blocks of 4 (not 6 + 2), 13 rows with AVX2 5 + 5 + 3; a short M is one block."""
     monkeypatch.setattr("minitvm.schedules.gemm.VECTOR_REGISTERS", registers)
     monkeypatch.setattr("minitvm.schedules.base.REGISTER_LANES", lanes)
     assert default_block(height, range(1, 17), (64, 32, 16)) == block

@@ -16,7 +16,7 @@
 
 // OTHER-LABEL: func.func @matmul_0(
 // OTHER-SAME:    attributes {te.kernel} {
-// OTHER-NEXT:    te.compute (%{{\w+}}, %{{\w+}}) in [64, 64] sum (%{{\w+}}) in [64] {te.templated, schedule = [#te.split<"i0", 4>, #te.split<"i1", 64>, #te.split<"i1.i", 16>, #te.reorder<["i1.o", "i0.o", "r0", "i0.i", "i1.i.o", "i1.i.i"]>, #te.unroll<"i0.i">, #te.unroll<"i1.i.o">, #te.vectorize<"i1.i.i">]} : tensor<64x64xf32> {
+// OTHER-NEXT:    te.compute (%{{\w+}}, %{{\w+}}) in [64, 64] sum (%{{\w+}}) in [64] {te.templated, schedule = [#te.split<"i0", {{[0-9]+}}>, #te.split<"i1", 64>, #te.split<"i1.i", 16>, #te.reorder<["i1.o", "i0.o", "r0", "i0.i", "i1.i.o", "i1.i.i"]>, #te.unroll<"i0.i">, #te.unroll<"i1.i.o">, #te.vectorize<"i1.i.i">]} : tensor<64x64xf32> {
 
 builtin.module {
   func.func @matmul_0(%0: tensor<64x64xf32>, %1: tensor<64x64xf32>) -> tensor<64x64xf32> attributes {te.kernel} {

@@ -117,10 +117,10 @@ class NonzeroRow:
         """The loops, appended; the count after the row."""
         known = not isinstance(self.size, SymDim)  # (static: the trip counts are too)
         length, most = extent(emit, 1 if self.size is None else self.size)
-        self.base = emit(arith.MuliOp(self.flat, length))
+        base = emit(arith.MuliOp(self.flat, length))
         zero = emit.index(0)
         if most < NONZERO_LINE:
-            return self._elements(emit, zero, None if known else length, most, count)
+            return self._elements(emit, base, zero, None if known else length, most, count)
         line = emit.index(NONZERO_LINE)
         whole = emit(arith.DivUIOp(length, line))
         lines = emit.loop(most // NONZERO_LINE, None if known else whole, (count,))
@@ -130,21 +130,24 @@ class NonzeroRow:
         values = step(loop.VectorLoadOp(self.mask, [*self.indices, start], NONZERO_LINE))
         some = step(loop.VectorReduceOp("ori", step(arith.ConstantOp(IntegerAttr(0, i1))), values))
         elements = step(arith.SelectOp(some, line, zero))
-        step.add(loop.YieldOp(self._elements(step, start, elements, NONZERO_LINE, carried)))
+        step.add(loop.YieldOp(self._elements(step, base, start, elements, NONZERO_LINE, carried)))
         done = emit(arith.MuliOp(whole, line))
         if known:
-            return self._elements(emit, done, None, most % NONZERO_LINE, lines.res[0])
+            return self._elements(emit, base, done, None, most % NONZERO_LINE, lines.res[0])
         left = emit(arith.SubiOp(length, done))
-        return self._elements(emit, done, left, NONZERO_LINE - 1, lines.res[0])
+        return self._elements(emit, base, done, left, NONZERO_LINE - 1, lines.res[0])
 
-    def _elements(self, emit: Emit, start: SSAValue, count: SSAValue | None, most: int, total: SSAValue) -> SSAValue:
-        """Elements start .. start + count (at most `most`) one by one, in a loop appended."""
+    def _elements(
+        self, emit: Emit, base: SSAValue, start: SSAValue, count: SSAValue | None, most: int, total: SSAValue
+    ) -> SSAValue:
+        """Elements start .. start + count (at most `most`; the row's own at `base` of the
+        flat positions) one by one, in a loop appended; the count after them."""
         each = emit.loop(most, count, (total,))
         step = Emit(each.body.block)
         j, carried = each.body.block.args
         i = step(arith.AddiOp(start, j))
         taken = step(loop.LoadOp(self.mask, [] if self.size is None else [*self.indices, i]))
-        position = step(arith.IndexCastOp(step(arith.AddiOp(self.base, i)), i64))
+        position = step(arith.IndexCastOp(step(arith.AddiOp(base, i)), i64))
         step.add(loop.StoreOp(position, self.result, [carried]))
         one = step(arith.SelectOp(taken, step.index(1), step.index(0)))
         step.add(loop.YieldOp(step(arith.AddiOp(carried, one))))
@@ -881,7 +884,7 @@ class _MainConverter:
 
     def _flat_nonzero(self, op: graph.FlatNonzeroOp, block: Block) -> None:
         """One pass over the mask in row-major order, the count carried through the loops
-        (the rows: `write_nonzero_row`). The count then sets the result's size."""
+        (each row: `NonzeroRow`). The count then sets the result's size."""
         result = self._buffer(op.result)
         mask = self.buffers[op.mask]
         dims = shape_of(op.mask.type)

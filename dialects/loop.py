@@ -505,6 +505,25 @@ class VectorStoreOp(_AccessOp):
 
 
 @irdl_op_definition
+class PrefetchOp(_AccessOp):
+    """`loop.prefetch %buf[%i, %j] : memref<4x8xf32>` asks for the cache line holding that
+    element to be brought into L2 (x86 `prefetcht1`); it reads nothing into a value and
+    never faults, so the indices may lie outside the buffer (a next tile that does not
+    exist). #te.prefetch's lowering."""
+
+    name = "loop.prefetch"
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    assembly_format = "$buffer `[` $indices `]` attr-dict `:` type($buffer)"
+
+    def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[buffer, list(indices)])
+
+    def verify_(self) -> None:
+        self._check_access(self.buffer, self.indices)
+
+
+@irdl_op_definition
 class BroadcastOp(IRDLOperation):
     """Splat a scalar into every lane of a vector."""
 
@@ -974,8 +993,8 @@ def defined_within(op: Operation) -> set[SSAValue]:
 
 
 LOOP_OPS: list[type[Operation]] = [
-    ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, BroadcastOp,
-    AllocOp, ConstantOp, CopyOp, SizeOp, SetSizeOp,
+    ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, PrefetchOp,
+    BroadcastOp, AllocOp, ConstantOp, CopyOp, SizeOp, SetSizeOp,
     VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip
 

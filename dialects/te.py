@@ -205,14 +205,10 @@ class ComputeAtAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            producer = parser.parse_str_literal()
-            parser.parse_punctuation(",")
-            axis = parser.parse_str_literal()
-        return [StringAttr(producer), StringAttr(axis)]
+        return _parse_two_names(parser)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f'<"{self.producer.data}", "{self.axis.data}">')
+        _print_two_names(printer, self.producer, self.axis)
 
 
 @irdl_attr_definition
@@ -233,14 +229,51 @@ class FuseAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            outer = parser.parse_str_literal()
-            parser.parse_punctuation(",")
-            inner = parser.parse_str_literal()
-        return [StringAttr(outer), StringAttr(inner)]
+        return _parse_two_names(parser)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f'<"{self.outer.data}", "{self.inner.data}">')
+        _print_two_names(printer, self.outer, self.inner)
+
+
+@irdl_attr_definition
+class PrefetchAttr(ParametrizedAttribute):
+    """Prefetch into L2, at each iteration of the innermost loop that is neither unrolled nor
+    vectorized, the cache lines that the reads depending on loop `ahead` touch at the next
+    iteration of `ahead`, spread over the iterations of loop `over`: `#te.prefetch<"i1.o",
+    "i0.o">`.
+
+    Why: a register-blocked GEMM reads a strip of B from L2 once per block of rows, but its
+    first block of rows waits for the strip to come from memory, while the other blocks leave
+    the memory idle. Prefetching the next strip while the blocks of rows compute overlaps the
+    two. A read unrolled over several lines (a block's vectors of B) prefetches one of them
+    per iteration, line `over % lines`, so that each line is asked for once per block of rows
+    rather than all of them in the first block (which would wait on memory just the same)."""
+
+    name = "te.prefetch"
+
+    ahead: StringAttr
+    over: StringAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        return _parse_two_names(parser)
+
+    def print_parameters(self, printer: Printer) -> None:
+        _print_two_names(printer, self.ahead, self.over)
+
+
+def _parse_two_names(parser: AttrParser) -> list[Attribute]:
+    """`<"a", "b">`: the parameters of the primitives that name two loops (or a compute and
+    a loop)."""
+    with parser.in_angle_brackets():
+        first = parser.parse_str_literal()
+        parser.parse_punctuation(",")
+        second = parser.parse_str_literal()
+    return [StringAttr(first), StringAttr(second)]
+
+
+def _print_two_names(printer: Printer, first: StringAttr, second: StringAttr) -> None:
+    printer.print_string(f'<"{first.data}", "{second.data}">')
 
 
 SchedulePrimitive = (
@@ -252,6 +285,7 @@ SchedulePrimitive = (
     | InlineAttr
     | ComputeAtAttr
     | FuseAttr
+    | PrefetchAttr
 )
 
 
@@ -285,6 +319,10 @@ def compute_at(producer: str, axis: str) -> ComputeAtAttr:
 
 def fuse(outer: str, inner: str) -> FuseAttr:
     return FuseAttr(StringAttr(outer), StringAttr(inner))
+
+
+def prefetch(ahead: str, over: str) -> PrefetchAttr:
+    return PrefetchAttr(StringAttr(ahead), StringAttr(over))
 
 
 def fused_name(outer: str, inner: str) -> str:
@@ -639,7 +677,7 @@ TE = Dialect(
     [ComputeOp, ReadOp, SizeOp, YieldOp],
     [
         SplitAttr, ReorderAttr, VectorizeAttr, UnrollAttr, ParallelAttr, InlineAttr, ComputeAtAttr,
-        FuseAttr,
+        FuseAttr, PrefetchAttr,
     ],
 )
 

@@ -54,6 +54,8 @@ class LoopNest:
     extents: dict[str, int] = field(default_factory=dict)
     #: fused loop name -> (outer name, inner name, inner extent)
     fusions: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    #: #te.prefetch's (ahead, over) loops, if the schedule has one
+    prefetch: tuple[str, str] | None = None
 
     def find(self, name: str) -> int:
         for n, lp in enumerate(self.loops):
@@ -142,6 +144,11 @@ class LoopNest:
                 self.mark(primitive.axis.data, loop.PARALLEL_HINT)
             case te.FuseAttr():
                 self.fuse(primitive.outer.data, primitive.inner.data)
+            case te.PrefetchAttr():
+                ahead, over = primitive.ahead.data, primitive.over.data
+                self.find(ahead)
+                self.find(over)  # (each must name a loop)
+                self.prefetch = (ahead, over)
             case te.InlineAttr() | te.ComputeAtAttr():
                 pass  # kernel-level: te-inline and `kernel_nests` apply them, not this nest
             case _:
@@ -168,6 +175,36 @@ class LoopNest:
                 return None  # the inner part runs outside the outer one: guarded instead
             return name, extent, factor
         return None
+
+    def prefetch_site(self) -> str | None:
+        """The loop whose every iteration issues #te.prefetch's prefetches: the innermost loop
+        that is neither unrolled nor vectorized, which both of its loops must enclose (None
+        without a prefetch)."""
+        if self.prefetch is None:
+            return None
+        ahead, over = self.prefetch
+        marked = {loop.UNROLL_HINT, loop.VECTORIZE_HINT}
+        plain = [lp.name for lp in self.loops if not lp.hints & marked]
+        site = plain[-1] if plain else None
+        outermost = max(self.find(ahead), self.find(over))
+        if ahead == over or site is None or self.find(site) <= outermost:
+            order = ", ".join(lp.name for lp in self.loops)
+            raise MinitvmError(
+                f"schedule: prefetch<'{ahead}', '{over}'> needs two different loops, both "
+                f"outside the innermost loop that is neither unrolled nor vectorized ({site}; "
+                f"loops: {order})"
+            )
+        return site
+
+    def root_axes(self, name: str) -> set[str]:
+        """The original axes (i0, r1, ...) that loop `name` runs a part of."""
+        for axis, (outer, inner, _) in self.splits.items():
+            if name in (outer, inner):
+                return self.root_axes(axis)
+        if name in self.fusions:
+            outer, inner, _ = self.fusions[name]
+            return self.root_axes(outer) | self.root_axes(inner)
+        return {name}
 
     @property
     def reductions_innermost(self) -> bool:
@@ -302,6 +339,7 @@ def scheduled_nest(compute: te.ComputeOp) -> LoopNest:
     nest = default_nest(compute)
     for primitive in compute.schedule:
         nest.apply(primitive)
+    nest.prefetch_site()  # (checks a prefetch's loops)
     mark_default_parallel(nest, compute)
     return nest
 

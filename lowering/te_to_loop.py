@@ -217,6 +217,23 @@ def _emit_linear(form: LinearForm) -> Expr:
 # --------------------------------------------------------------------------------------------
 
 
+def _index_slice(read: te.ReadOp) -> list[Operation] | None:
+    """The ops of `read`'s compute body that its indices are computed from, in body order;
+    None if one of them reads a tensor (a gathered index)."""
+    body = read.parent_block()
+    needed: set[Operation] = set()
+    pending = [i.owner for i in read.indices]
+    while pending:
+        op = pending.pop()
+        if not isinstance(op, Operation) or op in needed or op.parent_block() is not body:
+            continue
+        if isinstance(op, te.ReadOp):
+            return None
+        needed.add(op)
+        pending += [o.owner for o in op.operands]
+    return [op for op in body.ops if op in needed]
+
+
 def _loop_hints(lp: Loop) -> list[str]:
     """The loop attributes of `lp`; `parallel` is dropped on a reduction loop, whose
     iterations would race on the accumulator."""
@@ -269,6 +286,8 @@ class _ComputeEmitter:
         #: and the run-time extents of the inner loops of partial tiles (see `_emit_nest`)
         self.unguarded: set[str] = set()
         self.extent_overrides: dict[str, int | SymDim] = {}
+        #: the loop whose iterations issue #te.prefetch's prefetches, if any
+        self.prefetch_site = nest.prefetch_site()
 
     # The loop variables -> original axis indices (undoing splits and fusions), emitted in
     # the block `emit_into` is building.
@@ -323,24 +342,77 @@ class _ComputeEmitter:
                 buffer = self.buffers[op.tensor]
                 indices = [mapping.get(i, i) for i in op.indices]
                 new = loop.LoadOp(buffer, indices)
-            elif isinstance(op, te.SizeOp):
-                new = loop.SizeOp(op.value)
-            elif (simple := self._simplified_division(block, op, mapping, loop_vars)) is not None:
-                mapping[op.results[0]] = simple
-                continue
+                block.add_op(new)
+                mapping[op.result] = new.result
             else:
-                new = op.clone(mapping)
-            block.add_op(new)
-            for old, result in zip(op.results, new.results):
-                mapping[old] = result
+                self._emit_op(block, op, mapping, loop_vars)
         raise AssertionError("te.compute body without te.yield")
+
+    def _emit_op(self, block: Block, op: Operation, mapping, loop_vars) -> None:
+        """A copy of the body's `op` (not a read) in `block`, its operands through `mapping`,
+        which then maps its results: a size as `loop.size`, a division the loops decide
+        without it."""
+        if isinstance(op, te.SizeOp):
+            new = loop.SizeOp(op.value)
+        elif (simple := self._simplified_division(block, op, mapping, loop_vars)) is not None:
+            mapping[op.results[0]] = simple
+            return
+        else:
+            new = op.clone(mapping)
+        block.add_op(new)
+        for old, result in zip(op.results, new.results):
+            mapping[old] = result
+
+    def _prefetch(self, block: Block, loop_vars: dict[str, SSAValue]) -> None:
+        """#te.prefetch's prefetches at the top of an iteration of its site loop (see
+        `te.PrefetchAttr`): each read whose indices depend on the `ahead` loop (and on no
+        other read), at that loop's next iteration; of the unrolled loops inside the site,
+        those the read depends on take one of their combinations, the `over` loop's index
+        modulo their count (the outermost varying slowest), the others 0."""
+        assert self.nest.prefetch is not None
+        ahead, over = self.nest.prefetch
+        names = [f"i{n}" for n in range(len(self.compute.shape))]
+        names += [f"r{n}" for n in range(len(self.compute.extents))]
+        axis_of = dict(zip(self.compute.body.block.args, names))
+        inside = self.nest.loops[self.nest.find(self.prefetch_site) + 1 :]
+        for read in self.compute.body.block.ops:
+            if not isinstance(read, te.ReadOp):
+                continue
+            slice_ = _index_slice(read)
+            if slice_ is None:
+                continue  # (an index read from a tensor: a gather)
+            used = {a for op in [read, *slice_] for a in op.operands if a in axis_of}
+            axes = {axis_of[a] for a in used}
+            if not axes & self.nest.root_axes(ahead):
+                continue
+            spread = [
+                lp for lp in inside
+                if loop.VECTORIZE_HINT not in lp.hints and self.nest.root_axes(lp.name) & axes
+            ]  # fmt: skip
+            with emit_into(block):
+                at = {lp.name: const(0, IndexType()).value for lp in inside}
+                combination = Expr(loop_vars[over])
+                for n, lp in enumerate(reversed(spread)):
+                    if n:
+                        combination = _unsigned(arith.DivUIOp, combination, spread[-n].extent)
+                    at[lp.name] = _unsigned(arith.RemUIOp, combination, lp.extent).value
+                at[ahead] = (Expr(loop_vars[ahead]) + 1).value
+                moved = {**loop_vars, **at}
+                mapping = {arg: self.axis_index(axis_of[arg], moved).value for arg in used}
+            # (the loops' ranges, for simplifying divisions: `ahead` moved is its variable + 1)
+            ranges_from = {**moved, ahead: loop_vars[ahead]}
+            for op in slice_:
+                self._emit_op(block, op, mapping, ranges_from)
+            indices = [mapping.get(i, i) for i in read.indices]
+            block.add_op(loop.PrefetchOp(self.buffers[read.tensor], indices))
 
     def _simplified_division(
         self, block: Block, op: Operation, mapping, loop_vars
     ) -> SSAValue | None:
         """`op`'s value without the division, if it is an index divided (or reduced) by a
         constant that the loops' ranges decide (see `exact_division` and
-        `factored_division`); None otherwise."""
+        `factored_division`); None otherwise. `loop_vars` gives the loops' variables whose
+        ranges are known."""
         if not isinstance(op, DIVISIONS | REMAINDERS) or op.results[0].type != IndexType():
             return None
         ranges = {
@@ -485,6 +557,8 @@ class _ComputeEmitter:
         inner_vars = {**loop_vars, lp.name: index}
         with emit_into(body):
             inner_vars.update(self._fused_parts(lp.name, inner_vars))
+        if lp.name == self.prefetch_site:
+            self._prefetch(body, inner_vars)
         self._emit_nest(body, rest, inner_vars, innermost, attach)
         if attach:
             for consumer in self.attached.get(lp.name, ()):
@@ -536,7 +610,10 @@ class _ComputeEmitter:
         block.add_op(for_op)
         body = for_op.body.block
         body.args[0].name_hint = lp.name.replace(".", "_")
-        result = self._reduction_chain(body, rest, {**loop_vars, lp.name: body.args[0]}, body.args[1])
+        inner_vars = {**loop_vars, lp.name: body.args[0]}
+        if lp.name == self.prefetch_site:
+            self._prefetch(body, inner_vars)
+        result = self._reduction_chain(body, rest, inner_vars, body.args[1])
         body.add_op(loop.YieldOp(result))
         return for_op.results[0]
 

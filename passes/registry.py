@@ -50,6 +50,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "te-merge-kernels": ("minitvm.passes.te.merge_kernels", "MergeKernelsPass"),
     "te-pack": ("minitvm.passes.te.pack", "PackPass"),
     "te-parallel": ("minitvm.passes.te.parallel", "ParallelPass"),
+    "te-prefetch": ("minitvm.passes.te.prefetch", "PrefetchPass"),
     "te-reorder": ("minitvm.passes.te.reorder", "ReorderPass"),
     "te-split": ("minitvm.passes.te.split", "SplitPass"),
     "te-tile": ("minitvm.passes.te.tile", "TilePass"),

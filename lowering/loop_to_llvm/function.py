@@ -73,6 +73,10 @@ from minitvm.symbolic import Call, SymDim, ceildiv, parse_dim, product, sym_max,
 #: Scratch buffers of a non-entry function up to this size live on the stack.
 MAX_STACK_BYTES = 64 * 1024
 
+#: `llvm.prefetch`'s flags for loop.prefetch: a read (0), locality 2 (x86 `prefetcht1`: into
+#: L2; 3 would fill L1 with lines needed later, 0 is non-temporal), the data cache (1).
+PREFETCH_READ_L2_DATA = (0, 2, 1)
+
 _ptr = llvm.LLVMPointerType()
 _slt = icmp_predicate("slt")
 _ne = icmp_predicate("ne")
@@ -201,6 +205,8 @@ class FunctionLowering(Emitter):
                 self.values[op.result] = self._load(op.buffer, op.indices, op.result.type)
             case loop.StoreOp() | loop.VectorStoreOp():
                 self._store(self.values[op.value], op.buffer, op.indices)
+            case loop.PrefetchOp():
+                self._prefetch(op.buffer, op.indices)
             case loop.BroadcastOp():
                 self.values[op.result] = self._broadcast(self.values[op.value], op.result.type)
             case loop.AllocOp() | loop.ConstantOp():
@@ -338,10 +344,15 @@ class FunctionLowering(Emitter):
     # ---------------------------------------------------------------- memory
 
     def _address(
-        self, buffer: SSAValue, indices: tuple[SSAValue, ...] | list[SSAValue]
+        self,
+        buffer: SSAValue,
+        indices: tuple[SSAValue, ...] | list[SSAValue],
+        inbounds: bool = True,
     ) -> SSAValue:
         """`getelementptr inbounds` to buffer[indices], row-major; strides are numbers, or
-        sizes computed once from the symbols for a buffer with symbolic dims."""
+        sizes computed once from the symbols for a buffer with symbolic dims. Without
+        `inbounds` for an address that may lie outside the buffer (a prefetch's): an inbounds
+        one there would be poison."""
         type_ = buffer.type
         assert isinstance(type_, MemRefType)
         offset: SSAValue | None = None
@@ -356,23 +367,33 @@ class FunctionLowering(Emitter):
         base = self.values[buffer]
         element = storage_type(type_.element_type)
         return self.reuse(
-            ("gep", base, offset, constant), lambda: self._gep(base, element, offset, constant)
+            ("gep", base, offset, constant, inbounds),
+            lambda: self._gep(base, element, offset, constant, inbounds),
         )
 
     def _gep(
-        self, base: SSAValue, element: Attribute, offset: SSAValue | None, constant: int
+        self,
+        base: SSAValue,
+        element: Attribute,
+        offset: SSAValue | None,
+        constant: int,
+        inbounds: bool,
     ) -> SSAValue:
         if offset is None:
-            return self.value(self._constant_gep(base, element, constant)) if constant else base
+            if not constant:
+                return base
+            return self.value(self._constant_gep(base, element, constant, inbounds))
         if constant:
             offset = self.add(offset, self.const(constant, i64))
-        return self.value(llvm.GEPOp.from_mixed_indices(base, [offset], element, inbounds=True))
+        return self.value(llvm.GEPOp.from_mixed_indices(base, [offset], element, inbounds=inbounds))
 
-    def _constant_gep(self, base: SSAValue, element: Attribute, n: int) -> llvm.GEPOp:
+    def _constant_gep(
+        self, base: SSAValue, element: Attribute, n: int, inbounds: bool = True
+    ) -> llvm.GEPOp:
         """`&base[n]`; the index is an attribute when it fits GEP's i32 constant indices."""
         if -(2**31) < n < 2**31:
-            return llvm.GEPOp(base, [n], element, inbounds=True)
-        return llvm.GEPOp.from_mixed_indices(base, [self.const(n, i64)], element, inbounds=True)
+            return llvm.GEPOp(base, [n], element, inbounds=inbounds)
+        return llvm.GEPOp.from_mixed_indices(base, [self.const(n, i64)], element, inbounds=inbounds)
 
     def _load(self, buffer: SSAValue, indices, result_type: Attribute) -> SSAValue:
         type_ = buffer.type
@@ -391,6 +412,12 @@ class FunctionLowering(Emitter):
         if type_.element_type == i1:
             value = self.value(llvm.ZExtOp(value, with_element(value.type, i8)))
         self.emit(llvm.StoreOp(value, address, alignment=byte_size(type_.element_type)))
+
+    def _prefetch(self, buffer: SSAValue, indices) -> None:
+        """`llvm.prefetch(address, read, locality 2, data)`: x86's `prefetcht1`, into L2."""
+        address = self._address(buffer, indices, inbounds=False)
+        flags = [self.const(n, i32) for n in PREFETCH_READ_L2_DATA]
+        self.intrinsic("prefetch.p0", [address, *flags], None, [])
 
     def _broadcast(self, scalar: SSAValue, type_: Attribute) -> SSAValue:
         vector_type = llvm_type(type_)

@@ -1,7 +1,7 @@
 """What every schedule-primitive pass shares: pick a compute, append primitives, check them.
 
 The te-split, te-tile, te-reorder, te-fuse, te-vectorize, te-unroll, te-parallel,
-te-compute-at and te-mark-inline passes are each a `SchedulePass`: options `kernel` (the
+te-prefetch, te-compute-at and te-mark-inline passes are each a `SchedulePass`: options `kernel` (the
 te kernel's function name) and `compute` (the compute's `name`, e.g. "anchor", or its index
 among the kernel's computes) select one compute, and the pass says which primitives to
 append to its `schedule`:

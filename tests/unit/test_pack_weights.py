@@ -298,6 +298,7 @@ def test_gemm_template_blocks_packed_products_of_any_height(m: int, rows: int) -
     assert {k.name: k.choices for k in space}["lanes"] == (16,)
     assert GemmTemplate().default_config(anchor) == {
         "rows": rows, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first",
+        "prefetch": 0,
     }  # fmt: skip
 
 
@@ -323,12 +324,17 @@ def test_every_accepted_config_of_a_packed_task_computes_the_product() -> None:
     space = {knob.name: knob.choices for knob in task.knobs}
     assert space == {
         "rows": (1, 2, 3, 4, 5, 6, 7), "cols": (16, 32, 48, 96), "lanes": (16,),
-        "k_block": (0, 32), "tile_order": ("cols_first", "rows_first"),
+        "k_block": (0, 32), "tile_order": ("cols_first", "rows_first"), "prefetch": (0, 1),
     }  # fmt: skip
     configs = task.configs()
     everything = [dict(zip(space, values, strict=True)) for values in product(*space.values())]
     rejected = [c for c in everything if c not in configs]
-    assert rejected and all(not fits(int(c["rows"]), int(c["cols"])) for c in rejected)
+    # (blocks beyond the registers, and prefetches with the rows first: no strip to prefetch)
+    assert rejected and all(
+        not fits(int(c["rows"]), int(c["cols"]))
+        or (c["prefetch"] and c["tile_order"] == "rows_first")
+        for c in rejected
+    )
     with pytest.raises(InvalidConfig):
         task.check(rejected[0])
     feeds = seeded_inputs(task.inputs, 7)

@@ -222,6 +222,36 @@ def test_every_valid_config_computes_the_default_result(model, template, shape) 
         )
 
 
+def test_gemm_prefetches_the_next_strip_of_b_where_b_leaves_the_l2() -> None:
+    """B of 8 MiB (more than half of any L2 here) read by several blocks of rows: by default
+    the next strip of B is prefetched, a vector of it per block of rows (#te.prefetch on the
+    column strips and the blocks of rows; on the blocks of K when K is blocked), and every
+    variant computes what the plain schedule does, tails of rows and columns included. One
+    block of rows has nothing to spread the prefetches over; rows first has no strip that
+    several blocks of rows read in turn."""
+    proto = matmul_model(37, 1024, 2048 + 17)
+    anchor, template = kernel_template(templated_kernel(te_module(proto), "gemm"))  # type: ignore[misc]
+    config = template.default_config(anchor)
+    assert config["prefetch"] == int(bool(L2_BYTES))  # type: ignore[index]
+    config = {**config, "prefetch": 1}  # type: ignore[dict-item]
+    assert template.schedule(anchor, {**config, "k_block": 0})[-1] == te.prefetch("i1.o", "i0.o")
+    assert template.schedule(anchor, {**config, "k_block": 256})[-1] == te.prefetch("r0.o", "i0.o")
+    with pytest.raises(InvalidConfig, match="cols_first only"):
+        template.schedule(anchor, {**config, "tile_order": "rows_first"})
+    x = np.random.default_rng(7).standard_normal((37, 1024)).astype(np.float32)
+    results = []
+    for prefetch, k_block in [(0, 0), (1, 0), (1, 256)]:
+        module = te_module(proto)
+        variant = {**config, "prefetch": prefetch, "k_block": k_block}
+        set_kernel_config(templated_kernel(module, "gemm"), variant)
+        results.append(run(module, [x]))
+    for result in results[1:]:
+        np.testing.assert_allclose(result, results[0], rtol=1e-5, atol=1e-5)
+    single = kernel_template(templated_kernel(te_module(matmul_model(4, 1024, 2048)), "gemm"))
+    assert single is not None
+    assert single[1].default_config(single[0])["prefetch"] == 0  # type: ignore[index]
+
+
 def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
     """y[0, j] = sum_k x[0, k] w[k, j] on 200 columns (16 does not divide them: no GEMM
     block): the reduction template blocks the columns and runs the blocks outermost, where
@@ -318,8 +348,10 @@ def test_gemm_space_and_default() -> None:
         k_block = 0
     else:
         k_block = max(fitting) if fitting else 256
+    # (B, 256 KiB, stays in L2 from one run to the next: no prefetch)
     assert template.default_config(anchor) == {
         "rows": rows, "cols": cols, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
+        "prefetch": 0 if L2_BYTES >= 2 * 512 * 128 * 4 else 1,
     }  # fmt: skip
     assert (rows, cols) == {32: (4, 64), 16: (2, 32)}[VECTOR_REGISTERS]
     # one block of rows (M = 4) reads each column strip once: no blocking of K for L1 pays
@@ -407,7 +439,7 @@ def test_gemm_blocks_that_do_not_divide_m_end_with_a_shorter_block(height: int) 
         module = te_module(proto)
         kernel = templated_kernel(module, "gemm")
         set_kernel_config(kernel, {"rows": rows, "cols": 32, "lanes": 16, "k_block": 32,
-                                   "tile_order": "rows_first"})  # fmt: skip
+                                   "tile_order": "rows_first", "prefetch": 0})  # fmt: skip
         np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5)
 
 
@@ -435,7 +467,8 @@ def test_gemm_column_blocks_that_do_not_divide_n_end_with_a_shorter_block(
             continue
         module = te_module(proto)
         set_kernel_config(templated_kernel(module, "gemm"), {
-            "rows": rows, "cols": cols, "lanes": 16, "k_block": 0, "tile_order": "cols_first"
+            "rows": rows, "cols": cols, "lanes": 16, "k_block": 0, "tile_order": "cols_first",
+            "prefetch": 0,
         })  # fmt: skip
         ConvertTeToLoopPass().apply(Context(), lowered := module.clone())
         assert not any(isinstance(op, loop.IfOp) for op in lowered.walk()), (rows, cols)
@@ -451,7 +484,7 @@ def test_gemm_default_blocks_k_of_a_strided_b() -> None:
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
     assert template.default_config(anchor) == {
         "rows": 4, "cols": widest_columns(4), "lanes": 16, "k_block": 256,
-        "tile_order": "cols_first",
+        "tile_order": "cols_first", "prefetch": 0,
     }  # fmt: skip
 
 
@@ -626,13 +659,15 @@ def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) 
         (
             GemmTemplate,
             lambda: matmul_model(8, 64, 128),
-            {"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"},
+            {"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first",
+             "prefetch": 0},  # fmt: skip
             r"needs \d+ vector registers",
         ),
         (
             GemmTemplate,
             lambda: matmul_model(8, 64, 128),
-            {"rows": 10, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first"},
+            {"rows": 10, "cols": 16, "lanes": 16, "k_block": 0, "tile_order": "cols_first",
+             "prefetch": 0},  # fmt: skip
             "rows = 10",  # (taller than M)
         ),
         (

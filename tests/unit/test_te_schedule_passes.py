@@ -36,8 +36,8 @@ from minitvm.passes.registry import all_passes
 from minitvm.schedules.kernel import set_kernel_config
 
 SCHEDULE_PASSES = [
-    "te-compute-at", "te-fuse", "te-mark-inline", "te-pack", "te-parallel", "te-reorder",
-    "te-split", "te-tile", "te-unroll", "te-vectorize",
+    "te-compute-at", "te-fuse", "te-mark-inline", "te-pack", "te-parallel", "te-prefetch",
+    "te-reorder", "te-split", "te-tile", "te-unroll", "te-vectorize",
 ]  # fmt: skip
 
 
@@ -120,6 +120,20 @@ def test_every_schedule_pass_is_registered():
 
 
 @pytest.mark.parametrize(
+    "loops", ["ahead=i0 over=i1", "ahead=i1 over=i0", "ahead=r0 over=r0", "ahead=i0 over=i9"]
+)
+def test_a_prefetch_needs_two_loops_outside_the_innermost_plain_one(loops: str) -> None:
+    """The loops of matmul_0 are i0, r0, i1 (i-k-j): a prefetch is issued in i1, so both of
+    its loops must run outside it, and differ; nothing changes when they do not."""
+    module = te_module(matmul(6, 10, 7))
+    (compute,) = computes(kernels(module)[0])
+    match = "no loop named 'i9'" if "i9" in loops else r"needs two different loops.*\(i1; loops"
+    with pytest.raises(MinitvmError, match=match):
+        apply(module, f"te-prefetch{{kernel=matmul_0 compute=0 {loops}}}")
+    assert compute.schedule == ()
+
+
+@pytest.mark.parametrize(
     ("pipeline", "appended"),
     [
         ("te-split{kernel=matmul_0 compute=0 axis=i0 factor=4}", [te.split("i0", 4)]),
@@ -132,6 +146,7 @@ def test_every_schedule_pass_is_registered():
         ("te-vectorize{kernel=matmul_0 compute=0 axis=i1}", [te.vectorize("i1")]),
         ("te-unroll{kernel=matmul_0 compute=0 axis=r0}", [te.unroll("r0")]),
         ("te-parallel{kernel=matmul_0 compute=0 axis=i0}", [te.parallel("i0")]),
+        ("te-prefetch{kernel=matmul_0 compute=0 ahead=i0 over=r0}", [te.prefetch("i0", "r0")]),
         # loop names with dots: quoted, or as loop IR spells the loop variable
         (
             'te-split{kernel=matmul_0 compute=0 axis=i1 factor=2},te-unroll{kernel=matmul_0 compute=0 axis="i1.i"}',

@@ -87,7 +87,9 @@ def load(records: str, task: Task, sampler: str) -> optuna.Study:
 
 
 def test_invalid_configs_are_pruned_without_measuring(gemm: Task) -> None:
-    invalid = {"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"}
+    invalid = {
+        "rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first", "prefetch": 0,
+    }  # fmt: skip
     valid = dict(gemm.default_config)
     measured: list[dict] = []
 

@@ -96,7 +96,10 @@ def test_gemm_register_limit_is_invalid() -> None:
         if t.template == "gemm"
     )
     with pytest.raises(InvalidConfig, match="accumulator"):
-        task.check({"rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first"})
+        task.check({
+            "rows": 8, "cols": 128, "lanes": 16, "k_block": 0, "tile_order": "cols_first",
+            "prefetch": 0,
+        })  # fmt: skip
 
 
 def test_split_trials_by_weight() -> None:

@@ -1,7 +1,7 @@
 // Every loop op in its custom form, printed back exactly: loop.for with and without
 // iter_args and with its hint attributes after the region, loop.if, scalar and vector
-// accesses of several element types, loop.broadcast, loop.alloc, loop.constant with inline,
-// splat and out-of-line values (and the dialect_resources section), loop.copy.
+// accesses of several element types, loop.prefetch, loop.broadcast, loop.alloc, loop.constant
+// with inline, splat and out-of-line values (and the dialect_resources section), loop.copy.
 // The three runs must agree: parse -> print, print -> parse -> print, and generic form in ->
 // custom form out (so the generic printer and parser lose nothing either).
 //
@@ -127,6 +127,8 @@ func.func @accesses(%s: memref<f32>, %ids: memref<8xi64>, %mask: memref<2x8xi1>,
   loop.store %id, %ids[%c0] : i64, memref<8xi64>
   %bit = loop.load %mask[%c0, %c1] : memref<2x8xi1> -> i1
   loop.store %bit, %mask[%c1, %c0] {nontemporal} : i1, memref<2x8xi1>
+  // CHECK-NEXT: loop.prefetch %[[X]][%[[C1]], %[[C0]]] : memref<4x32xf32>
+  loop.prefetch %x[%c1, %c0] : memref<4x32xf32>
   // CHECK-NEXT: %[[SPLAT:\w+]] = loop.broadcast %[[SV]] : f32 -> vector<16xf32>
   // CHECK-NEXT: loop.for %[[R:\w+]] = 0 to 4 step 1 {
   // CHECK-NEXT:   %[[ACC:\w+]] = loop.for %[[J:\w+]] = 0 to 32 step 16 iter_args(%[[A:\w+]] = %[[SPLAT]]) -> (vector<16xf32>) {

@@ -63,6 +63,22 @@ func.func @bools(%f: memref<4x5xf32>, %b: memref<4x5xi1>) {
   func.return
 }
 
+// loop.prefetch is llvm.prefetch (read, locality 2: into L2, data) of a getelementptr that
+// is not inbounds: the next tile it asks for may lie beyond the buffer.
+// CHECK-LABEL: llvm.func @prefetch(
+// CHECK-SAME:    %[[W:[^:]*]]: !llvm.ptr {llvm.noalias}, %[[P:[^:]*]]: i64, %[[K:[^:]*]]: i64) {
+// CHECK:         %[[READ:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[L2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[DATA:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK:         %[[AT:.*]] = llvm.getelementptr %[[W]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.prefetch.p0"(%[[AT]], %[[READ]], %[[L2]], %[[DATA]]) : (!llvm.ptr, i32, i32, i32) -> ()
+// CHECK-NEXT:    llvm.return
+func.func @prefetch(%w: memref<4x8x16xf32>, %p: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  loop.prefetch %w[%p, %k, %c0] : memref<4x8x16xf32>
+  func.return
+}
+
 // CHECK-LABEL: llvm.func @scratch(
 // CHECK-SAME:    %[[IN:[^:]*]]: !llvm.ptr {llvm.noalias}, %[[OUT:[^:]*]]: !llvm.ptr {llvm.noalias}) {
 // CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(16) : i64
@@ -86,3 +102,4 @@ func.func @scratch(%in: memref<16xf32>, %out: memref<16xf32>) {
   loop.copy %small, %out : memref<16xf32>, memref<16xf32>
   func.return
 }
+

@@ -139,14 +139,15 @@ func.func @schedules(%A: tensor<64x32xf32>, %B: tensor<32x64xf32>) -> (tensor<64
     te.yield %n : f32
   }
   // A compute may carry a name (a property, written as a string before the index
-  // arguments) by which #te.compute_at refers to its producer; #te.inline takes no parameter.
-  // CHECK-NEXT: %[[PROD:\w+]] = te.compute "prod" (%[[I3:\w+]], %[[J3:\w+]]) in [64, 32] sum (%[[K3:\w+]]) in [64] : tensor<64x32xf32> {
+  // arguments) by which #te.compute_at refers to its producer; #te.inline takes no parameter;
+  // #te.prefetch names the loop to prefetch the next iteration of and the one to spread over.
+  // CHECK-NEXT: %[[PROD:\w+]] = te.compute "prod" (%[[I3:\w+]], %[[J3:\w+]]) in [64, 32] sum (%[[K3:\w+]]) in [64] {schedule = [#te.split<"i1", 16>, #te.prefetch<"i1.o", "i0">]} : tensor<64x32xf32> {
   // CHECK-NEXT:   %[[VM:\w+]] = te.read %[[MM]][%[[I3]], %[[K3]]] : tensor<64x64xf32>
   // CHECK-NEXT:   %[[VB2:\w+]] = te.read %[[B]][%[[J3]], %[[K3]]] : tensor<32x64xf32>
   // CHECK-NEXT:   %[[P2:\w+]] = arith.mulf %[[VM]], %[[VB2]] : f32
   // CHECK-NEXT:   te.yield %[[P2]] : f32
   // CHECK-NEXT: }
-  %prod = te.compute "prod" (%i, %j) in [64, 32] sum (%k) in [64] : tensor<64x32xf32> {
+  %prod = te.compute "prod" (%i, %j) in [64, 32] sum (%k) in [64] {schedule = [#te.split<"i1", 16>, #te.prefetch<"i1.o", "i0">]} : tensor<64x32xf32> {
     %m = te.read %mm[%i, %k] : tensor<64x64xf32>
     %b = te.read %B[%j, %k] : tensor<32x64xf32>
     %p = arith.mulf %m, %b : f32

@@ -3,12 +3,12 @@
 // of its default and `te.tuned` records the config; the relu, which has no record, keeps its
 // default. Records for another thread count do not apply: the kernel keeps its default.
 // RUN: rm -f %t.db
-// RUN: python %S/Inputs/make_records.py %s %t.db gemm rows=2 cols=32 lanes=16 k_block=0 tile_order=rows_first
+// RUN: python %S/Inputs/make_records.py %s %t.db gemm rows=2 cols=32 lanes=16 k_block=0 tile_order=rows_first prefetch=0
 // RUN: minitvm-opt %s -p 'te-default-schedule,te-apply-records{records="sqlite:///%t.db" threads=1}' | filecheck %s
 // RUN: minitvm-opt %s -p 'te-default-schedule,te-apply-records{records="sqlite:///%t.db" threads=2}' | filecheck %s --check-prefix=OTHER
 
 // CHECK-LABEL: func.func @matmul_0(
-// CHECK-SAME:    attributes {te.kernel, te.tuned = {cols = 32 : i64, k_block = 0 : i64, lanes = 16 : i64, rows = 2 : i64, tile_order = "rows_first"}}
+// CHECK-SAME:    attributes {te.kernel, te.tuned = {cols = 32 : i64, k_block = 0 : i64, lanes = 16 : i64, prefetch = 0 : i64, rows = 2 : i64, tile_order = "rows_first"}}
 // CHECK-NEXT:    te.compute (%{{\w+}}, %{{\w+}}) in [64, 64] sum (%{{\w+}}) in [64] {te.templated, schedule = [#te.split<"i0", 2>, #te.split<"i1", 32>, #te.split<"i1.i", 16>, #te.reorder<["i0.o", "i1.o", "r0", "i0.i", "i1.i.o", "i1.i.i"]>, #te.unroll<"i0.i">, #te.unroll<"i1.i.o">, #te.vectorize<"i1.i.i">]} : tensor<64x64xf32> {
 // CHECK-LABEL: func.func @relu_1(
 // CHECK-SAME:    attributes {te.kernel} {

@@ -32,6 +32,10 @@ DEFAULT_RECORDS = "sqlite:///minitvm_records.db"
 FORMAT_ATTR = "minitvm_records"
 #: Study attr the tuner sets when a task's search ends: the best few configs re-measured.
 VERIFIED_ATTR = "verified_best"
+#: Study attr `minitvm tune`'s model check sets on the config a study pins when that config,
+#: applied alone, made the whole model slower than the default (`reject_config`): it pins
+#: nothing from then on, until a new verification keeps another config.
+REJECTED_ATTR = "slower_in_model"
 FORMAT_VERSION = 1
 
 
@@ -241,10 +245,40 @@ def _best_configs(storage: Any, target: str | None, url: str) -> dict[str, dict[
             continue
         if params == default_config(attrs) or not seconds < default_seconds:
             continue  # (nan: a default never timed; such a study pins nothing either)
+        if params == attrs.get(REJECTED_ATTR):
+            continue  # (it slowed the model it was tuned in)
         key, ratio = attrs["task_key"], seconds / default_seconds
         if key not in best or ratio < best[key][0]:
             best[key] = (ratio, params)
     return {key: params for key, (_, params) in best.items()}
+
+
+def reject_config(url: str, key: str, config: Mapping[str, Any], target: str) -> int:
+    """Mark `config` as slower in the model (REJECTED_ATTR) on every study of task `key`
+    tuned for `target` whose standing config it is, so that the records pin it no more: a
+    verified win of a kernel alone can lose in the model (its operands cold, its neighbours'
+    caches), or stop holding later (ResNet-50's 3x3 conv at 7x7: 1% faster when verified,
+    35% slower the next day). Returns how many studies were marked."""
+    import optuna
+
+    storage = open_storage(url)
+    marked = 0
+    try:
+        with storage_errors(url, "cannot update tuning records"):
+            for summary in optuna.get_all_study_summaries(storage, include_best_trial=True):
+                attrs = summary.user_attrs
+                if not of_this_format(summary, url) or attrs.get("task_key") != key:
+                    continue
+                if attrs.get("target") != target:
+                    continue
+                if standing(attrs, summary.best_trial)[2] != dict(config):
+                    continue
+                study_id = storage.get_study_id_from_name(summary.study_name)
+                storage.set_study_user_attr(study_id, REJECTED_ATTR, dict(config))
+                marked += 1
+    finally:
+        storage.engine.dispose()
+    return marked
 
 
 def load_schedules(url: str, target: str | None = None) -> dict[str, dict[str, int | str]]:

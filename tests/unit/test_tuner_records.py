@@ -168,3 +168,64 @@ def test_reports_give_the_verified_times_of_the_config_the_records_apply(tmp_pat
     assert verified_standing(study.user_attrs) == (1.0, 0.8, lucky)
     (row,) = read_rows(url)
     assert (row.default_seconds, row.best_seconds, row.best_config) == (1.0, 0.8, lucky)
+
+
+def test_a_config_rejected_in_the_model_pins_nothing_until_another_is_verified(
+    tmp_path, conv: Task
+) -> None:
+    from minitvm.records import VERIFIED_ATTR, reject_config
+
+    a = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    b = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", conv, [(a, 0.5)])
+    assert reject_config(url, conv.key, b, conv.target) == 0  # (not what it pins)
+    assert reject_config(url, conv.key, a, "another-cpu-t1") == 0
+    assert load_schedules(url) == {conv.key: a}
+    assert reject_config(url, conv.key, a, conv.target) == 1
+    assert load_schedules(url) == {}
+    # A later verification that keeps another config pins it.
+    study = optuna.load_study(study_name=f"{conv.key}:tpe", storage=url)
+    study.set_user_attr(VERIFIED_ATTR, {"params": b, "seconds": 0.9, "default_seconds": 1.0})
+    assert load_schedules(url) == {conv.key: b}
+
+
+def test_the_model_check_drops_the_configs_that_slow_the_model(tmp_path) -> None:
+    """`minitvm tune`'s model check, its timings given: the tuned model is the slower, so each
+    pinned config is timed alone in the model against the default, and the one that slows it
+    is rejected in the records while the one that speeds it up stays; a tuned model that is
+    not the slower leaves the records as they are."""
+    from minitvm.tuner.model_check import check_model
+
+    model = conv_relu_chain(layers=3)
+    tasks = [t for t in extract_tasks(model, num_threads=1, winograd="never") if t.default_config]
+    conv_task = next(t for t in tasks if t.template == "conv_nchwc")
+    shuffle = next(t for t in tasks if t.template == "transpose")
+    hurts = {**conv_task.default_config, "ow_block": 2}  # type: ignore[dict-item]
+    helps = {**shuffle.default_config, "registers": 0}  # type: ignore[dict-item]
+    url = records_with(tmp_path / "r.db", conv_task, [(hurts, 0.5)])
+    records_with(tmp_path / "r.db", shuffle, [(helps, 0.5)])
+    assert load_schedules(url) == {conv_task.key: hurts, shuffle.key: helps}
+    options = {"num_threads": 1, "winograd": "never"}
+
+    def timings(*rounds: dict[str, float]):
+        """A stand-in for timing the runners side by side: each call's seconds, in turn."""
+        calls = iter(rounds)
+
+        def time_runners(runners):
+            seconds = next(calls)
+            assert set(runners) == set(seconds)
+            return {name: [s, s * 1.01, s * 0.99] for name, s in seconds.items()}
+
+        return time_runners
+
+    faster = check_model(model, url, tasks, options, timings({"default": 1.0, "tuned": 0.9}))
+    assert faster is not None and faster.examined is None and faster.dropped == []
+    slower = check_model(model, url, tasks, options, timings(
+        {"default": 1.0, "tuned": 1.2},
+        {"default": 1.0, conv_task.name: 1.1, shuffle.name: 0.95},
+        {"default": 1.0, "tuned": 0.97},
+    ))  # fmt: skip
+    assert slower is not None and slower.examined == 2
+    assert [name for name, _ in slower.dropped] == [conv_task.name]
+    assert slower.retuned_ms == (1000.0, 970.0)
+    assert load_schedules(url) == {shuffle.key: helps}

@@ -79,39 +79,51 @@ def run_tune(args: argparse.Namespace) -> None:
         use += f" --winograd {args.winograd}"
     threads = f"{args.num_threads} thread{'s' if args.num_threads != 1 else ''}"
     if not sizes:  # (a dynamic compile is tuned at several shapes: no one model to time)
-        print(model_line(model, args.records, input_shapes or None, args))
+        tasks = [r.task for r in results]
+        print(model_lines(model, args.records, tasks, input_shapes or None, args))
     print(f"\nrecords: {args.records} (tuned for {threads}; use them: {use})")
 
 
-#: Rounds (after two untimed ones) of the model-level check that ends `minitvm tune`.
-MODEL_CHECK_ROUNDS = 10
-
-
-def model_line(model: object, records: str, input_shapes: object, args: argparse.Namespace) -> str:
+def model_lines(
+    model: object, records: str, tasks: list, input_shapes: object, args: argparse.Namespace
+) -> str:
     """The whole model's latency compiled without and with the records, timed side by side:
     what the tuning bought the model, which the kernels' speedups, each measured alone with
     its operands hot, need not tell (a kernel alone faster by 1.1-1.4x has given the model
-    nothing)."""
-    import statistics
-
-    import minitvm
-    from minitvm.compiler import random_inputs
-    from minitvm.runtime.timing import timed_runs
+    nothing). Where the tuned model is the slower, the configs that slow it alone are dropped
+    from the records (`tuner/model_check.py`), and the model timed again."""
+    from minitvm.tuner.model_check import MODEL_CHECK_ROUNDS, check_model
 
     options = {"input_shapes": input_shapes, "opt_level": args.opt_level, "num_threads": args.num_threads,
                "winograd": args.winograd}  # fmt: skip
-    default = minitvm.compile(model, **options)  # type: ignore[arg-type]
-    if not all(spec.is_static for spec in default.inputs):
+    check = check_model(model, records, tasks, options)
+    if check is None:
         return "the model has sizes known only at run time: give --input-shape to time it tuned"
-    tuned = minitvm.compile(model, records=records, **options)  # type: ignore[arg-type]
-    feeds = random_inputs(default)
-    runners = {"default": lambda: default.run(feeds), "tuned": lambda: tuned.run(feeds)}
-    _, seconds = timed_runs(runners, 2, MODEL_CHECK_ROUNDS)
-    before, after = (statistics.median(seconds[k]) for k in ("default", "tuned"))
-    return (
-        f"the model, timed side by side ({MODEL_CHECK_ROUNDS} rounds): {before * 1e3:.3f} ms default -> "
-        f"{after * 1e3:.3f} ms tuned ({before / after:.2f}x)"
-    )
+    lines = [
+        f"the model, timed side by side ({MODEL_CHECK_ROUNDS} rounds): {check.default_ms:.3f} ms "
+        f"default -> {check.tuned_ms:.3f} ms tuned ({check.default_ms / check.tuned_ms:.2f}x)"
+    ]
+    if check.dropped:
+        dropped = ", ".join(
+            f"{name} ({ratio:.3f}x the model's time)" for name, ratio in check.dropped
+        )
+        kept = (check.examined or 0) - len(check.dropped)
+        lines.append(
+            f"the tuned model was the slower: dropped from the records the configs that, each "
+            f"applied alone, did not make the model faster: {dropped}; {kept} kept"
+        )
+        assert check.retuned_ms is not None
+        before, after = check.retuned_ms
+        lines.append(
+            f"the model, timed side by side again: {before:.3f} ms default -> {after:.3f} ms "
+            f"tuned ({before / after:.2f}x)"
+        )
+    elif check.examined:
+        lines.append(
+            f"the tuned model was the slower, but each of the {check.examined} configs the "
+            "records pin made it faster alone: all kept"
+        )
+    return "\n".join(lines)
 
 
 def report_records(records: str, plot: str | None) -> None:

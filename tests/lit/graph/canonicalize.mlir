@@ -242,3 +242,34 @@ func.func @concat_of_one_non_empty(%a: tensor<0x3xf32>, %b: tensor<2x3xf32>) -> 
   %0 = graph.concat %a, %b {axis = 0 : i64} : (tensor<0x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
 }
+
+// Pow by a constant 1, 2 or 3 (every element of the exponent that number) is the base, its
+// square or its cube by multiplications (no libm pow per element); another exponent, one
+// that broadcasts the base to a bigger shape, and an integer base stay.
+// CHECK-LABEL: func.func @pow_by_small_integers
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x3xf32>, %[[N:.*]]: tensor<2x3xi32>)
+// CHECK-NEXT:    %[[HALF:.*]] = graph.constant dense<5.000000e-01> : tensor<1xf32>
+// CHECK-NEXT:    %[[TWOS:.*]] = graph.constant dense<2.000000e+00> : tensor<4x2x3xf32>
+// CHECK-NEXT:    %[[ITWO:.*]] = graph.constant dense<2> : tensor<1xi32>
+// CHECK-NEXT:    %[[SQUARE:.*]] = graph.mul %[[X]], %[[X]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[SQUARE2:.*]] = graph.mul %[[X]], %[[X]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[CUBE:.*]] = graph.mul %[[SQUARE2]], %[[X]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[ROOT:.*]] = graph.pow %[[X]], %[[HALF]] : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[WIDER:.*]] = graph.pow %[[X]], %[[TWOS]] : (tensor<2x3xf32>, tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    %[[INT:.*]] = graph.pow %[[N]], %[[ITWO]] : (tensor<2x3xi32>, tensor<1xi32>) -> tensor<2x3xi32>
+// CHECK-NEXT:    func.return %[[X]], %[[SQUARE]], %[[CUBE]], %[[ROOT]], %[[WIDER]], %[[INT]] :
+func.func @pow_by_small_integers(%x: tensor<2x3xf32>, %n: tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>, tensor<2x3xi32>) {
+  %one = graph.constant dense<1.000000e+00> : tensor<f32>
+  %two = graph.constant dense<2.000000e+00> : tensor<1x1xf32>
+  %three = graph.constant dense<3.000000e+00> : tensor<3xf32>
+  %half = graph.constant dense<5.000000e-01> : tensor<1xf32>
+  %twos = graph.constant dense<2.000000e+00> : tensor<4x2x3xf32>
+  %itwo = graph.constant dense<2> : tensor<1xi32>
+  %0 = graph.pow %x, %one : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = graph.pow %x, %two : (tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>
+  %2 = graph.pow %x, %three : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %3 = graph.pow %x, %half : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  %4 = graph.pow %x, %twos : (tensor<2x3xf32>, tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+  %5 = graph.pow %n, %itwo : (tensor<2x3xi32>, tensor<1xi32>) -> tensor<2x3xi32>
+  func.return %0, %1, %2, %3, %4, %5 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>, tensor<2x3xi32>
+}

@@ -4,9 +4,13 @@ A BERT-base encoder layer with symbolic batch and sequence (`bert_encoder_layer(
 True)`), run at sequence lengths 1, 7, 64, 128 and 384 (batch 1), and the onnx wheel's light
 ResNet-50 (random weights) with a symbolic batch, run at batch 1, 3 and 8. For each shape:
 the dynamic Executable's median latency, a static compile's at that shape, ONNX Runtime's,
-the three interleaved run by run (`timed_runs`; on several threads in turns after a pause,
-since each one's threads spin on after a run and would slow the next), and the ratios; the
-compile seconds of the dynamic model (once) and of each static one. The light ResNet-50 flattens with a Reshape to
+the three timed in interleaved rounds as `minitvm bench` times its cases (`sampled`: each
+sample enough back-to-back calls to last MIN_SAMPLE_S; on several threads each after a pause,
+since each runtime's threads spin on after a run and would slow the next), and the ratios,
+each the median of the ratios taken round by round (the samples of a round see the same
+machine), with the middle half of dynamic/static's; under the table, issue 19's targets as
+MET/MISSED (dynamic <= 1.10x static; <= 1.0x ORT where the static compile is); the compile
+seconds of the dynamic model (once) and of each static one. The light ResNet-50 flattens with a Reshape to
 a constant [1, 2048]; it is given [-1, 2048], as an export with a dynamic batch writes it.
 
     python bench/dynamic_shapes.py [--threads 1,2] [--repeat 20] [--warmup 3] [bert] [resnet50]
@@ -31,11 +35,11 @@ from onnx import numpy_helper
 import minitvm
 from minitvm.bench import models
 from minitvm.bench.options import thread_counts
-from minitvm.bench.suite import BenchError
+from minitvm.bench.suite import BenchError, quartiles
 from minitvm.errors import MinitvmError
 from minitvm.machine import cpu_model
 from minitvm.runtime.ort import ort_session
-from minitvm.runtime.timing import SETTLE_S, timed_runs
+from minitvm.runtime.timing import SETTLE_S, sampled
 
 
 def bert(shape: Sequence[int] | None) -> onnx.ModelProto:
@@ -70,6 +74,28 @@ CASES: dict[str, tuple[Callable[[Sequence[int] | None], onnx.ModelProto], list[t
 
 
 RTOL = 1e-3
+#: Seconds each timed sample lasts at least (as `minitvm bench`'s MIN_SAMPLE_S): a 1 ms
+#: model is timed over back-to-back calls, not one call woken from a pause.
+MIN_SAMPLE_S = 0.02
+#: Issue 19's targets: dynamic/static at most this, and dynamic/ORT at most 1.0 wherever
+#: static/ORT is.
+DYNAMIC_OVER_STATIC = 1.10
+
+
+def per_round(samples: dict[str, list[float]], a: str, b: str) -> list[float]:
+    """`a`'s seconds over `b`'s, round by round."""
+    return [x / y for x, y in zip(samples[a], samples[b], strict=True)]
+
+
+def verdicts(rows: Sequence[tuple[str, float, float, float]]) -> list[str]:
+    """Issue 19's targets, one line per row (label, dynamic/static, dynamic/ORT, static/ORT)."""
+    lines = []
+    for label, over_static, over_ort, static_over_ort in rows:
+        met = over_static <= DYNAMIC_OVER_STATIC and (static_over_ort > 1.0 or over_ort <= 1.0)
+        held = "" if static_over_ort <= 1.0 else f" (static {static_over_ort:.2f}x: not held to 1.0)"
+        ort_part = f", {over_ort:.2f}x ORT{held}"
+        lines.append(f"{'MET   ' if met else 'MISSED'} {label}: {over_static:.2f}x static{ort_part}")
+    return lines
 
 
 def timed_compile(model: onnx.ModelProto, threads: int) -> tuple[minitvm.Executable, float]:
@@ -83,10 +109,11 @@ def run(names: Sequence[str], threads: Sequence[int], repeat: int, warmup: int) 
     compile times; a BenchError (after the tables) if a dynamic result was wrong."""
     if unknown := [c for c in names if c not in CASES]:
         raise BenchError(f"unknown case(s) {', '.join(unknown)}; the cases: {', '.join(CASES)}")
-    print(f"CPU: {cpu_model()}; median of {repeat} interleaved runs after {warmup}")
-    print("| case | shape | threads | dynamic ms | static ms | ORT ms | dynamic/static | dynamic/ORT |")
-    print("|---|---|---|---|---|---|---|---|")
-    compile_rows, wrong = [], []
+    print(f"CPU: {cpu_model()}; median of {repeat} interleaved rounds after {warmup} runs")
+    print("| case | shape | threads | dynamic ms | static ms | ORT ms | dynamic/static "
+          "| rounds p25-p75 | dynamic/ORT | static/ORT |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    compile_rows, wrong, targets = [], [], []
     for name in names or CASES:
         build, shapes = CASES[name]
         for t in threads:
@@ -109,16 +136,22 @@ def run(names: Sequence[str], threads: Sequence[int], repeat: int, warmup: int) 
                     "static": lambda s=static, f=feeds: s.run(f),
                     "ort": lambda s=session, f=feeds: s(f),
                 }
-                # on several threads the runners take turns after a pause, as `minitvm run
-                # --compare-ort` does: each one's threads spin on after a run
-                _, times = timed_runs(runners, warmup, repeat, SETTLE_S if t > 1 else 0.0)
+                settle = SETTLE_S if t > 1 else 0.0
+                times = sampled(runners, warmup, repeat, settle, min_sample_s=MIN_SAMPLE_S)
                 ms = {k: 1e3 * statistics.median(v) for k, v in times.items()}
+                over_static = per_round(times, "dynamic", "static")
+                q1, q3 = quartiles(over_static)
+                ratios = [statistics.median(per_round(times, a, b))
+                          for a, b in (("dynamic", "static"), ("dynamic", "ort"), ("static", "ort"))]  # fmt: skip
+                label = f"{name} {'x'.join(map(str, shape))} on {t} thread(s)"
+                targets.append((label, *ratios))
                 print(
                     f"| {name} | {'x'.join(map(str, shape))} | {t} | {ms['dynamic']:.2f} | "
-                    f"{ms['static']:.2f} | {ms['ort']:.2f} | {ms['dynamic'] / ms['static']:.2f}x | "
-                    f"{ms['dynamic'] / ms['ort']:.2f}x |",
+                    f"{ms['static']:.2f} | {ms['ort']:.2f} | {ratios[0]:.2f}x | {q1:.2f}-{q3:.2f} | "
+                    f"{ratios[1]:.2f}x | {ratios[2]:.2f}x |",
                     flush=True,
                 )
+    print("\n" + "\n".join(verdicts(targets)))
     print("\n| case | compile | threads | seconds |\n|---|---|---|---|")
     for name, what, t, seconds in compile_rows:
         print(f"| {name} | {what} | {t} | {seconds:.1f} |")

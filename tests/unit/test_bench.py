@@ -290,3 +290,23 @@ def test_the_data_dependent_bench_checks_each_case_and_prints_its_row(capsys: py
     assert data_dependent.main(["Reshape", "padding", "--rounds", "1", "--warmup", "0"]) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
     assert [r.split("  ")[0] for r in rows] == ["padding mask to max(8 lengths)", "Reshape 64x768 to a fed shape"]
+
+
+def test_dynamic_bench_targets_from_per_round_ratios() -> None:
+    from minitvm.bench import dynamic_shapes
+
+    # the dynamic compile is 1.05x the static one in every round, though the machine slowed
+    # down in the second
+    samples = {"dynamic": [1.05, 2.1], "static": [1.0, 2.0], "ort": [1.0, 1.0]}
+    assert dynamic_shapes.per_round(samples, "dynamic", "static") == pytest.approx([1.05, 1.05])
+    assert dynamic_shapes.verdicts([
+        ("bert 1x7x768 on 1 thread(s)", 1.05, 0.95, 0.90),
+        ("bert 1x1x768 on 2 thread(s)", 1.05, 1.20, 1.14),  # static slower than ORT too
+        ("bert 1x64x768 on 1 thread(s)", 1.12, 0.90, 0.80),  # too far behind the static one
+        ("bert 1x128x768 on 1 thread(s)", 1.02, 1.01, 0.99),  # the static one beats ORT
+    ]) == [
+        "MET    bert 1x7x768 on 1 thread(s): 1.05x static, 0.95x ORT",
+        "MET    bert 1x1x768 on 2 thread(s): 1.05x static, 1.20x ORT (static 1.14x: not held to 1.0)",
+        "MISSED bert 1x64x768 on 1 thread(s): 1.12x static, 0.90x ORT",
+        "MISSED bert 1x128x768 on 1 thread(s): 1.02x static, 1.01x ORT",
+    ]  # fmt: skip

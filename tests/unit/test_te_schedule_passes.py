@@ -398,6 +398,44 @@ def test_an_epilogue_shares_the_axes_of_a_fused_loop_all_or_none():
     assert _attach_depth(relu, [*shared[:2], (2, 15, True)], [anchor]) == 1
 
 
+@pytest.mark.parametrize("leaves_the_l2", [True, False])
+def test_an_epilogue_splits_the_channel_blocks_as_the_conv_where_an_image_leaves_the_l2(
+    monkeypatch: pytest.MonkeyPatch, leaves_the_l2: bool
+):
+    """A conv whose register block spans 2 channel blocks runs (block pair, row) as one
+    loop. Where an image of its output is more than half the L2, the bias + relu split
+    their channel blocks the same way and run in that loop, row by row, on the thread that
+    computed the row; otherwise after each image (at i0). Both match ONNX Runtime on two
+    threads, at a batch of 2."""
+    from minitvm.dialects.te_nest import kernel_nests
+    from minitvm.schedules import fused
+
+    image = 64 * 14 * 14 * 4  # 4 channel blocks of 16 at 14 x 14, f32
+    monkeypatch.setattr(fused, "L2_BYTES", image if leaves_the_l2 else 2 * image)
+    net = Net(8)
+    x = net.input("x", [2, 16, 14, 14])
+    w, b = net.weight("w", [64, 16, 3, 3], 0.1), net.weight("b", [64])
+    model = net.model([net.op("Relu", [net.op("Conv", [x, w, b], pads=[1, 1, 1, 1])])])
+    module = from_onnx(model)
+    lower_to_te(module, num_threads=2, winograd="never")
+    (kernel,) = [k for k in kernels(module) if k.sym_name.data.startswith("fused_conv_nchwc")]
+    nests = kernel_nests(kernel)
+    (epilogue,) = [c for c, _, _ in nests.attachments]
+    (axis,) = [a for _, _, a in nests.attachments]
+    if leaves_the_l2:
+        assert te.split("i1", 2) in epilogue.schedule
+        assert axis == "i1.o.i2.fused"
+        assert [lp.name for lp in nests.nests[epilogue].loops][1:3] == ["i1.o.i2.fused", "i1.i"]
+    else:
+        assert not any(isinstance(p, te.SplitAttr) for p in epilogue.schedule)
+        assert axis == "i0"
+    rng = np.random.default_rng(0)
+    feeds = {"x": rng.standard_normal((2, 16, 14, 14)).astype(np.float32)}
+    (got,) = minitvm.compile(model, num_threads=2, winograd="never").run(feeds)
+    (want,) = run_ort(model, feeds)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
 def test_fuse_splits_and_guards_compose():
     """A non-dividing split of a fused loop: its guard bounds the fused index, from which
     both parts are recovered."""

@@ -113,13 +113,17 @@ def test_intermediates_live_in_one_arena_that_grows_to_the_largest_run() -> None
 def test_every_tail_of_a_register_block_is_right() -> None:
     """Splits of a symbolic extent run their full tiles, then a partial one of what is left:
     every sequence length from 1 to 17 (every remainder of blocks of up to 8 rows, two
-    blocks deep) against ONNX Runtime, with batch 2 (batch*seq rows in the GEMMs)."""
+    blocks deep) against ONNX Runtime, with batch 1 and 2 (batch*seq rows in the GEMMs:
+    odd counts too)."""
     model = models.bert_encoder_layer(seq=16, hidden=64, heads=4, ffn=128, dynamic=True)
     exe = minitvm.compile(model, num_threads=1)
     session = ort_session(model, num_threads=1)
-    for seq in range(1, 18):
-        feeds = models.random_feeds(model, {"hidden_states": (2, seq, 64)}, seq)
-        np.testing.assert_allclose(exe.run(feeds)[0], session(feeds)[0], rtol=1e-4, atol=1e-4, err_msg=str(seq))
+    for batch in (1, 2):
+        for seq in range(1, 18):
+            feeds = models.random_feeds(model, {"hidden_states": (batch, seq, 64)}, seq)
+            np.testing.assert_allclose(
+                exe.run(feeds)[0], session(feeds)[0], rtol=1e-4, atol=1e-4, err_msg=f"{batch} x {seq}"
+            )
 
 
 def test_reductions_along_a_run_time_axis_run_as_vector_strips_and_a_scalar_rest() -> None:

@@ -5,7 +5,7 @@ True)`), run at sequence lengths 1, 7, 64, 128 and 384 (batch 1), and the onnx w
 ResNet-50 (random weights) with a symbolic batch, run at batch 1, 3 and 8. For each shape:
 the dynamic Executable's median latency, a static compile's at that shape, ONNX Runtime's,
 the three timed in interleaved rounds as `minitvm bench` times its cases (`sampled`: each
-sample enough back-to-back calls to last MIN_SAMPLE_S; on several threads each after a pause,
+sample enough back-to-back calls to last the suite's MIN_SAMPLE_S, so a 1 ms model is not one call woken from a pause; on several threads each after a pause,
 since each runtime's threads spin on after a run and would slow the next), and the ratios,
 each the median of the ratios taken round by round (the samples of a round see the same
 machine), with the middle half of dynamic/static's; under the table, issue 19's targets as
@@ -35,7 +35,7 @@ from onnx import numpy_helper
 import minitvm
 from minitvm.bench import models
 from minitvm.bench.options import thread_counts
-from minitvm.bench.suite import BenchError, quartiles
+from minitvm.bench.suite import MIN_SAMPLE_S, BenchError, quartiles
 from minitvm.errors import MinitvmError
 from minitvm.machine import cpu_model
 from minitvm.runtime.ort import ort_session
@@ -74,9 +74,6 @@ CASES: dict[str, tuple[Callable[[Sequence[int] | None], onnx.ModelProto], list[t
 
 
 RTOL = 1e-3
-#: Seconds each timed sample lasts at least (as `minitvm bench`'s MIN_SAMPLE_S): a 1 ms
-#: model is timed over back-to-back calls, not one call woken from a pause.
-MIN_SAMPLE_S = 0.02
 #: Issue 19's targets: dynamic/static at most this, and dynamic/ORT at most 1.0 wherever
 #: static/ORT is.
 DYNAMIC_OVER_STATIC = 1.10

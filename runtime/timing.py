@@ -10,7 +10,7 @@ same machine: clock speed, other processes):
   run` (latency of a whole model, its median and min) and the bench scripts.
 - `sampled`: each sample the mean of back-to-back calls lasting at least `min_sample_s`, so a
   millisecond kernel is not timer noise; `minitvm bench` (its runners are `Timer`s, worker
-  processes that time themselves) and `minitvm profile`.
+  processes that time themselves), `minitvm bench --dynamic` and `minitvm profile`.
 """
 
 from __future__ import annotations

@@ -158,14 +158,16 @@ def _attach_depth(
     return depth
 
 
-def _outer_spatial_loops(anchor: te.ComputeOp) -> list[tuple[int, int, bool]]:
+def _outer_spatial_loops(
+    anchor: te.ComputeOp, splits: dict[int, int] | None = None
+) -> list[tuple[int, int, bool]]:
     """(dim, extent, whether it ends its loop) of the axes that the anchor's loops outside
     its first reduction or split loop run (after its own schedule, e.g. a GEMM's register
     blocking); a fused loop's axes in order (a conv fuses its channel blocks and rows to
     give the threads more, smaller chunks), a split axis whose outer part it fuses at its
-    whole extent (`_shared_splits` gives the split)."""
+    whole extent (`splits`, `_shared_splits`'s answer, worked out here if not given)."""
     nest = scheduled_nest(anchor)
-    splits = _shared_splits(anchor)
+    splits = _shared_splits(anchor) if splits is None else splits
     axes: list[tuple[int, int, bool]] = []
     for lp in nest.loops:
         parts = None if lp.reduction else _fused_axes(nest, lp.name, lp.extent, splits)
@@ -233,12 +235,14 @@ def _fused_axes(
     return None if parts[0] is None or parts[1] is None else [*parts[0], *parts[1]]
 
 
-def _attachments(computes: Sequence[te.ComputeOp], anchor: te.ComputeOp) -> tuple[list[int], str]:
+def _attachments(
+    computes: Sequence[te.ComputeOp], anchor: te.ComputeOp, splits: dict[int, int]
+) -> tuple[list[int], str]:
     """Which of `computes` (a kernel's, inlining applied) run inside the anchor's nest, and
     at which loop: attached in order while possible, since a compute left outside runs after
     the anchor's whole nest and no later compute may run inside it (it might read the one
     left outside)."""
-    shared = _outer_spatial_loops(anchor)
+    shared = _outer_spatial_loops(anchor, splits)
     inside = [anchor]
     attached: list[int] = []
     depth = len(shared)
@@ -314,8 +318,8 @@ def schedule_fused_kernel(kernel: func.FuncOp, anchor: te.ComputeOp | None) -> N
     inline_computes(copy)
     twins = [op for op in copy.body.block.ops if isinstance(op, te.ComputeOp)]
     assert len(twins) == len(survivors)
-    attached, axis = _attachments(twins, twins[survivors.index(anchor)])
     splits = _shared_splits(anchor)
+    attached, axis = _attachments(twins, twins[survivors.index(anchor)], splits)
     for n in attached:
         _split_as_anchor(survivors[n], splits, int(axis[1:]))
         _schedule(survivors[n], te.compute_at(ANCHOR, axis))

@@ -881,6 +881,23 @@ class SizeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ThreadsOp(IRDLOperation):
+    """How many threads the parallel loops of this run get, an index known only when the
+    code runs (`exe.num_threads`, or an exported library's pool): `%t = loop.threads`. A
+    kernel whose loops can share the threads two ways (images of a batch, or rows of each
+    image) picks one by it (see te_to_loop's `_batch_parallel_nests`). It does not change
+    while a run lasts."""
+
+    name = "loop.threads"
+    result = result_def(IndexType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "attr-dict"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[IndexType()])
+
+
+@irdl_op_definition
 class SetSizeOp(IRDLOperation):
     """Gives a size known only once the model runs its value, in the entry function: the count
     a `graph.flat_nonzero` or `graph.iota` found. `bound` (an expression of the model's other
@@ -994,7 +1011,7 @@ def defined_within(op: Operation) -> set[SSAValue]:
 
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, PrefetchOp,
-    BroadcastOp, AllocOp, ConstantOp, CopyOp, SizeOp, SetSizeOp,
+    BroadcastOp, AllocOp, ConstantOp, CopyOp, SizeOp, ThreadsOp, SetSizeOp,
     VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip
 

@@ -29,7 +29,7 @@ from xdsl.utils.target import Target
 from minitvm.host import hide_definitions, object_machine, target_machine
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
 from minitvm.lowering.loop_to_llvm.parallel import CHUNK_SUFFIX, is_outlined, support_ir
-from minitvm.runtime.abi import PARALLEL_FOR
+from minitvm.runtime.abi import PARALLEL_FOR, THREAD_COUNT
 
 
 def llvm_ir_text(module: ModuleOp, tm: llvm.TargetMachine | None = None) -> str:
@@ -176,11 +176,14 @@ def emit_object(module: ModuleOp, opt_level: int = 3) -> tuple[bytes, bool, Comp
 
 
 def _calls_parallel_for(module: llvm.ModuleRef) -> bool:
-    try:
-        module.get_function(PARALLEL_FOR)
-    except NameError:
-        return False
-    return True
+    """Whether `module` calls the parallel loops' runtime (`support_ir`'s functions)."""
+    for name in (PARALLEL_FOR, THREAD_COUNT):
+        try:
+            module.get_function(name)
+        except NameError:
+            continue
+        return True
+    return False
 
 
 def _internalize_outlined(module: llvm.ModuleRef) -> None:

@@ -69,6 +69,7 @@ from minitvm.dialects.te_expr import Expr, const, emit_into, is_unsigned
 from minitvm.dialects.te_inline import inline_computes
 from minitvm.dialects.te_nest import Loop, LoopNest, kernel_nests
 from minitvm.errors import MinitvmError
+from minitvm.lowering.batch_threads import batch_parallel_nests, images_take_threads
 from minitvm.lowering.main_loops import Emit, extent
 from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
@@ -776,9 +777,30 @@ def convert_kernel(kernel: func.FuncOp) -> tuple[func.FuncOp, KernelSignature]:
     nests = kernel_nests(kernel)
     emitters = {c: _ComputeEmitter(c, nests.nests[c], buffers, buffers[c.result]) for c in computes}
     attached = _attach(emitters, nests.attachments)
+    # Nests whose batch runs on one thread around a parallel loop also come with the batch
+    # on the threads, each picked as the kernel runs (batch_threads.py).
+    variant = batch_parallel_nests(kernel, nests)
+    shared: set[te.ComputeOp] = set()
+    if variant is not None:
+        other_nests, shared = variant
+        others = {
+            c: _ComputeEmitter(c, other_nests.nests[c], buffers, buffers[c.result]) for c in computes
+        }  # fmt: skip
+        _attach(others, other_nests.attachments)
     for compute in computes:
-        if compute not in attached:
+        if compute in attached:
+            continue
+        if compute not in shared:
             emitters[compute].emit(block)
+            continue
+        images = images_take_threads(block, nests.nests[compute].loops[0].extent)
+        with emit_into(block):
+            rows = Expr(images) ^ const(True, i1)
+        for condition, emitter in ((images, others[compute]), (rows.value, emitters[compute])):
+            body = Block()
+            block.add_op(loop.IfOp(condition, body))
+            emitter.emit(body)
+            body.add_op(loop.YieldOp())
     for n, value in enumerate(ret.arguments):
         if returned.get(value) != n:  # an input, or a compute returned twice
             block.add_op(loop.CopyOp(buffers[value], outs[n]))

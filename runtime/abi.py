@@ -24,7 +24,10 @@ entry: the thread count (`NUM_THREADS_GLOBAL`, an `int32_t`, initially 1) and th
 pool (`THREAD_POOL_GLOBAL`, a `THREAD_POOL` function pointer, initially null: loops run
 serially). Generated code calls `PARALLEL_FOR(body, ctx, trip)`, linked in by the JIT
 (lowering/loop_to_llvm/parallel.py), which hands the loop to the pool; the pool runs
-`body(ctx, lo, hi)`, a `CHUNK`, over chunks of [0, trip).
+`body(ctx, lo, hi)`, a `CHUNK`, over chunks of [0, trip). Code that picks between two
+ways to share a loop among the threads by their number asks `THREAD_COUNT()` (also linked
+in): an exported library's runtime answers it through `THREAD_COUNT_GLOBAL` (its pools differ
+per model), the JIT's from `NUM_THREADS_GLOBAL`.
 """
 
 from __future__ import annotations
@@ -71,6 +74,14 @@ CHUNK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 #: `void __minitvm_parallel_for(void *body, void *ctx, int64_t trip)`: what generated code
 #: calls for a parallel loop (`body` a `CHUNK`); the JIT links in its definition.
 PARALLEL_FOR = "__minitvm_parallel_for"
+
+#: `int64_t __minitvm_threads(void)`: the threads the calling run's parallel loops get (1
+#: without a pool); what `loop.threads` calls. The JIT links in its definition.
+THREAD_COUNT = "__minitvm_threads"
+#: `int32_t (*)(void)`, initially null: where an exported library's runtime answers
+#: `THREAD_COUNT` (its thread count is its pool's, one per model, and `NUM_THREADS_GLOBAL`
+#: says "as many as the pool likes"); null: `NUM_THREADS_GLOBAL` is the count.
+THREAD_COUNT_GLOBAL = "__minitvm_thread_count"
 
 #: The element types of the exported C API (deploy/c/minitvm.h), by numpy dtype name: ONNX's
 #: TensorProto.DataType codes, so that a C caller can use ONNX's own table.

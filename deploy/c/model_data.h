@@ -41,9 +41,13 @@ extern const int minitvm__chunks_per_thread;
 typedef void (*minitvm__chunk_fn)(void *ctx, int64_t lo, int64_t hi);
 typedef void (*minitvm__pool_fn)(minitvm__chunk_fn body, void *ctx, int64_t trip,
                                  int32_t threads, int64_t grain);
-/* Points the code's thread-pool slot at `pool` and its thread count at "as many as the pool
- * likes" (the pool decides per model); nothing if the code has no parallel loop. */
-void minitvm__connect_pool(minitvm__pool_fn pool);
+/* The threads the calling thread's model runs its parallel loops on. */
+typedef int32_t (*minitvm__count_fn)(void);
+/* Points the code's thread-pool slot at `pool`, its thread count at "as many as the pool
+ * likes" (the pool decides per model) and its question "how many threads has this run"
+ * (a kernel that shares its loops two ways picks one by it) at `count`; nothing if the code
+ * has no parallel loop. */
+void minitvm__connect_pool(minitvm__pool_fn pool, minitvm__count_fn count);
 
 /* Sizes known only at run time (a model compiled with symbolic dimensions: batch, sequence),
  * in the order the entry takes them; none in a model whose sizes are all fixed, for which

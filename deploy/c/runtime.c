@@ -308,6 +308,12 @@ static void *helper_main(void *arg) {
   }
 }
 
+/* The threads of the calling thread's pool (what generated code's `loop.threads` asks). */
+static int32_t pool_threads(void) {
+  pool *p = current_pool;
+  return p ? p->threads : 1;
+}
+
 /* Run `body` over [0, trip) on the calling thread's pool (what generated code calls). */
 static void parallel_for(minitvm__chunk_fn body, void *ctx, int64_t trip, int32_t threads_hint,
                          int64_t grain_hint) {
@@ -470,7 +476,7 @@ API int minitvm_create(const char *weights_path, int num_threads, minitvm_model 
           minitvm__found[k].group >= 0 ? minitvm__group_initial_capacity : minitvm__initial_capacity;
   pool_stop(&m->pool);
   if ((rc = pool_start(&m->pool, num_threads ? num_threads : available_cores()))) goto error;
-  minitvm__connect_pool(parallel_for);
+  minitvm__connect_pool(parallel_for, pool_threads);
   *out = m;
   return 0;
 error:

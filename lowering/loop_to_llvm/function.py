@@ -67,7 +67,7 @@ from minitvm.lowering.loop_to_llvm.emitter import (
     with_element,
 )
 from minitvm.lowering.loop_to_llvm.scalar import LOWERINGS, icmp_predicate
-from minitvm.runtime.abi import ALIGNMENT, ENTRY
+from minitvm.runtime.abi import ALIGNMENT, ENTRY, THREAD_COUNT
 from minitvm.symbolic import Call, SymDim, ceildiv, parse_dim, product, sym_max, symbols_of
 
 #: Scratch buffers of a non-entry function up to this size live on the stack.
@@ -213,6 +213,9 @@ class FunctionLowering(Emitter):
                 pass  # bound up front by _prepare_buffers
             case loop.SizeOp():
                 self.values[op.result] = self.size_value(op.value)
+            case loop.ThreadsOp():
+                self.symbols.declare(THREAD_COUNT, [], i64)
+                self.values[op.result] = self.call(THREAD_COUNT, [], i64)  # type: ignore[assignment]
             case loop.SetSizeOp():
                 self._set_size(op)
             case loop.CopyOp():

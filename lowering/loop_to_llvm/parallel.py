@@ -51,7 +51,13 @@ from minitvm.dialects import loop
 from minitvm.lowering.loop_to_llvm.emitter import Emitter, LoweringError, llvm_type, named_block
 from minitvm.lowering.loop_to_llvm.function import FunctionLowering
 from minitvm.lowering.loop_to_llvm.scalar import icmp_predicate
-from minitvm.runtime.abi import NUM_THREADS_GLOBAL, PARALLEL_FOR, THREAD_POOL_GLOBAL
+from minitvm.runtime.abi import (
+    NUM_THREADS_GLOBAL,
+    PARALLEL_FOR,
+    THREAD_COUNT,
+    THREAD_COUNT_GLOBAL,
+    THREAD_POOL_GLOBAL,
+)
 
 #: Suffix of an outlined loop's chunk entry (`@k__par0_chunk`: the `abi.CHUNK` the pool
 #: calls); the JIT keeps the body it calls out of line.
@@ -265,6 +271,29 @@ class _ChunkLowering(FunctionLowering):
 _SUPPORT = f"""
 @{NUM_THREADS_GLOBAL} = global i32 1, align 4
 @{THREAD_POOL_GLOBAL} = global ptr null, align 8
+@{THREAD_COUNT_GLOBAL} = global ptr null, align 8
+
+; the threads this run's parallel loops get: the runtime's answer, else the thread count
+; where there is a pool, else 1
+define i64 @{THREAD_COUNT}() {{
+entry:
+  %ask = load ptr, ptr @{THREAD_COUNT_GLOBAL}, align 8
+  %asks = icmp ne ptr %ask, null
+  br i1 %asks, label %runtime, label %own
+runtime:
+  %told = call i32 %ask()
+  %told64 = sext i32 %told to i64
+  ret i64 %told64
+own:
+  %pool = load ptr, ptr @{THREAD_POOL_GLOBAL}, align 8
+  %has_pool = icmp ne ptr %pool, null
+  %want = load i32, ptr @{NUM_THREADS_GLOBAL}, align 4
+  %want64 = sext i32 %want to i64
+  %count = select i1 %has_pool, i64 %want64, i64 1
+  %positive = icmp sgt i64 %count, 1
+  %threads = select i1 %positive, i64 %count, i64 1
+  ret i64 %threads
+}}
 
 define void @{PARALLEL_FOR}(ptr %body, ptr %ctx, i64 %trip) {{
 entry:
@@ -295,5 +324,6 @@ team:
 
 
 def support_ir() -> str:
-    """LLVM IR defining `__minitvm_parallel_for` and the globals the runtime sets."""
+    """LLVM IR defining `__minitvm_parallel_for`, `__minitvm_threads` and the globals the
+    runtime sets."""
     return _SUPPORT

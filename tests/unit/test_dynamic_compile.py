@@ -182,3 +182,24 @@ def test_symbolic_kernels_keep_their_templates_schedules(name: str) -> None:
 
     static = unscheduled(from_onnx(build(), shapes[0]))
     assert unscheduled(from_onnx(build(), input_shapes)) <= static
+
+
+def test_a_batch_runs_image_by_image_on_the_threads_where_it_fills_them() -> None:
+    """A ResNet block with a run-time batch: its kernels run each image's rows on the threads,
+    or whole images per thread where the batch fills the threads (lowering/batch_threads.py),
+    picked as they run by the run's thread count. Both ways match ONNX Runtime at every
+    batch (1 to 8) and thread count (1 to 3), on the same Executable."""
+    model = models.with_dynamic_dims(
+        models.resnet_basic_block(channels=32, size=14), {"x": ["batch", None, None, None]}
+    )
+    assert "__minitvm_threads" in minitvm.compiler.llvm_ir(model, None, 3, None, 2, "auto")
+    exe = minitvm.compile(model, num_threads=2)
+    session = ort_session(model, num_threads=1)
+    for threads in (2, 3, 1):
+        exe.num_threads = threads
+        for batch in (1, 2, 3, 5, 8):
+            feeds = models.random_feeds(model, {"x": (batch, 32, 14, 14)}, batch)
+            np.testing.assert_allclose(
+                exe.run(feeds)[0], session(feeds)[0], rtol=1e-4, atol=1e-4,
+                err_msg=f"batch {batch}, {threads} threads",
+            )  # fmt: skip

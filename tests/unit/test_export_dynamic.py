@@ -253,3 +253,17 @@ def test_export_from_the_command_line_keeps_dynamic_dimensions(tmp_path: Path) -
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert "output logits: float32[6, 10]" in ran.stdout and "PASS" in ran.stdout
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_library_shares_a_batch_by_its_own_thread_count(tmp_path: Path, threads: int) -> None:
+    """A library's kernels that run either each image's rows or whole images on the threads
+    ask its pool how many threads the run has (`minitvm__count_fn`): with 2 and 3, at batch
+    1 (rows), 2, 3 and 8, it computes what the Executable does."""
+    model = with_dynamic_dims(models.resnet_basic_block(channels=32, size=14), {"x": ["batch", None, None, None]})
+    exe = minitvm.compile(model, num_threads=threads)
+    exe.export(str(tmp_path / "block.so"))
+    lib = minitvm.load(tmp_path / "block.so", num_threads=threads)
+    for batch in (1, 8, 2, 3):
+        x = {"x": _random((batch, 32, 14, 14), batch)}
+        np.testing.assert_allclose(lib.run(x)[0], exe.run(x)[0], rtol=1e-5, atol=1e-5)

@@ -25,7 +25,9 @@ const char *const minitvm__features[] = {0};
 const int minitvm__chunks_per_thread = 4;
 
 static minitvm__pool_fn pool;
-void minitvm__connect_pool(minitvm__pool_fn p) { pool = p; }
+static minitvm__count_fn count;
+void minitvm__connect_pool(minitvm__pool_fn p, minitvm__count_fn c) { pool = p, count = c; }
+static int expected_threads;
 
 static void add_indices(void *ctx, int64_t lo, int64_t hi) {
   for (int64_t i = lo; i < hi; i++) __atomic_fetch_add((long long *)ctx, i + 1, __ATOMIC_RELAXED);
@@ -51,6 +53,10 @@ void minitvm__output_shape(int i, const int64_t *sizes, int64_t *out) {
 
 void minitvm__run_entry(void **io, void **consts, char *arena, int64_t *sizes) {
   (void)consts, (void)arena, (void)sizes;
+  if (count() != expected_threads) {
+    fprintf(stderr, "the run's thread count is %d, expected %d\n", count(), expected_threads);
+    abort();
+  }
   for (long long trip = 1; trip <= 200; trip += 7) {
     long long sum = 0;
     pool(add_indices, &sum, trip, 0, 0);
@@ -67,6 +73,7 @@ void minitvm__run_entry(void **io, void **consts, char *arena, int64_t *sizes) {
 int main(int argc, char **argv) {
   if (argc != 4) return 2;
   int threads = atoi(argv[1]), models = atoi(argv[2]), runs = atoi(argv[3]);
+  expected_threads = threads;
   for (int k = 0; k < models; k++) {
     minitvm_model *m;
     if (minitvm_create(NULL, threads, &m)) {

@@ -10,11 +10,12 @@ finishes its own images in its own cache, one region per kernel. At batch 8 on 2
 (Sapphire Rapids) ResNet-50 ran 1.10x slower the first way than the second; at batch 1 the
 second way runs on one thread (1.6x slower).
 
-So such a kernel gets both (TVM's Relax would dispatch on the shape the same way): its nests
-as scheduled, and a copy whose outer loop takes the threads (`batch_parallel_nests`), each
-under a `loop.if` on `images_take_threads`, which asks how many threads the run has
-(`loop.threads`). Whole images go to the threads where that idles at most
-1/IDLE_SHARE of their time: batch 2, 4, 8 on 2 threads, not batch 1 or 3.
+So such a kernel gets both: its nests as scheduled, and a copy whose outer loop takes the
+threads (`batch_parallel_nests`), each under a `loop.if` on `images_take_threads`, which asks
+how many threads the run has (`loop.threads`). Whole images go to the threads where that
+idles them at most 1/IDLE_SHARE of the time: batch 2, 4, 8 on 2 threads, not batch 1 or 3.
+The price is code: 28 of dynamic ResNet-50's 37 kernels come in two versions, and its
+compile took 18.4 s instead of 12.6 (no object cache, 2 cores).
 """
 
 from __future__ import annotations

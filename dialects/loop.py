@@ -885,7 +885,7 @@ class ThreadsOp(IRDLOperation):
     """How many threads the parallel loops of this run get, an index known only when the
     code runs (`exe.num_threads`, or an exported library's pool): `%t = loop.threads`. A
     kernel whose loops can share the threads two ways (images of a batch, or rows of each
-    image) picks one by it (see te_to_loop's `_batch_parallel_nests`). It does not change
+    image) picks one by it (lowering/batch_threads.py). It does not change
     while a run lasts."""
 
     name = "loop.threads"

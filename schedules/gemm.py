@@ -10,7 +10,8 @@ blocked by 256:
 After loop-unroll and loop-vectorize the k loop holds 16 vector FMAs on broadcast A and
 vector B, and LLVM keeps the 16 accumulators in registers. The default block follows the
 vector registers (`default_block`: 6 x 64 with AVX-512's 32, 6 x 16 with AVX2's 16); a block
-needs not divide M or N: te_to_loop ends the rows with one shorter block, and the columns
+needs not divide M or N: te_to_loop ends the rows with one shorter block (a run-time M with
+two blocks as even as can be: 7 rows as 4 + 3), and the columns
 with one shorter block that it peels in turn (whole vectors, then single columns). K is
 blocked from the machine's cache sizes (and, for a strip of B larger than half the L2, its
 measured FMA peak and L2 bandwidth: `_default_k_block`). Where B does not stay in the L2, the

@@ -111,9 +111,9 @@ def test_intermediates_live_in_one_arena_that_grows_to_the_largest_run() -> None
 
 
 def test_every_tail_of_a_register_block_is_right() -> None:
-    """Splits of a symbolic extent run their full tiles, then a partial one of what is left:
-    every sequence length from 1 to 17 (every remainder of blocks of up to 8 rows, two
-    blocks deep) against ONNX Runtime, with batch 1 and 2 (batch*seq rows in the GEMMs:
+    """Splits of a symbolic extent run their full tiles, then what is left (a register
+    block's last whole tile and its rest as two even blocks): every sequence length from 1 to
+    17 (every remainder of blocks of up to 8 rows, two blocks deep) against ONNX Runtime, with batch 1 and 2 (batch*seq rows in the GEMMs:
     odd counts too)."""
     model = models.bert_encoder_layer(seq=16, hidden=64, heads=4, ffn=128, dynamic=True)
     exe = minitvm.compile(model, num_threads=1)

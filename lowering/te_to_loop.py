@@ -172,8 +172,8 @@ def _for(block: Block, extent: int | SymDim, inits: Sequence[SSAValue] = ()) -> 
 MAX_TRIP = 2**62
 
 #: The largest split of a symbolic extent whose partial tiles get one version per size they
-#: can have (`_emit_balanced_tiles`: factor of them): a register block's rows, not a cache
-#: tile's 64.
+#: can have (`_emit_balanced_tiles`: factor - 1 of them): a register block's rows, not a
+#: cache tile's 64.
 MAX_TAIL_VERSIONS = 8
 
 
@@ -507,9 +507,11 @@ class _ComputeEmitter:
     ) -> None:
         """The tiles of a register block's split (`lp` its outer loop) whose rest is known only
         at run time: the whole tiles, then the rows left over as at most two blocks as even as
-        can be, each in one version per size it can have (a static inner extent, so that it
-        too is unrolled with its accumulators in registers). With a rest, the last whole tile
-        and the rest are shared by two blocks: 7 rows in blocks of 6 run as 4 + 3, not 6 + 1,
+        can be, each in one version per size it can have, 1 to factor - 1 (a static inner
+        extent, so that it too is unrolled with its accumulators in registers). With a rest
+        of at most factor - 2 rows, the last whole tile and the rest are shared by two blocks
+        (a rest of factor - 1 would leave them as they are): 7 rows in blocks of 6 run as
+        4 + 3, not 6 + 1,
         whose one row keeps few chains of FMAs in flight and loads a vector of B for each FMA
         (the static compile evens its blocks out the same way: gemm.py's `default_block`).
         AMD EPYC Zen 4, one thread, the BERT layer compiled for any length against its static
@@ -521,7 +523,9 @@ class _ComputeEmitter:
         whole_tiles, whole_bound = extent(emit, floordiv(axis_extent, factor))
         with emit_into(block):
             rows_left = Expr(emit(loop.SizeOp(mod(axis_extent, factor))))
-            shared = rows_left.ne(0) & Expr(whole_tiles).ne(0)  # a whole tile to share?
+            # share a whole tile where that makes two shorter blocks (a rest of factor - 1
+            # rows would make one whole block again: no version of `factor` rows is needed)
+            shared = rows_left.ne(0) & (rows_left <= factor - 2) & Expr(whole_tiles).ne(0)
             taken = select(shared, const(1, IndexType()), 0)
             rows = rows_left + taken * factor  # left over after the whole tiles
             first = select(shared, (rows + 1) // 2, rows)
@@ -535,7 +539,7 @@ class _ComputeEmitter:
             is_first = Expr(body.args[0]).eq(0)
             size = select(is_first, first, second)
             self.index_offsets[inner] = select(is_first, 0, first).value
-            heights = [(height, size.eq(height).value) for height in range(1, factor + 1)]
+            heights = [(height, size.eq(height).value) for height in range(1, factor)]
         for height, taken_here in heights:
             version = Block()
             self.extent_overrides[inner] = height

@@ -46,7 +46,7 @@ import minitvm.frontend.onnx_signal  # noqa: F401  (registers the DFT and STFT c
 import minitvm.frontend.onnx_tensor_ops  # noqa: F401  (registers the tensor-op converters)
 import minitvm.frontend.onnx_text  # noqa: F401  (registers the TfIdfVectorizer converter)
 from minitvm.dialects.graph import ConstantOp
-from minitvm.dialects.graph.base import UnequalSizes, shape_of, tensor_type
+from minitvm.dialects.graph.base import ClampedSize, UnequalSizes, shape_of, tensor_type
 from minitvm.errors import FrontendError
 from minitvm.frontend import onnx_symbolic
 from minitvm.frontend.onnx_node import (
@@ -96,9 +96,10 @@ def from_onnx(
     proto = _with_input_shapes(proto, tensor_shapes)
     proto = _infer_shapes(proto)
     aliases: dict[str, str] = {}
+    needed: dict[str, tuple[int, int]] = {}
     while True:
         importer = _Importer(proto.graph, opset, sequences, optionals)
-        importer.symbols.aliases = aliases
+        importer.symbols.aliases, importer.symbols.needed = aliases, needed
         try:
             with symbol_ranges() as ranges:
                 importer.symbols.bind(bounds, ranges)
@@ -106,7 +107,7 @@ def from_onnx(
                 module.verify()
             break
         except FrontendError as e:
-            if not _unify(e, importer.symbols, aliases):
+            if not (_unify(e, importer.symbols, aliases) or _bound(e, importer.symbols, needed)):
                 raise
     if aliases:
         module.attributes[UNIFIED_DIMS_ATTR] = DictionaryAttr(
@@ -139,6 +140,23 @@ def _unify(error: FrontendError, symbols: _Symbols, aliases: dict[str, str]) -> 
     if first not in made or second not in made or second in aliases:
         return False
     aliases[second] = first
+    return True
+
+
+def _bound(error: FrontendError, symbols: _Symbols, needed: dict[str, tuple[int, int]]) -> bool:
+    """Whether `error` is an op needing a symbol equal to a clamp of it (`ClampedSize`:
+    `sequence` tokens plus `min(64, sequence)` positions), now recorded in `needed` as the
+    bound that makes them equal, so that the import, run again, decides the clamp: the model
+    runs at the sizes it can run at (ONNX Runtime's too), the run time refusing others as
+    it refuses sizes outside a bound `input_shapes` gives. Only a symbol an input's dynamic
+    dimension makes is bounded, once."""
+    cause = error.__cause__
+    if not isinstance(cause, ClampedSize):
+        return False
+    made = {str(s) for s in symbols.by_name.values()}
+    if cause.symbol not in made or cause.symbol in needed:
+        return False
+    needed[cause.symbol] = cause.bound
     return True
 
 
@@ -485,6 +503,8 @@ class _Symbols:
         self.ranges: dict[str, tuple[int, int]] = {}
         #: symbol -> the symbol it is taken for (`_unify`)
         self.aliases: Mapping[str, str] = {}
+        #: symbol -> the bound the model's own shapes need (`_bound`)
+        self.needed: Mapping[str, tuple[int, int]] = {}
 
     def bind(
         self, bounds: Mapping[tuple[str, int], tuple[int, int]], ranges: dict[str, tuple[int, int]]
@@ -507,16 +527,21 @@ class _Symbols:
         found = self.by_name[name]
         while str(found) in self.aliases:
             found = symbol(self.aliases[str(found)])
-        bound = self.bounds.get((value, axis))
-        if bound is not None:
-            key = str(found)
+        key = str(found)
+        for bound, given in ((self.bounds.get((value, axis)), True), (self.needed.get(key), False)):
+            if bound is None:
+                continue
             lo, hi = self.ranges.get(key, (bound[0], bound[1]))
             lo, hi = max(lo, bound[0]), min(hi, bound[1])
             if lo > hi:
                 raise FrontendError(
                     f"input_shapes bounds dimension '{key}' to ranges that do not overlap "
                     f"(input '{value}' dimension {axis}: {bound[0]}..{bound[1]})"
-                )
+                    if given else
+                    f"input_shapes bounds dimension '{key}' to {self.ranges[key][0]}.."
+                    f"{self.ranges[key][1]}, but the model's shapes need it in "
+                    f"{bound[0]}..{bound[1]}"
+                )  # fmt: skip
             self.ranges[key] = (lo, hi)
         return found
 

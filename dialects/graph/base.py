@@ -40,7 +40,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
-from minitvm.symbolic import SymbolicError, SymDim, bare_symbol, parse_dim
+from minitvm.symbolic import SYMBOL_RANGE, Call, SymbolicError, SymDim, bare_symbol, parse_dim
 
 #: A tensor dimension: an int, or a `SymDim` (an expression of sizes named in the model).
 Dim = int | SymDim
@@ -61,6 +61,39 @@ class UnequalSizes(ShapeError):
     def __init__(self, message: str, symbols: tuple[str, str]):
         super().__init__(message)
         self.symbols = symbols
+
+
+class ClampedSize(ShapeError):
+    """Two sizes an op needs equal are a symbol `s` and a clamp of it, `min(c, s)` (or
+    `max(c, s)`): equal exactly where `s <= c` (`s >= c`). torch.onnx's BERT slices its 64
+    position ids to `min(64, sequence)` and adds them to the tokens' `sequence` rows: a model
+    that runs only up to 64 tokens. The frontend may take that bound (`bound`: lo, hi) for
+    the symbol and leave the run time to refuse sizes outside it."""
+
+    def __init__(self, message: str, symbol: str, bound: tuple[int, int]):
+        super().__init__(message)
+        self.symbol, self.bound = symbol, bound
+
+
+def clamp_bound(dims: Sequence[Dim]) -> tuple[str, tuple[int, int]] | None:
+    """(s, (lo, hi)) when `dims` are two sizes, a symbol s and `min(c, s)` (hi = c) or
+    `max(c, s)` (lo = c), in either order; else None (see `ClampedSize`)."""
+    distinct = list(dict.fromkeys(dims))
+    if len(distinct) != 2:
+        return None
+    for plain, clamped in (distinct, distinct[::-1]):
+        name = bare_symbol(plain)
+        if name is None or not isinstance(clamped, SymDim) or len(clamped.terms) != 1:
+            continue
+        (monomial, coefficient), = clamped.terms
+        call = monomial[0] if len(monomial) == 1 else None
+        if coefficient != 1 or not isinstance(call, Call) or call.fn not in ("min", "max"):
+            continue
+        limits = [a for a in call.args if isinstance(a, int)]
+        if len(call.args) == 2 and len(limits) == 1 and plain in call.args:
+            limit = limits[0]
+            return name, ((1, limit) if call.fn == "min" else (limit, SYMBOL_RANGE[1]))
+    return None
 
 
 def unequal_symbols(dims: Sequence[Dim]) -> tuple[str, str] | None:
@@ -382,8 +415,12 @@ def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
             pretty = ", ".join(fmt_shape(s) for s in shapes)
             message = f"{op_name}: shapes {pretty} do not broadcast (dimension {i})"
             in_order = [s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0]
-            pair = unequal_symbols([d for d in in_order if d != 1])
-            raise UnequalSizes(message, pair) if pair else ShapeError(message)
+            sizes = [d for d in in_order if d != 1]
+            if pair := unequal_symbols(sizes):
+                raise UnequalSizes(message, pair)
+            if clamp := clamp_bound(sizes):
+                raise ClampedSize(message, *clamp)
+            raise ShapeError(message)
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 

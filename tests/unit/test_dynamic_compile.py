@@ -84,6 +84,22 @@ def test_a_shape_seen_before_skips_the_checks_it_passed_and_a_bad_one_still_fail
     assert len(binds) == 4
 
 
+def test_a_bound_the_models_shapes_need_is_taken_and_checked_at_run_time() -> None:
+    """torch.onnx's BERT runs up to its 64 positions: compiled without input_shapes, it runs
+    every length up to 64 (one build, as ONNX Runtime does) and refuses 65 with the bound."""
+    model = onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx"))
+    exe = minitvm.compile(model, num_threads=1)
+    assert exe.bounds == {"sequence": (1, 64)}
+    session = ort_session(model, num_threads=1)
+    for seed, (batch, seq) in enumerate([(1, 1), (2, 7), (1, 64)]):
+        feeds = models.random_feeds(model, dict.fromkeys(BERT_INPUTS, (batch, seq)), seed)
+        for ours, theirs in zip(exe.run(feeds), session(feeds), strict=True):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * float(np.abs(theirs).max()))
+    feeds = models.random_feeds(model, dict.fromkeys(BERT_INPUTS, (1, 65)), 0)
+    with pytest.raises(MinitvmError, match=r"input 'input_ids' dimension 1 \('sequence'\) is 65, outside the 1\.\.64 the model was compiled for"):
+        exe.run(feeds)
+
+
 def test_a_bound_is_checked_at_run_time() -> None:
     model = onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx"))
     exe = minitvm.compile(model, input_shapes=dict.fromkeys(BERT_INPUTS, (None, "1..64")), num_threads=1)

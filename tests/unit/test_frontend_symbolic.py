@@ -327,21 +327,39 @@ def test_gpt2_exported_with_dynamic_batch_and_sequence() -> None:
     assert _main_types(module)[1] == ['tensor<?x?x1000xf32, #graph.dims<"batch", "sequence">>']
 
 
-def test_bert_exported_with_dynamic_axes_needs_the_position_table_bound() -> None:
-    """torch.onnx's BERT slices its 64 position ids to `min(64, sequence)`, which equals the
-    token count only for sequences of at most 64: a bound says so, and is recorded."""
+def test_a_size_needed_equal_to_a_clamp_of_it_names_the_bound_that_makes_it_so() -> None:
+    """`s` against `min(8, s)` broadcasts exactly where s <= 8, against `max(8, s)` where
+    s >= 8; against `min(8, t)`, or `min(s, t)`, no one bound says so."""
+    from minitvm.dialects.graph.base import ClampedSize, ShapeError, broadcast_shapes
+    from minitvm.symbolic import SYMBOL_RANGE, symbol, sym_max, sym_min
+
+    s, t = symbol("s"), symbol("t")
+    for clamp, bound in ((sym_min(8, s), (1, 8)), (sym_max(s, 8), (8, SYMBOL_RANGE[1]))):
+        for shapes in (((2, s), (1, clamp)), ((clamp,), (2, s))):
+            with pytest.raises(ClampedSize) as info:
+                broadcast_shapes("graph.add", *shapes)
+            assert (info.value.symbol, info.value.bound) == ("s", bound)
+    for other in (sym_min(8, t), sym_min(s, t), 2 * sym_min(8, s)):
+        with pytest.raises(ShapeError) as info:
+            broadcast_shapes("graph.add", (s,), (other,))
+        assert not isinstance(info.value, ClampedSize)
+
+
+def test_bert_exported_with_dynamic_axes_is_bounded_by_its_position_table() -> None:
+    """torch.onnx's BERT slices its 64 position ids to `min(64, sequence)` and adds them to
+    the tokens' `sequence` rows, which needs sequences of at most 64: the import takes that
+    bound itself and records it (the run time refuses longer ones, as ONNX Runtime fails on
+    them); a bound given within it narrows it, one outside it is an error."""
     from minitvm.frontend.onnx import symbol_bounds
 
     model = onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx"))
     names = ("input_ids", "attention_mask", "token_type_ids")
-    with pytest.raises(FrontendError) as info:
-        from_onnx(model)
-    assert str(info.value) == (
-        "node '/model/embeddings/Add_1' (Add, opset 14): graph.add: shapes "
-        "[batch, sequence, 64], [1, min(64, sequence), 64] do not broadcast (dimension 1); a "
-        "bound on the input's dynamic dimension may decide it: "
-        "input_shapes={'name': (..., 'lo..hi')}"
-    )
+    module = from_onnx(model)
+    assert symbol_bounds(module) == {"sequence": (1, 64)}
+    assert 'ends = #graph.sizes<1, "sequence">' in str(module)
+    assert symbol_bounds(from_onnx(model, dict.fromkeys(names, (None, "8..32")))) == {"sequence": (8, 32)}
+    with pytest.raises(FrontendError, match=r"graph.add: shapes \[batch, sequence, 64\], 1x64x64 do not broadcast"):
+        from_onnx(model, dict.fromkeys(names, (None, "65..100")))
     module = assert_specializes(
         model, {"batch": 2, "sequence": 11}, dict.fromkeys(names, (2, 11)), at_least=150,
         bounds=dict.fromkeys(names, (None, "1..64")),

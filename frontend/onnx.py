@@ -528,7 +528,9 @@ class _Symbols:
         while str(found) in self.aliases:
             found = symbol(self.aliases[str(found)])
         key = str(found)
-        for bound, given in ((self.bounds.get((value, axis)), True), (self.needed.get(key), False)):
+        # (a bound the shapes need overlaps any given: one that did not would decide the
+        # clamp that asked for it)
+        for bound in (self.bounds.get((value, axis)), self.needed.get(key)):
             if bound is None:
                 continue
             lo, hi = self.ranges.get(key, (bound[0], bound[1]))
@@ -537,11 +539,7 @@ class _Symbols:
                 raise FrontendError(
                     f"input_shapes bounds dimension '{key}' to ranges that do not overlap "
                     f"(input '{value}' dimension {axis}: {bound[0]}..{bound[1]})"
-                    if given else
-                    f"input_shapes bounds dimension '{key}' to {self.ranges[key][0]}.."
-                    f"{self.ranges[key][1]}, but the model's shapes need it in "
-                    f"{bound[0]}..{bound[1]}"
-                )  # fmt: skip
+                )
             self.ranges[key] = (lo, hi)
         return found
 

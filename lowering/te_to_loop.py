@@ -511,12 +511,12 @@ class _ComputeEmitter:
         extent, so that it too is unrolled with its accumulators in registers). With a rest
         of at most factor - 2 rows, the last whole tile and the rest are shared by two blocks
         (a rest of factor - 1 would leave them as they are): 7 rows in blocks of 6 run as
-        4 + 3, not 6 + 1,
-        whose one row keeps few chains of FMAs in flight and loads a vector of B for each FMA
-        (the static compile evens its blocks out the same way: gemm.py's `default_block`).
-        AMD EPYC Zen 4, one thread, the BERT layer compiled for any length against its static
-        compile (`minitvm bench --dynamic bert`): 7 tokens 1.09x -> 0.95x; 13 tokens 1.09x
-        -> 0.98x (interleaved in one process); 64 and more unchanged."""
+        4 + 3, not 6 + 1, whose one row keeps few chains of FMAs in flight and loads a vector
+        of B for each FMA (the static compile evens its blocks out the same way: gemm.py's
+        `default_block`). AMD EPYC Zen 4, one thread, the BERT layer compiled for any length
+        against its static compile: 7 tokens 1.09x -> 0.90-0.95x (`minitvm bench --dynamic
+        bert`, three runs); 13 tokens 1.09x -> 1.03x (interleaved in one process); 64 tokens
+        and more unchanged."""
         axis, axis_extent, factor = peel
         inner = self.nest.splits[axis][1]
         emit = Emit(block)

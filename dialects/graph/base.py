@@ -96,6 +96,17 @@ def clamp_bound(dims: Sequence[Dim]) -> tuple[str, tuple[int, int]] | None:
     return None
 
 
+def unequal_sizes(message: str, dims: Sequence[Dim]) -> ShapeError:
+    """The error for an op needing `dims` equal, which they are not at compile time: one the
+    frontend can act on where they are two input symbols (`UnequalSizes`) or a symbol and a
+    clamp of it (`ClampedSize`), else a plain ShapeError."""
+    if pair := unequal_symbols(dims):
+        return UnequalSizes(message, pair)
+    if clamp := clamp_bound(dims):
+        return ClampedSize(message, *clamp)
+    return ShapeError(message)
+
+
 def unequal_symbols(dims: Sequence[Dim]) -> tuple[str, str] | None:
     """The two symbols of `dims` when they are two different bare symbols, else None."""
     names = list(dict.fromkeys(bare_symbol(d) for d in dims))
@@ -415,12 +426,7 @@ def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
             pretty = ", ".join(fmt_shape(s) for s in shapes)
             message = f"{op_name}: shapes {pretty} do not broadcast (dimension {i})"
             in_order = [s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0]
-            sizes = [d for d in in_order if d != 1]
-            if pair := unequal_symbols(sizes):
-                raise UnequalSizes(message, pair)
-            if clamp := clamp_bound(sizes):
-                raise ClampedSize(message, *clamp)
-            raise ShapeError(message)
+            raise unequal_sizes(message, [d for d in in_order if d != 1])
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 

@@ -52,7 +52,6 @@ from minitvm.dialects.graph.base import (
     Shape,
     ShapeError,
     SizesAttr,
-    UnequalSizes,
     as_tensor,
     broadcasts_to,
     check_elements,
@@ -67,7 +66,7 @@ from minitvm.dialects.graph.base import (
     shape_of,
     surely_below,
     tensor_type,
-    unequal_symbols,
+    unequal_sizes,
 )
 from minitvm.symbolic import (
     SymbolicError,
@@ -685,8 +684,7 @@ class ConcatOp(GraphOp):
                     f"#0's {fmt_shape(first)} outside axis {axis}"
                 )
                 differing = [(b, a) for d, (a, b) in enumerate(zip(s, first)) if d != axis and a != b]
-                pair = unequal_symbols(differing[0]) if len(s) == len(first) and differing else None
-                raise UnequalSizes(message, pair) if pair else ShapeError(message)
+                raise unequal_sizes(message, differing[0]) if len(s) == len(first) and differing else ShapeError(message)
             total += s[axis]
         return [tensor_type((*first[:axis], total, *first[axis + 1 :]), tensors[0].element_type)]
 

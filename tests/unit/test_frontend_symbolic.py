@@ -330,7 +330,10 @@ def test_gpt2_exported_with_dynamic_batch_and_sequence() -> None:
 def test_a_size_needed_equal_to_a_clamp_of_it_names_the_bound_that_makes_it_so() -> None:
     """`s` against `min(8, s)` broadcasts exactly where s <= 8, against `max(8, s)` where
     s >= 8; against `min(8, t)`, or `min(s, t)`, no one bound says so."""
-    from minitvm.dialects.graph.base import ClampedSize, ShapeError, broadcast_shapes
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    from minitvm.dialects import graph as g
+    from minitvm.dialects.graph.base import ClampedSize, ShapeError, broadcast_shapes, tensor_type
     from minitvm.symbolic import SYMBOL_RANGE, symbol, sym_max, sym_min
 
     s, t = symbol("s"), symbol("t")
@@ -343,6 +346,11 @@ def test_a_size_needed_equal_to_a_clamp_of_it_names_the_bound_that_makes_it_so()
         with pytest.raises(ShapeError) as info:
             broadcast_shapes("graph.add", (s,), (other,))
         assert not isinstance(info.value, ClampedSize)
+    # a Concat needs its inputs' other dimensions equal: the same error
+    parts = [tensor_type((2, s)), tensor_type((3, sym_min(8, s)))]
+    with pytest.raises(ClampedSize) as info:
+        g.ConcatOp.infer_result_types(parts, {"axis": IntegerAttr(0, i64)})
+    assert (info.value.symbol, info.value.bound) == ("s", (1, 8))
 
 
 def test_bert_exported_with_dynamic_axes_is_bounded_by_its_position_table() -> None:

@@ -391,7 +391,9 @@ class _ComputeEmitter:
             slice_ = _index_slice(read)
             if slice_ is None:
                 continue  # (an index read from a tensor: a gather)
-            used = {a for op in [read, *slice_] for a in op.operands if a in axis_of}
+            # (in order of use, not a set: the index arithmetic below is emitted in this order,
+            # and a set of values iterates by address, which made two compiles differ)
+            used = list(dict.fromkeys(a for op in [read, *slice_] for a in op.operands if a in axis_of))
             axes = {axis_of[a] for a in used}
             if not axes & self.nest.root_axes(ahead):
                 continue

@@ -71,9 +71,14 @@ def _c_literal(text: str) -> str:
     return c_string(text)
 
 
-def _c_text(text: str) -> str:
-    """`text` inside a C string literal, for a printf format (a `%` doubled)."""
-    return _c_literal(text)[1:-1].replace("%", "%%")
+def _c_format(*pieces: str) -> str:
+    """A printf format inside a C string literal: the pieces at even positions are text (a
+    `%` in a name doubled, so that it prints as itself), those at odd ones conversions
+    (`%lld`) kept as they are."""
+    return "".join(
+        _c_literal(piece.replace("%", "%%") if k % 2 == 0 else piece)[1:-1]
+        for k, piece in enumerate(pieces)
+    )
 
 
 def bind_sizes_function(
@@ -102,9 +107,10 @@ def bind_sizes_function(
             lo, hi = bounds.get(name, (1, SYMBOL_RANGE[1]))
             lo = max(lo, 1)
             n = symbols.index(name)
-            message = _c_text(
-                f"input '{spec.name}' dimension {axis} ('{name}') is %lld, outside the {lo}..{hi} "
-                "the model was compiled for"
+            message = _c_format(
+                f"input '{spec.name}' dimension {axis} ('{name}') is ",
+                "%lld",
+                f", outside the {lo}..{hi} the model was compiled for",
             )
             lines += [
                 f"  s[{n}] = shapes[{i}][{axis}];",
@@ -123,8 +129,8 @@ def bind_sizes_function(
             if not isinstance(dim, SymDim) or origin.get(bare_symbol(dim) or "") == (i, axis):
                 continue
             body, value = c_expression(dim, symbols, indent="    ")
-            message = _c_text(
-                f"input '{spec.name}' dimension {axis} is %lld, but the model says {dim} = %lld there"
+            message = _c_format(
+                f"input '{spec.name}' dimension {axis} is ", "%lld", f", but the model says {dim} = ", "%lld", " there"
             )
             lines += [
                 "  {",

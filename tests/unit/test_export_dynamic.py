@@ -119,6 +119,25 @@ def test_bounds_and_agreement_are_checked_by_the_library(tmp_path: Path) -> None
         lib.run(feeds)
 
 
+def test_a_percent_sign_in_a_name_prints_as_itself_in_the_librarys_messages(tmp_path: Path) -> None:
+    """The library's refusals are printf formats: a `%` in an input's name must not be read
+    as a conversion (`%d'` would print garbage or read an argument that is not there)."""
+    net = helper.make_graph(
+        [helper.make_node("Relu", ["x%d"], ["y"])],
+        "percent",
+        [helper.make_tensor_value_info("x%d", TensorProto.FLOAT, ["n%"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n%"])],
+    )
+    model = helper.make_model(net, opset_imports=[helper.make_opsetid("", 17)])
+    exe = minitvm.compile(model, input_shapes={"x%d": ("1..4",)}, num_threads=1)
+    exe.export(str(tmp_path / "percent.so"))
+    lib = minitvm.load(tmp_path / "percent.so", num_threads=1)
+    x = _random((3,))
+    np.testing.assert_array_equal(lib.run({"x%d": x})[0], np.maximum(x, 0))
+    with pytest.raises(MinitvmError, match=r"input 'x%d' dimension 0 \('n_'\) is 5, outside the 1\.\.4 the model was compiled for$"):
+        lib.run({"x%d": _random((5,))})
+
+
 def _found_size_models() -> dict[str, tuple[onnx.ModelProto, list[dict[str, np.ndarray]]]]:
     """Models whose output sizes the code finds as it runs, each with feeds whose found sizes
     grow past the initial capacity, shrink and grow again."""

@@ -28,7 +28,7 @@ from minitvm.dialects.graph.base import shape_of
 from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx, load_model
-from minitvm.frontend.onnx import absent_outputs, io_names, symbol_bounds
+from minitvm.frontend.onnx import absent_outputs, bound_sources, io_names, symbol_bounds
 from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
 from minitvm.kernel_build import build_kernels, lower_main
@@ -305,12 +305,12 @@ def build(
     )  # type: ignore[assignment]
     cpu, features = host_cpu()
     symbols = _checked_symbols(info.symbols, inputs, info.set_sizes) if sizes_from_inputs else info.symbols
-    bounds = symbol_bounds(module)
+    bounds, sources = symbol_bounds(module), bound_sources(module)
     native = NativeModel(
         jit.bitcode, cpu, features, opt_level, parallel, info.arena_size, CHUNKS_PER_THREAD,
         tuple(objects), tuple(symbols), tuple((n, lo, hi) for n, (lo, hi) in bounds.items()),
         str(info.arena_size_expr), tuple(info.set_sizes.items()), tuple(info.checks.items()),
-        tuple(info.groups.items()),
+        tuple(info.groups.items()), tuple(sources.items()),
     )  # fmt: skip
     return Executable(
         jit.address(ENTRY),
@@ -334,6 +334,7 @@ def build(
         exporter=functools.partial(export_library, native),
         symbols=symbols,
         bounds=bounds,
+        bound_sources=sources,
         arena_size_expr=info.arena_size_expr,
         set_sizes=info.set_sizes,
         checks=info.checks,

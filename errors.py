@@ -11,7 +11,12 @@ class MinitvmError(Exception):
 
 
 class FrontendError(MinitvmError):
-    """The model cannot be imported: unsupported op, attribute value, opset or shape."""
+    """The model cannot be imported: unsupported op, attribute value, opset or shape.
+    `where` names the node at fault (`node 'Add_3' (Add, opset 14)`) where one is."""
+
+    def __init__(self, message: str, where: str = ""):
+        super().__init__(message)
+        self.where = where
 
 
 class NonConstantOperandError(FrontendError):

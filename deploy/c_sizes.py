@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from minitvm.errors import MinitvmError
-from minitvm.runtime.executable import TensorSpec
+from minitvm.runtime.executable import TensorSpec, outside_bound
 from minitvm.symbolic import SYMBOL_RANGE, SymDim, bare_symbol, capacity, straight_line
 
 #: Helpers every generated expression may call (inline: a model that calls none of them
@@ -86,11 +86,12 @@ def bind_sizes_function(
     inputs: Sequence[TensorSpec],
     bounds: Mapping[str, tuple[int, int]],
     not_from_inputs: Collection[str] = (),
+    sources: Mapping[str, str] | None = None,
 ) -> str:
     """`minitvm__bind_sizes`: each size from the first input dimension that is just it,
     within its bound, then every other symbolic input dimension equal to its expression.
     `not_from_inputs`: the sizes the code finds as it runs and their capacities, which the
-    run loop sets."""
+    run loop sets. `sources`: the node that needs a bound, which a refusal names."""
     lines = [
         "int minitvm__bind_sizes(const int64_t *const *shapes, int64_t *s, char *why, size_t room) {",
         "  (void)shapes; (void)s; (void)why; (void)room; /* (a model whose sizes are all found) */",
@@ -110,7 +111,7 @@ def bind_sizes_function(
             message = _c_format(
                 f"input '{spec.name}' dimension {axis} ('{name}') is ",
                 "%lld",
-                f", outside the {lo}..{hi} the model was compiled for",
+                f", {outside_bound(lo, hi, (sources or {}).get(name))}",
             )
             lines += [
                 f"  s[{n}] = shapes[{i}][{axis}];",

@@ -90,6 +90,9 @@ class NativeModel:
     found: tuple[tuple[str, str], ...] = ()
     checks: tuple[tuple[str, str], ...] = ()
     groups: tuple[tuple[str, str], ...] = ()
+    #: The node that needs a bound, where the import took it from the model's shapes (its
+    #: name goes into the refusal's message).
+    bound_sources: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -395,7 +398,7 @@ def _sizes_section(
         bounds = {name: (lo, hi) for name, lo, hi in native.bounds}
         set_at_run = {*found, *(capacity(name) for name in found)}
         text += [
-            c_sizes.bind_sizes_function(symbols, inputs, bounds, set_at_run),
+            c_sizes.bind_sizes_function(symbols, inputs, bounds, set_at_run, dict(native.bound_sources)),
             c_sizes.arena_bytes_function(symbols, native.arena_size, parse_dim(native.arena_size_expr)),
             c_sizes.output_shape_function(symbols, outputs),
             f"void {LIBRARY_ENTRY}(void **io, void **consts, char *arena, int64_t *sizes);",

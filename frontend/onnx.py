@@ -97,6 +97,7 @@ def from_onnx(
     proto = _infer_shapes(proto)
     aliases: dict[str, str] = {}
     needed: dict[str, tuple[int, int]] = {}
+    needed_by: dict[str, str] = {}
     while True:
         importer = _Importer(proto.graph, opset, sequences, optionals)
         importer.symbols.aliases, importer.symbols.needed = aliases, needed
@@ -107,7 +108,10 @@ def from_onnx(
                 module.verify()
             break
         except FrontendError as e:
-            if not (_unify(e, importer.symbols, aliases) or _bound(e, importer.symbols, needed)):
+            if not (
+                _unify(e, importer.symbols, aliases)
+                or _bound(e, importer.symbols, needed, needed_by)
+            ):
                 raise
     if aliases:
         module.attributes[UNIFIED_DIMS_ATTR] = DictionaryAttr(
@@ -116,6 +120,12 @@ def from_onnx(
     if ranges:
         module.attributes[DIM_BOUNDS_ATTR] = DictionaryAttr(
             {name: StringAttr(f"{lo}..{hi}") for name, (lo, hi) in sorted(ranges.items())}
+        )
+    # a bound is the node's where no given one narrows it
+    sources = {name: node for name, node in needed_by.items() if ranges.get(name) == needed[name]}
+    if sources:
+        module.attributes[BOUND_SOURCES_ATTR] = DictionaryAttr(
+            {name: StringAttr(node) for name, node in sorted(sources.items())}
         )
     return module
 
@@ -136,33 +146,53 @@ def _unify(error: FrontendError, symbols: _Symbols, aliases: dict[str, str]) -> 
     if not isinstance(cause, UnequalSizes):
         return False
     first, second = cause.symbols
-    made = {str(s) for s in symbols.by_name.values()}
+    made = symbols.made()
     if first not in made or second not in made or second in aliases:
         return False
     aliases[second] = first
     return True
 
 
-def _bound(error: FrontendError, symbols: _Symbols, needed: dict[str, tuple[int, int]]) -> bool:
+def _bound(
+    error: FrontendError,
+    symbols: _Symbols,
+    needed: dict[str, tuple[int, int]],
+    needed_by: dict[str, str],
+) -> bool:
     """Whether `error` is an op needing a symbol equal to a clamp of it (`ClampedSize`:
     `sequence` tokens plus `min(64, sequence)` positions), now recorded in `needed` as the
     bound that makes them equal, so that the import, run again, decides the clamp: the model
     runs at the sizes it can run at (ONNX Runtime's too), the run time refusing others as
     it refuses sizes outside a bound `input_shapes` gives. Only a symbol an input's dynamic
-    dimension makes is bounded, once."""
+    dimension makes is bounded, once; `needed_by` names the node that needs it, for the run
+    time's refusal to name."""
     cause = error.__cause__
     if not isinstance(cause, ClampedSize):
         return False
-    made = {str(s) for s in symbols.by_name.values()}
-    if cause.symbol not in made or cause.symbol in needed:
+    if cause.symbol not in symbols.made() or cause.symbol in needed:
         return False
     needed[cause.symbol] = cause.bound
+    needed_by[cause.symbol] = error.where
     return True
 
 
 #: The module attribute recording the bounds `input_shapes` gave symbols (`seq = "1..512"`),
 #: which the shape rules relied on: the run time must refuse sizes outside them.
 DIM_BOUNDS_ATTR = "minitvm.dim_bounds"
+
+
+#: The module attribute naming, for a bound the model's own shapes need (`_bound`) and no
+#: given one narrows, the node that needs it (`seq = "node 'Add_3' (Add, opset 14)"`): the
+#: run time's refusal of a size outside it says why the model was compiled for that range.
+BOUND_SOURCES_ATTR = "minitvm.dim_bound_sources"
+
+
+def bound_sources(module: ModuleOp) -> dict[str, str]:
+    """The nodes that need the module's bounds, where they do (`BOUND_SOURCES_ATTR`)."""
+    attr = module.attributes.get(BOUND_SOURCES_ATTR)
+    if not isinstance(attr, DictionaryAttr):
+        return {}
+    return {name: text.data for name, text in attr.data.items()}  # type: ignore[attr-defined]
 
 
 def symbol_bounds(module: ModuleOp) -> dict[str, tuple[int, int]]:
@@ -513,13 +543,17 @@ class _Symbols:
         (the intersection of its dimensions' bounds) into `ranges` as it is made."""
         self.bounds, self.ranges = bounds, ranges
 
+    def made(self) -> set[str]:
+        """The names of the symbols made so far (each a dynamic input dimension's)."""
+        return {str(s) for s in self.by_name.values()}
+
     def dim(self, value: str, axis: int, dim: onnx.TensorShapeProto.Dimension) -> int | SymDim:
         if dim.HasField("dim_value") and dim.dim_value >= 0:
             return dim.dim_value
         name = dim.dim_param if dim.HasField("dim_param") and dim.dim_param else f"{value}_{axis}"
         if name not in self.by_name:
             text = name_from(name)
-            taken = {str(s) for s in self.by_name.values()}
+            taken = self.made()
             unique, n = text, 1
             while unique in taken:
                 unique, n = f"{text}_{n}", n + 1

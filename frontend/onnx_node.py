@@ -135,7 +135,7 @@ def node_label(node: onnx.NodeProto, index: int) -> str:
 
 def node_error(node: onnx.NodeProto, index: int, opset: int, message: str) -> FrontendError:
     where = f"node '{node_label(node, index)}' ({node.op_type}, opset {opset})"
-    return FrontendError(f"{where}: {message}")
+    return FrontendError(f"{where}: {message}", where)
 
 
 def element_type(dtype: np.dtype, what: str) -> Attribute:

@@ -64,17 +64,28 @@ class TensorSpec:
         return all(isinstance(d, int) for d in self.shape)
 
 
+def outside_bound(lo: int, hi: int, source: str | None = None) -> str:
+    """How a refusal names the range a size is outside: the one the model was compiled for
+    (given by `input_shapes`), or the one a node (`source`) needs, which the import took
+    because the model's own shapes hold only there (a position table's 64 rows)."""
+    if source:
+        return f"outside the {lo}..{hi} that {source} needs"
+    return f"outside the {lo}..{hi} the model was compiled for"
+
+
 def bind_symbols(
     specs: Sequence[TensorSpec],
     arrays: Sequence[np.ndarray],
     symbols: Sequence[str],
     bounds: Mapping[str, tuple[int, int]],
     given: Mapping[str, int] | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> dict[str, int]:
     """The symbols' values: those `given`, and those the inputs' shapes give (a dimension
     that is just a symbol names it), checked: every other symbolic dimension must then equal
     its expression, each symbol is at least 1 and within its bound; a MinitvmError says which
-    input (or given size) is off."""
+    input (or given size) is off, and for a bound a node needs, that node (`sources`)."""
+    sources = sources or {}
     values: dict[str, int] = {}
     origin: dict[str, str] = {}
     for name, size in (given or {}).items():
@@ -82,7 +93,7 @@ def bind_symbols(
             raise MinitvmError(f"size '{name}' is none of the model's ({', '.join(symbols) or 'none'})")
         lo, hi = bounds.get(name, (1, SYMBOL_RANGE[1]))
         if not lo <= size <= hi:
-            raise MinitvmError(f"size '{name}' is {size}, outside the {lo}..{hi} the model was compiled for")
+            raise MinitvmError(f"size '{name}' is {size}, {outside_bound(lo, hi, sources.get(name))}")
         values[name] = size
         origin[name] = "the sizes given"
     for spec, array in zip(specs, arrays):
@@ -93,8 +104,8 @@ def bind_symbols(
             lo, hi = bounds.get(name, (1, SYMBOL_RANGE[1]))
             if not lo <= size <= hi:
                 raise MinitvmError(
-                    f"input '{spec.name}' dimension {axis} ('{name}') is {size}, outside the "
-                    f"{lo}..{hi} the model was compiled for"
+                    f"input '{spec.name}' dimension {axis} ('{name}') is {size}, "
+                    f"{outside_bound(lo, hi, sources.get(name))}"
                     + ("" if size else " (a size of 0 needs a compile with input_shapes)")
                 )
             values[name] = size
@@ -315,6 +326,8 @@ class ModelSpecs:
     #: shapes give, within `bounds`, and those the code finds as it runs (`set_sizes`).
     symbols: Sequence[str] = ()
     bounds: Mapping[str, tuple[int, int]] = MappingProxyType({})
+    #: The node that needs a bound, where the import took it from the model's shapes.
+    bound_sources: Mapping[str, str] = MappingProxyType({})
     set_sizes: Mapping[str, int | SymDim] = MappingProxyType({})
     #: The capacities of sizes found as the code runs that no shape bounds (graph.iota's,
     #: `<size>_cap`), each with its value now: supplied like an input's size, raised when a
@@ -352,6 +365,7 @@ class Executable(ModelSpecs):
         exporter: Exporter | None = None,
         symbols: Sequence[str] = (),
         bounds: Mapping[str, tuple[int, int]] | None = None,
+        bound_sources: Mapping[str, str] | None = None,
         arena_size_expr: str = "0",
         set_sizes: Mapping[str, str] | None = None,
         checks: Mapping[str, str] | None = None,
@@ -361,7 +375,8 @@ class Executable(ModelSpecs):
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
         (`export`; the compiler's deploy/library.py). `symbols`: the sizes the entry takes
         as its fourth argument, in order (a model compiled with symbolic dimensions; their
-        values come from the inputs' shapes at each run, within `bounds`), except for those of
+        values come from the inputs' shapes at each run, within `bounds`; `bound_sources`
+        names the node that needs a bound, for the refusal to say), except for those of
         `set_sizes`: counts the code finds as it runs (NonZero's), each with its bound, an
         expression of the symbols before it; their values come back in the sizes array and
         give the outputs whose shapes use them their run-time shapes. A run whose count exceeds
@@ -374,6 +389,7 @@ class Executable(ModelSpecs):
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
         self.symbols = list(symbols)
         self.bounds = dict(bounds or {})
+        self.bound_sources = dict(bound_sources or {})
         self.set_sizes = {name: parse_dim(bound) for name, bound in (set_sizes or {}).items()}
         self.checks = dict(checks or {})
         self.groups = dict(groups or {})
@@ -534,7 +550,9 @@ class Executable(ModelSpecs):
 
     def _bind(self, arrays: list[np.ndarray], given: Mapping[str, int] | None) -> dict[str, int]:
         """`bind_symbols` of these inputs (and sizes given): checked, once per shape (`_runs`)."""
-        return bind_symbols(self.inputs, arrays, self._input_symbols, self.bounds, given)
+        return bind_symbols(
+            self.inputs, arrays, self._input_symbols, self.bounds, given, self.bound_sources
+        )
 
     def _plan(self, key: object, bound: dict[str, int] | None, old: _RunPlan | None) -> _RunPlan:
         """The plan of a run at `key` whose symbols are `bound`, or of `old`'s again (the

@@ -6,6 +6,7 @@ counted. Inputs that contradict the model's symbols or bounds are clear errors."
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import models
 import numpy as np
@@ -96,8 +97,27 @@ def test_a_bound_the_models_shapes_need_is_taken_and_checked_at_run_time() -> No
         for ours, theirs in zip(exe.run(feeds), session(feeds), strict=True):
             np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * float(np.abs(theirs).max()))
     feeds = models.random_feeds(model, dict.fromkeys(BERT_INPUTS, (1, 65)), 0)
-    with pytest.raises(MinitvmError, match=r"input 'input_ids' dimension 1 \('sequence'\) is 65, outside the 1\.\.64 the model was compiled for"):
+    with pytest.raises(MinitvmError, match=r"input 'input_ids' dimension 1 \('sequence'\) is 65, outside the 1\.\.64 that node '/model/embeddings/Add_1' \(Add, opset 14\) needs$"):
         exe.run(feeds)
+
+
+def test_the_refusal_of_a_taken_bound_names_the_node_that_needs_it(tmp_path: Path) -> None:
+    """The bound the import took is the model's, not the user's: the Executable and the
+    exported library name the node whose shapes hold only within it. A bound input_shapes
+    narrows is the user's again."""
+    model = onnx.load(os.path.join(ONNX_DIR, "bert_dynamic.onnx"))
+    feeds = models.random_feeds(model, dict.fromkeys(BERT_INPUTS, (1, 65)), 0)
+    exe = minitvm.compile(model, num_threads=1)
+    assert exe.bound_sources == {"sequence": "node '/model/embeddings/Add_1' (Add, opset 14)"}
+    exe.export(str(tmp_path / "bert.so"))
+    lib = minitvm.load(tmp_path / "bert.so", num_threads=1)
+    for runner in (exe, lib):
+        with pytest.raises(MinitvmError, match=r"is 65, outside the 1\.\.64 that node '/model/embeddings/Add_1' \(Add, opset 14\) needs$"):
+            runner.run(feeds)
+    narrowed = minitvm.compile(model, input_shapes=dict.fromkeys(BERT_INPUTS, (None, "2..100")), num_threads=1)
+    assert narrowed.bounds == {"sequence": (2, 64)} and narrowed.bound_sources == {}
+    with pytest.raises(MinitvmError, match=r"is 65, outside the 2\.\.64 the model was compiled for"):
+        narrowed.run(feeds)
 
 
 def test_a_bound_is_checked_at_run_time() -> None:

@@ -225,6 +225,19 @@ def test_unknown_case_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     )
 
 
+def test_the_cases_models_are_written_for_tuning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--write-models` writes each case's very model (what `minitvm tune` then tunes for the
+    bench's `--records`); an unknown case writes nothing."""
+    assert cli.main(["bench", "gemm64", "mlp", "--write-models", str(tmp_path / "models")]) == 0
+    paths = [str(tmp_path / "models" / f"{name}.onnx") for name in ("gemm64", "mlp")]
+    assert capsys.readouterr().out.split() == paths
+    for name, path in zip(("gemm64", "mlp"), paths):
+        assert onnx.load(path).SerializeToString() == suite.find_case(name).build().SerializeToString()
+    assert cli.main(["bench", "gemm32", "resnet19", "--write-models", str(tmp_path / "none")]) == 1
+    assert "unknown case 'resnet19'" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
+
+
 @pytest.mark.parametrize("threads", ["0", "1,x", ""])
 def test_bad_thread_counts_are_usage_errors(
     threads: str, capsys: pytest.CaptureFixture[str]

@@ -2,6 +2,7 @@
 
     minitvm bench [case ...] [--threads 1,2] [--repeat N] [--warmup W] [--records URL]
     minitvm bench --dynamic [bert] [resnet50] [--threads 1,2] [--repeat N] [--warmup W]
+    minitvm bench [case ...] --write-models DIR
 
 The engine is bench/suite.py; its arguments, which `python bench/suite.py` shares, are in
 bench/options.py.
@@ -10,12 +11,34 @@ bench/options.py.
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Sequence
 
 from minitvm.bench.options import add_bench_arguments
+from minitvm.tools.atomic import write_bytes
 from minitvm.tools.options import CommandError
 
 
+def write_models(names: Sequence[str], directory: str) -> None:
+    """Write the cases' models (all by default) as `<directory>/<case>.onnx`, each the very
+    model the bench compiles, so that `minitvm tune` can tune them for `--records`. Every
+    name is checked before anything is written."""
+    from minitvm.bench import suite
+
+    cases = {name: suite.find_case(name) for name in names or suite.CASES}
+    os.makedirs(directory, exist_ok=True)
+    for name, case in cases.items():
+        path = os.path.join(directory, f"{name}.onnx")
+        write_bytes(case.build().SerializeToString(), path)
+        print(path, flush=True)
+
+
 def run_bench(args: argparse.Namespace) -> None:
+    if args.write_models is not None:
+        if args.dynamic or args.records:
+            raise CommandError("--write-models writes the cases' models and times nothing")
+        write_models(args.cases, args.write_models)
+        return
     if args.dynamic:
         from minitvm.bench import dynamic_shapes
 
@@ -39,4 +62,7 @@ def add_bench_command(subparsers: argparse._SubParsersAction) -> None:  # pyrigh
         "lm_head, unet_decoder, vgg16, lstm, yolo_neck.",
     )
     add_bench_arguments(p)
+    p.add_argument("--write-models", metavar="DIR",
+                   help="write the cases' ONNX models to DIR (case.onnx) and stop: to tune "
+                   "them with minitvm tune, then bench with --records")  # fmt: skip
     p.set_defaults(run=run_bench)

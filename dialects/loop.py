@@ -73,6 +73,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from minitvm.dialects.graph.base import DimsAttr, dims_problem
 from minitvm.dialects.graph.constant import ElementsAttr, verify_elements
+from minitvm.runtime.abi import ALIGNMENT
 from minitvm.symbolic import SymbolicError, SymDim, bare_symbol, parse_dim, substitute, symbols_of
 
 # --------------------------------------------------------------------------------------------
@@ -856,6 +857,72 @@ class CopyOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ViewOp(IRDLOperation):
+    """Another buffer type over the same bytes: `%v` is `%source` from element `start` on,
+    with the result's shape (row-major, like every buffer). @main's reshapes and its
+    leading-axis splits are views, not copies (convert-te-to-loop):
+
+        %piece = loop.view %xw[1024] : memref<64x1024xf32> to memref<1x1024xf32>
+
+    Nothing is allocated: loop-plan-memory keeps `%source` live while any view of it is, and
+    convert-loop-to-llvm offsets the pointer. `start` (elements) is a multiple of 64 bytes,
+    so a view is as aligned as every buffer; a source of run-time size is viewed from its
+    start only."""
+
+    name = "loop.view"
+    source = operand_def(MemRefType)
+    start = prop_def(IntegerAttr[I64])
+    result = result_def(MemRefType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$source `[` $start `]` attr-dict `:` type($source) `to` type($result)"
+
+    def __init__(self, source: SSAValue, start: int, type_: MemRefType):
+        super().__init__(
+            operands=[source], properties={"start": IntegerAttr(start, i64)}, result_types=[type_]
+        )
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, MemRefType) and isinstance(result, MemRefType)
+        if source.element_type != result.element_type:
+            raise VerifyException(
+                f"loop.view: a view of {source.element_type} as {result.element_type}"
+            )
+        start = self.start.value.data
+        width = element_bytes(source.element_type)
+        if start < 0 or (start * width) % ALIGNMENT:
+            raise VerifyException(
+                f"loop.view: start {start} is not a multiple of {ALIGNMENT} bytes"
+            )
+        have, want = dims_of(source), dims_of(result)
+        if all(isinstance(d, int) for d in (*have, *want)):
+            if start + _count(want) > _count(have):  # type: ignore[arg-type]
+                raise VerifyException(
+                    f"loop.view: elements {start}..{start + _count(want)} of a buffer of "  # type: ignore[arg-type]
+                    f"{_count(have)}"  # type: ignore[arg-type]
+                )
+        elif start:
+            raise VerifyException("loop.view: a buffer of run-time size is viewed from element 0 only")
+
+
+def element_bytes(element: Attribute) -> int:
+    """Bytes an element of a buffer takes (i1: a byte)."""
+    if isinstance(element, IntegerType):
+        return (element.width.data + 7) // 8
+    if isinstance(element, IndexType):
+        return 8
+    assert isinstance(element, AnyFloat), element
+    return element.bitwidth // 8
+
+
+def _count(dims: Sequence[int]) -> int:
+    count = 1
+    for d in dims:
+        count *= d
+    return count
+
+
+@irdl_op_definition
 class SizeOp(IRDLOperation):
     """The run-time value of a size, an index: `%n = loop.size "batch*seq"`. In a kernel the
     symbols are its trailing index arguments (named by the function's `SYMBOLS_ATTR`); in
@@ -1011,7 +1078,7 @@ def defined_within(op: Operation) -> set[SSAValue]:
 
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, PrefetchOp,
-    BroadcastOp, AllocOp, ConstantOp, CopyOp, SizeOp, ThreadsOp, SetSizeOp,
+    BroadcastOp, AllocOp, ConstantOp, CopyOp, ViewOp, SizeOp, ThreadsOp, SetSizeOp,
     VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip
 

@@ -572,10 +572,12 @@ def run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarra
 
 
 #: The graph ops convert-graph-to-te leaves in @main, for convert-te-to-loop to write as loops
-#: there (found sizes, checks, sorts, scans): run on their reference semantics.
+#: there (found sizes, checks, sorts, scans) or as views (reshapes, splits, slices, concats in
+#: place: lowering/views.py): run on their reference semantics.
 MAIN_LEVEL_GRAPH_OPS = frozenset({
     "graph.flat_nonzero", "graph.iota", "graph.check", "graph.argsort", "graph.cum_sum", "graph.cum_prod",
-    "graph.greedy_nms", "graph.invert_permutation",
+    "graph.greedy_nms", "graph.invert_permutation", "graph.reshape", "graph.split", "graph.slice",
+    "graph.concat",
 })  # fmt: skip
 
 
@@ -597,6 +599,8 @@ def _run_module(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarr
                 env[result] = value
         elif isinstance(op, func.ReturnOp):
             return [env[v] for v in op.arguments]
+        elif op.name == "graph.reshape":  # (its result's sizes may be the symbols' values)
+            env[op.results[0]] = env[op.operands[0]].reshape(_sizes_of(shape_of(op.results[0].type)))  # type: ignore[arg-type]
         elif op.name in MAIN_LEVEL_GRAPH_OPS:
             from minitvm.dialects.graph import reference
 

@@ -75,6 +75,7 @@ from minitvm.lowering.batch_threads import batch_parallel_nests, images_take_thr
 from minitvm.lowering.main_loops import Emit, extent
 from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
+from minitvm.lowering.views import in_place_concat, view_starts
 from minitvm.lowering.sort_to_loop import (
     SCAN_BLOCK_BYTES,
     SortScratch,
@@ -898,9 +899,11 @@ class _MainConverter:
 
     def convert(self, old: Block, ret: func.ReturnOp, outs: list[SSAValue]) -> None:
         # A call or if result that the model returns is written straight into its output.
+        self.pieces = self._concats_in_place(old, ret)
+        concats = {whole.owner for whole, _ in self.pieces.values()}
         self.direct: dict[SSAValue, SSAValue] = {}
         for value, out in zip(ret.arguments, outs):
-            if (isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp | graph.GreedyNmsOp
+            if (value.owner in concats or isinstance(value.owner, func.CallOp | graph.IfOp | graph.LoopOp | graph.FlatNonzeroOp | graph.IotaOp | graph.ArgSortOp | graph.GreedyNmsOp
                                         | graph.InvertPermutationOp) or scans(value.owner)) and value not in self.direct:
                 self.direct[value] = out
         self._ops(old, self.top)
@@ -909,8 +912,33 @@ class _MainConverter:
                 self.top.add_op(loop.CopyOp(self.buffers[value], out))
         self.top.add_op(func.ReturnOp())
 
+    @staticmethod
+    def _concats_in_place(old: Block, ret: func.ReturnOp) -> dict[SSAValue, tuple[SSAValue, int]]:
+        """Each input of a concat that convert-graph-to-te left in @main: the concat's result
+        and the element the input starts at in it (lowering/views.py)."""
+        pieces: dict[SSAValue, tuple[SSAValue, int]] = {}
+        claimed: set[SSAValue] = set()
+        for op in old.ops:
+            if not isinstance(op, graph.ConcatOp):
+                continue
+            starts = in_place_concat(op, old, claimed, set(ret.arguments))
+            if starts is None:
+                raise MinitvmError(
+                    "convert-te-to-loop: a graph.concat in @main must be one whose inputs "
+                    "kernels write into its buffer (lowering/views.py); others are kernels"
+                )
+            pieces.update((value, (op.result, start)) for value, start in zip(op.inputs, starts))
+        return pieces
+
     def _buffer(self, value: SSAValue) -> SSAValue:
-        """The buffer `value` is written into: the model's output, or a new alloc."""
+        """The buffer `value` is written into: the model's output, a view of the buffer of
+        the concat it is written into, or a new alloc."""
+        if value in self.pieces:
+            whole, start = self.pieces[value]
+            view = loop.ViewOp(self.buffers.get(whole) or self._buffer(whole), start, memref_of(value.type))
+            self.top.add_op(view)
+            self.buffers[value] = view.result
+            return view.result
         if value in self.direct:
             buffer = self.direct[value]
         else:
@@ -937,6 +965,14 @@ class _MainConverter:
                 block.add_op(func.CallOp(
                     op.callee, [*operands, *results, *(s.result for s in scratch), *(s.result for s in sizes)], []
                 ))  # fmt: skip
+            elif isinstance(op, graph.ConcatOp):
+                continue  # in place: its inputs were written into its buffer (_buffer)
+            elif (starts := view_starts(op)) is not None:
+                source = self.buffers[op.operands[0]]
+                for value, start in zip(op.results, starts, strict=True):
+                    view = loop.ViewOp(source, start, memref_of(value.type))
+                    block.add_op(view)
+                    self.buffers[value] = view.result
             elif isinstance(op, graph.FlatNonzeroOp):
                 self._flat_nonzero(op, block)
             elif isinstance(op, graph.IotaOp):

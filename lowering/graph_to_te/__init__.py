@@ -18,7 +18,10 @@ After:
       func.return %0 : tensor<4x8xf32>
     }
 
-`graph.constant`s stay in @main and reach kernels as arguments. The per-op semantics live in
+`graph.constant`s stay in @main and reach kernels as arguments, and so do the reshapes,
+splits and slices of @main's own block that are views of their input, and the concats whose
+inputs kernels can write into the concat's buffer (`lowering/views.py`): convert-te-to-loop
+makes them `loop.view`s, no kernel and no copy. The per-op semantics live in
 the rule modules of this package (see kernel_builder.py for the rule interface).
 
 A `graph.fused` group becomes ONE kernel, `@fused_<anchor>_<N>`: the rules of its body ops run
@@ -45,7 +48,7 @@ bias), `te.fused` with the anchor op's main compute named "anchor":
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -66,6 +69,7 @@ from minitvm.lowering.graph_to_te import tensor as _tensor  # noqa: F401  (regis
 from minitvm.lowering.graph_to_te import winograd as _winograd  # noqa: F401  (registers rules)
 from minitvm.lowering.graph_to_te.kernel_builder import LOWERINGS, KernelBuilder
 from minitvm.lowering.scan_to_loop import scans
+from minitvm.lowering.views import in_place_concat, view_starts
 
 #: Ops whose main compute a schedule template is for (`schedules/templates.py`): marked
 #: `te.templated`.
@@ -165,6 +169,13 @@ class _KernelCalls:
 
     main: func.FuncOp
     counter: int = 0
+    #: The values concats in place write (their kernels write them into the concat's buffer).
+    claimed: set[SSAValue] = field(default_factory=set[SSAValue])
+
+    @staticmethod
+    def _returned(block: Block) -> set[SSAValue]:
+        last = block.last_op
+        return set(last.operands) if isinstance(last, func.ReturnOp) else set()
 
     def convert(self, block: Block) -> None:
         """The ops of `block`; the ops inside a graph.fused become part of its kernel, those
@@ -186,6 +197,11 @@ class _KernelCalls:
                 or scans(node)
             ):  # (these stay: convert-te-to-loop writes their loops and checks into @main)
                 continue
+            if block is self.main.body.block and (
+                view_starts(node) is not None
+                or in_place_concat(node, block, self.claimed, self._returned(block)) is not None
+            ):
+                continue  # a view, a concat in place (lowering/views.py): convert-te-to-loop
             if isinstance(node, graph.FusedOp):
                 name = fused_kernel_name(node, self.counter)
                 kernel = fused_kernel_for(node, name)

@@ -211,6 +211,9 @@ class FunctionLowering(Emitter):
                 self.values[op.result] = self._broadcast(self.values[op.value], op.result.type)
             case loop.AllocOp() | loop.ConstantOp():
                 pass  # bound up front by _prepare_buffers
+            case loop.ViewOp():
+                start = op.start.value.data * loop.element_bytes(op.source.type.element_type)  # type: ignore[attr-defined]
+                self.values[op.result] = self._gep(self.values[op.source], i8, None, start, True)
             case loop.SizeOp():
                 self.values[op.result] = self.size_value(op.value)
             case loop.ThreadsOp():

@@ -123,13 +123,22 @@ class TransposeOfTransposePattern(RewritePattern):
 
 
 class IdentityTransposePattern(RewritePattern):
-    """transpose(x, [0, 1, ..., n-1]) -> x."""
+    """transpose(x, [0, 1, ..., n-1]) -> x; a transpose that keeps the order of x's dims
+    other than 1 (it moves only unit dims: [64, 2, 1, 256] by (0, 2, 1, 3)) -> a reshape
+    to its result's shape: the same elements in the same order, which alone in @main is a
+    view, not a copy (lowering/views.py)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         perm = list(get_ints(op.properties, "perm"))
         if perm == sorted(perm):
             rewriter.replace(op, [], [op.input])
+            return
+        assert isinstance(op.input.type, TensorType) and isinstance(op.result.type, TensorType)
+        shape = shape_of(op.input.type)
+        moved = [axis for axis in perm if shape[axis] != 1]
+        if moved == sorted(moved):
+            rewriter.replace(op, ReshapeOp.make(op.input, shape=shape_of(op.result.type)))
 
 
 class AddZeroPattern(RewritePattern):

@@ -16,7 +16,8 @@ overlap never share bytes, while the others may:
 
 Ranges are closed, so two buffers passed to one call always get disjoint memory: kernels keep
 their `noalias` contract (no kernel ever works in place). An op nested in a loop or if of
-@main counts as a use at its top-level ancestor. The offsets go on the allocs as a
+@main counts as a use at its top-level ancestor, and a use of a `loop.view` of a buffer
+(a reshape, a piece of a split: the same bytes) as a use of the buffer. The offsets go on the allocs as a
 discardable `offset` attribute (bytes, 64-aligned) that convert-loop-to-llvm's entry layout
 follows; without it, allocs are laid out one after another. A buffer without elements (a dim
 of size 0) takes no bytes: it gets offset 0 and nothing reads or writes through it.
@@ -36,16 +37,13 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
     i64,
 )
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from minitvm.dialects import loop
@@ -60,15 +58,7 @@ def _round_up(n: int) -> int:
 def buffer_bytes(type_: MemRefType) -> int | SymDim:
     """Bytes of a buffer (i1 takes a byte), as convert-loop-to-llvm stores it: an expression
     of the symbols for a buffer with symbolic dims."""
-    element = type_.element_type
-    if isinstance(element, IntegerType):
-        width = (element.width.data + 7) // 8
-    elif isinstance(element, IndexType):
-        width = 8
-    else:
-        assert isinstance(element, AnyFloat), element
-        width = element.bitwidth // 8
-    return product(loop.dims_of(type_)) * width
+    return product(loop.dims_of(type_)) * loop.element_bytes(type_.element_type)
 
 
 @dataclass(frozen=True)
@@ -100,8 +90,7 @@ def live_ranges(
         if any(isinstance(d, SymDim) for d in loop.dims_of(op.result.type)) != symbolic:  # type: ignore[arg-type]
             continue
         uses = []
-        for use in op.result.uses:
-            user: Operation | None = use.operation
+        for user in _users(op.result):
             while user is not None and user not in position:  # nested: its top-level op
                 user = user.parent_op()
             if user is not None:
@@ -111,6 +100,17 @@ def live_ranges(
         size = _round_up(size) if isinstance(size, int) else ceildiv(size, ALIGNMENT) * ALIGNMENT
         ranges.append(LiveRange(op, size, min(uses, default=n), max(uses, default=n)))  # type: ignore[arg-type]
     return ranges
+
+
+def _users(buffer: SSAValue) -> list[Operation]:
+    """The ops using `buffer`, directly or through views of it (a view's readers read the
+    buffer's bytes, so they keep it live)."""
+    users: list[Operation] = []
+    for use in buffer.uses:
+        users.append(use.operation)
+        if isinstance(use.operation, loop.ViewOp):
+            users += _users(use.operation.result)
+    return users
 
 
 def assign_slots(ranges: Sequence[LiveRange], base: int) -> tuple[list[int | SymDim], int | SymDim]:

@@ -85,6 +85,19 @@ func.func @identity_transpose(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
   func.return %1 : tensor<3x3xf32>
 }
 
+// A transpose that moves only unit dims keeps the elements in order: a reshape. One that
+// swaps two dims other than 1 stays, whatever unit dims sit between them.
+// CHECK-LABEL: func.func @unit_dims_transpose
+// CHECK-SAME:    (%[[X:.*]]: tensor<64x2x1x256xf32>, %[[Y:.*]]: tensor<2x1x3xf32>)
+// CHECK-NEXT:    %[[R:.*]] = graph.reshape %[[X]] : tensor<64x2x1x256xf32> to tensor<64x1x2x256xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.transpose %[[Y]] {perm = array<i64: 2, 1, 0>} : tensor<2x1x3xf32> -> tensor<3x1x2xf32>
+// CHECK-NEXT:    func.return %[[R]], %[[T]]
+func.func @unit_dims_transpose(%x: tensor<64x2x1x256xf32>, %y: tensor<2x1x3xf32>) -> (tensor<64x1x2x256xf32>, tensor<3x1x2xf32>) {
+  %0 = graph.transpose %x {perm = array<i64: 0, 2, 1, 3>} : tensor<64x2x1x256xf32> -> tensor<64x1x2x256xf32>
+  %1 = graph.transpose %y {perm = array<i64: 2, 1, 0>} : tensor<2x1x3xf32> -> tensor<3x1x2xf32>
+  func.return %0, %1 : tensor<64x1x2x256xf32>, tensor<3x1x2xf32>
+}
+
 // CHECK-LABEL: func.func @add_sub_zero
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x3xf32>)
 // CHECK-NEXT:    func.return %[[X]] : tensor<2x3xf32>

@@ -114,3 +114,35 @@ func.func @choose(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   %y = graph.relu %r : tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
+
+// -----
+
+// The reshapes, splits and slices of @main's own block that are views of their input stay
+// (convert-te-to-loop makes them loop.views, lowering/views.py): a reshape; a split whose
+// pieces are runs of rows (the dims before its axis are 1); a slice of whole rows. The rest
+// become kernels: a split whose pieces interleave (axis 1 of 4 rows), one whose piece would
+// start off a 64-byte boundary (3 floats in), and a reshape inside a graph.if branch: views
+// are made in @main's own block only (a graph.loop's body copies its yields into the loop's
+// state buffers, and a view of one of those would change under its readers).
+// CHECK-LABEL: func.func @views(
+// CHECK-NEXT:      %[[F:\w+]] = graph.reshape %[[X:\w+]] : tensor<4x32xf32> to tensor<128xf32>
+// CHECK-NEXT:      %{{\w+}}, %{{\w+}} = graph.split %[[X]] {axis = 0 : i64, sizes = array<i64: 1, 3>}
+// CHECK-NEXT:      %{{\w+}} = graph.slice %[[X]] {starts = array<i64: 2, 0>, ends = array<i64: 3, 32>, steps = array<i64: 1, 1>}
+// CHECK-NEXT:      %{{\w+}}, %{{\w+}} = func.call @split_0(%[[X]])
+// CHECK-NEXT:      %{{\w+}}, %{{\w+}} = func.call @split_1(%{{\w+}})
+// CHECK-NEXT:      %{{\w+}} = graph.if
+// CHECK-NEXT:        %{{\w+}} = func.call @reshape_2(%[[F]])
+func.func @views(%c: tensor<i1>, %x: tensor<4x32xf32>, %v: tensor<1x8xf32>) -> (tensor<128xf32>, tensor<1x32xf32>, tensor<3x32xf32>, tensor<1x32xf32>, tensor<4x16xf32>, tensor<1x3xf32>, tensor<4x32xf32>) {
+  %f = graph.reshape %x : tensor<4x32xf32> to tensor<128xf32>
+  %p0, %p1 = graph.split %x {axis = 0 : i64, sizes = array<i64: 1, 3>} : tensor<4x32xf32> -> tensor<1x32xf32>, tensor<3x32xf32>
+  %s = graph.slice %x {starts = array<i64: 2, 0>, ends = array<i64: 3, 32>, steps = array<i64: 1, 1>} : tensor<4x32xf32> -> tensor<1x32xf32>
+  %q0, %q1 = graph.split %x {axis = 1 : i64, sizes = array<i64: 16, 16>} : tensor<4x32xf32> -> tensor<4x16xf32>, tensor<4x16xf32>
+  %r0, %r1 = graph.split %v {axis = 1 : i64, sizes = array<i64: 3, 5>} : tensor<1x8xf32> -> tensor<1x3xf32>, tensor<1x5xf32>
+  %i = graph.if %c : tensor<i1> -> (tensor<4x32xf32>) {
+    %g = graph.reshape %f : tensor<128xf32> to tensor<4x32xf32>
+    graph.yield %g : tensor<4x32xf32>
+  } else {
+    graph.yield %x : tensor<4x32xf32>
+  }
+  func.return %f, %p0, %p1, %s, %q0, %r0, %i : tensor<128xf32>, tensor<1x32xf32>, tensor<3x32xf32>, tensor<1x32xf32>, tensor<4x16xf32>, tensor<1x3xf32>, tensor<4x32xf32>
+}

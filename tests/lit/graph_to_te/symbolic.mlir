@@ -10,9 +10,10 @@
 // RUN: minitvm-opt %s -p convert-graph-to-te,te-default-schedule | filecheck %s --check-prefix=SCHED
 // SCHED: te.compute (%{{.*}}) in ["batch", 1, 8] {schedule = [#te.compute_at<"anchor", "i1">, #te.vectorize<"i2">]}
 
-// [batch, seq, 8] -> [batch*seq, 8]: row i0 is x[i0 floordiv seq, i0 mod seq].
-// CHECK-LABEL: func.func @reshape_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<?x?x8xf32, #graph.dims<"batch", "seq">>) -> tensor<?x8xf32, #graph.dims<"batch*seq">> attributes {te.kernel} {
+// [batch, seq, 8] -> [batch*seq, 8]: row i0 is x[i0 floordiv seq, i0 mod seq] (in a fused
+// group: alone in @main a reshape is a view, no kernel).
+// CHECK-LABEL: func.func @fused_reshape_0(
+// CHECK-SAME:    %[[X:\w+]]: tensor<?x?x8xf32, #graph.dims<"batch", "seq">>) -> tensor<?x8xf32, #graph.dims<"batch*seq">> attributes {te.kernel, te.fused} {
 // CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in ["batch*seq", 8] : tensor<?x8xf32, #graph.dims<"batch*seq">> {
 // CHECK-NEXT:      %[[S:\w+]] = te.size "seq"
 // CHECK-NEXT:      %[[B:\w+]] = arith.floordivsi %[[I]], %[[S]] : index
@@ -77,7 +78,11 @@
 // CHECK-NEXT:    %{{\w+}} = func.call @reshape_to_sizes_2(%{{\w+}}, %[[I0]], %[[I1]])
 // CHECK-NEXT:    %{{\w+}} = func.call @reshape_to_sizes_3(
 func.func @main(%x: tensor<?x?x8xf32, #graph.dims<"batch", "seq">>, %v: tensor<24xf32>, %n0: tensor<i64>, %n1: tensor<i64>, %w: tensor<2x1x12xf32>, %a: tensor<?xi64, #graph.dims<"a">>, %b: tensor<?xi64, #graph.dims<"b">>, %c: tensor<?xi64, #graph.dims<"c">>) -> (tensor<?x8xf32, #graph.dims<"batch*seq">>, tensor<?x1x8xf32, #graph.dims<"batch">>, tensor<?x?xf32, #graph.dims<"y_len0", "y_len1">>, tensor<?x?x?xf32, #graph.dims<"a", "b", "c">>) {
-  %flat = graph.reshape %x : tensor<?x?x8xf32, #graph.dims<"batch", "seq">> to tensor<?x8xf32, #graph.dims<"batch*seq">>
+  %flat = graph.fused "reshape" (%x) : (tensor<?x?x8xf32, #graph.dims<"batch", "seq">>) -> tensor<?x8xf32, #graph.dims<"batch*seq">> {
+  ^bb0(%e: tensor<?x?x8xf32, #graph.dims<"batch", "seq">>):
+    %r = graph.reshape %e : tensor<?x?x8xf32, #graph.dims<"batch", "seq">> to tensor<?x8xf32, #graph.dims<"batch*seq">>
+    graph.yield %r : tensor<?x8xf32, #graph.dims<"batch*seq">>
+  }
   %mean = graph.reduce_mean %x {axes = array<i64: 1>} : tensor<?x?x8xf32, #graph.dims<"batch", "seq">> -> tensor<?x1x8xf32, #graph.dims<"batch">>
   %i0 = graph.iota %n0 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len0">>
   %i1 = graph.iota %n1 {group = "y_dims"} : tensor<i64> -> tensor<?xi64, #graph.dims<"y_len1">>

@@ -8,9 +8,10 @@
 // RUN: minitvm-opt %s --split-input-file -p convert-graph-to-te,te-default-schedule | filecheck %s --check-prefix=SCHED
 
 // reshape 2x6 -> 3x4 merges and re-splits: linear = i * 4 + j, then x[linear floordiv 6,
-// linear mod 6] (mod as linear - (linear floordiv 6) * 6).
-// CHECK-LABEL: func.func @reshape_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<2x6xf32>) -> tensor<3x4xf32> attributes {te.kernel} {
+// linear mod 6] (mod as linear - (linear floordiv 6) * 6). (A reshape alone in @main is a
+// view, no kernel: main.mlir. In a fused group it is a compute, as here.)
+// CHECK-LABEL: func.func @fused_reshape_0(
+// CHECK-SAME:    %[[X:\w+]]: tensor<2x6xf32>) -> tensor<3x4xf32> attributes {te.kernel, te.fused} {
 // CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[J:\w+]]) in [3, 4] : tensor<3x4xf32> {
 // CHECK-NEXT:      %[[C4:\w+]] = arith.constant 4 : index
 // CHECK-NEXT:      %[[I4:\w+]] = arith.muli %[[I]], %[[C4]] : index
@@ -26,21 +27,29 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[R]] : tensor<3x4xf32>
 func.func @main(%x: tensor<2x6xf32>) -> tensor<3x4xf32> {
-  %0 = graph.reshape %x : tensor<2x6xf32> to tensor<3x4xf32>
+  %0 = graph.fused "reshape" (%x) : (tensor<2x6xf32>) -> tensor<3x4xf32> {
+  ^bb0(%a: tensor<2x6xf32>):
+    %r = graph.reshape %a : tensor<2x6xf32> to tensor<3x4xf32>
+    graph.yield %r : tensor<3x4xf32>
+  }
   func.return %0 : tensor<3x4xf32>
 }
 
 // -----
 
 // A reshape that only inserts a unit dim maps dims one to one: no index arithmetic.
-// CHECK-LABEL: func.func @reshape_0(
-// CHECK-SAME:    %[[X:\w+]]: tensor<2x6xf32>) -> tensor<2x1x6xf32> attributes {te.kernel} {
+// CHECK-LABEL: func.func @fused_reshape_0(
+// CHECK-SAME:    %[[X:\w+]]: tensor<2x6xf32>) -> tensor<2x1x6xf32> attributes {te.kernel, te.fused} {
 // CHECK-NEXT:    %[[R:\w+]] = te.compute (%[[I:\w+]], %[[U:\w+]], %[[J:\w+]]) in [2, 1, 6] : tensor<2x1x6xf32> {
 // CHECK-NEXT:      %[[V:\w+]] = te.read %[[X]][%[[I]], %[[J]]] : tensor<2x6xf32>
 // CHECK-NEXT:      te.yield %[[V]] : f32
 // CHECK-NEXT:    }
 func.func @main(%x: tensor<2x6xf32>) -> tensor<2x1x6xf32> {
-  %0 = graph.reshape %x : tensor<2x6xf32> to tensor<2x1x6xf32>
+  %0 = graph.fused "reshape" (%x) : (tensor<2x6xf32>) -> tensor<2x1x6xf32> {
+  ^bb0(%a: tensor<2x6xf32>):
+    %r = graph.reshape %a : tensor<2x6xf32> to tensor<2x1x6xf32>
+    graph.yield %r : tensor<2x1x6xf32>
+  }
   func.return %0 : tensor<2x1x6xf32>
 }
 

@@ -406,6 +406,46 @@ func.func @set_expression() {
 
 // -----
 
+// loop.view: a view keeps the element type...
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.view: a view of f32 as i32{{$}}
+func.func @view_element_type(%a: memref<16xf32>) {
+  %v = loop.view %a[0] : memref<16xf32> to memref<16xi32>
+  func.return
+}
+
+// -----
+
+// ... starts at a multiple of 64 bytes (every buffer's alignment)...
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.view: start 4 is not a multiple of 64 bytes{{$}}
+func.func @view_alignment(%a: memref<64xf32>) {
+  %v = loop.view %a[4] : memref<64xf32> to memref<16xf32>
+  func.return
+}
+
+// -----
+
+// ... stays inside its buffer...
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.view: elements 48..80 of a buffer of 64{{$}}
+func.func @view_bounds(%a: memref<64xf32>) {
+  %v = loop.view %a[48] : memref<64xf32> to memref<2x16xf32>
+  func.return
+}
+
+// -----
+
+// ... and views a buffer of run-time size from its start only.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.view: a buffer of run-time size is viewed from element 0 only{{$}}
+func.func @view_symbolic(%a: memref<?x16xf32, #graph.dims<"n">>) {
+  %v = loop.view %a[16] : memref<?x16xf32, #graph.dims<"n">> to memref<16xf32>
+  func.return
+}
+
+// -----
+
 // A loop with iter_args whose body has no terminator is rejected by xDSL while parsing the
 // region (a message only, no IR).
 // CHECK:      {{^}}// {{-----}}
@@ -417,4 +457,3 @@ func.func @yield_missing(%x: f32) -> f32 {
   }
   func.return %r : f32
 }
-

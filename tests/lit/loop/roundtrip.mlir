@@ -1,7 +1,8 @@
 // Every loop op in its custom form, printed back exactly: loop.for with and without
 // iter_args and with its hint attributes after the region, loop.if, scalar and vector
 // accesses of several element types, loop.prefetch, loop.broadcast, loop.alloc, loop.constant
-// with inline, splat and out-of-line values (and the dialect_resources section), loop.copy.
+// with inline, splat and out-of-line values (and the dialect_resources section), loop.copy,
+// loop.view.
 // The three runs must agree: parse -> print, print -> parse -> print, and generic form in ->
 // custom form out (so the generic printer and parser lose nothing either).
 //
@@ -157,7 +158,8 @@ func.func @accesses(%s: memref<f32>, %ids: memref<8xi64>, %mask: memref<2x8xi1>,
 
 // Buffers: scratch (loop.alloc) and constants, inline (dense<...> : tensor type, then the
 // buffer type), splat (#graph.splat) or out of line (#graph.weights<key>, its bytes in the
-// file's dialect_resources section); loop.copy between buffers of one type.
+// file's dialect_resources section); loop.copy between buffers of one type; loop.view, another
+// shape over a buffer's bytes from an element on.
 // CHECK-LABEL: func.func @buffers(
 // CHECK-SAME:    %[[OUT:\w+]]: memref<2x3xf32>)
 func.func @buffers(%out: memref<2x3xf32>) {
@@ -173,6 +175,8 @@ func.func @buffers(%out: memref<2x3xf32>) {
   // CHECK-NEXT: %[[WI:\w+]] = loop.constant #graph.weights<idx_0b6f7d5d138f> {name = "idx"} : memref<2x3xi64>
   // CHECK-NEXT: loop.copy %[[DF]], %[[T]] : memref<2x3xf32>, memref<2x3xf32>
   // CHECK-NEXT: loop.copy %[[T]], %[[OUT]] {note} : memref<2x3xf32>, memref<2x3xf32>
+  // CHECK-NEXT: %[[R:\w+]] = loop.view %[[T]][0] : memref<2x3xf32> to memref<6xf32>
+  // CHECK-NEXT: %[[P:\w+]] = loop.view %[[SI]][8] {note} : memref<16xi64> to memref<1x8xi64>
   // CHECK-NEXT: func.return
   // CHECK-NEXT: }
   %t = loop.alloc : memref<2x3xf32>
@@ -187,6 +191,8 @@ func.func @buffers(%out: memref<2x3xf32>) {
   %wi = loop.constant #graph.weights<idx_0b6f7d5d138f> {name = "idx"} : memref<2x3xi64>
   loop.copy %df, %t : memref<2x3xf32>, memref<2x3xf32>
   loop.copy %t, %out {note} : memref<2x3xf32>, memref<2x3xf32>
+  %r = loop.view %t[0] : memref<2x3xf32> to memref<6xf32>
+  %p = loop.view %si[8] {note} : memref<16xi64> to memref<1x8xi64>
   func.return
 }
 

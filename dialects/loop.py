@@ -26,6 +26,7 @@ Loop attributes `parallel`, `unroll` and `vectorize` are hints for the loop pass
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -859,8 +860,9 @@ class CopyOp(IRDLOperation):
 @irdl_op_definition
 class ViewOp(IRDLOperation):
     """Another buffer type over the same bytes: `%v` is `%source` from element `start` on,
-    with the result's shape (row-major, like every buffer). @main's reshapes and its
-    leading-axis splits are views, not copies (convert-te-to-loop):
+    with the result's shape (row-major, like every buffer). @main's reshapes, row splits and
+    row slices are views, not copies, and so are the inputs of a concat its kernels write in
+    place (convert-te-to-loop, lowering/views.py):
 
         %piece = loop.view %xw[1024] : memref<64x1024xf32> to memref<1x1024xf32>
 
@@ -896,10 +898,10 @@ class ViewOp(IRDLOperation):
             )
         have, want = dims_of(source), dims_of(result)
         if all(isinstance(d, int) for d in (*have, *want)):
-            if start + _count(want) > _count(have):  # type: ignore[arg-type]
+            if start + math.prod(want) > math.prod(have):  # type: ignore[arg-type]
                 raise VerifyException(
-                    f"loop.view: elements {start}..{start + _count(want)} of a buffer of "  # type: ignore[arg-type]
-                    f"{_count(have)}"  # type: ignore[arg-type]
+                    f"loop.view: elements {start}..{start + math.prod(want)} of a buffer of "  # type: ignore[arg-type]
+                    f"{math.prod(have)}"  # type: ignore[arg-type]
                 )
         elif start:
             raise VerifyException("loop.view: a buffer of run-time size is viewed from element 0 only")
@@ -913,13 +915,6 @@ def element_bytes(element: Attribute) -> int:
         return 8
     assert isinstance(element, AnyFloat), element
     return element.bitwidth // 8
-
-
-def _count(dims: Sequence[int]) -> int:
-    count = 1
-    for d in dims:
-        count *= d
-    return count
 
 
 @irdl_op_definition

@@ -75,7 +75,6 @@ from minitvm.lowering.batch_threads import batch_parallel_nests, images_take_thr
 from minitvm.lowering.main_loops import Emit, extent
 from minitvm.lowering.nms_to_loop import write_greedy_nms
 from minitvm.lowering.scan_to_loop import scans, write_scan
-from minitvm.lowering.views import in_place_concat, view_starts
 from minitvm.lowering.sort_to_loop import (
     SCAN_BLOCK_BYTES,
     SortScratch,
@@ -84,6 +83,7 @@ from minitvm.lowering.sort_to_loop import (
     write_inverse_permutation,
     write_top_k,
 )
+from minitvm.lowering.views import in_place_concat, view_starts
 from minitvm.symbolic import SymDim, bounds, floordiv, mod, symbol, symbols_of
 
 

@@ -16,10 +16,9 @@ an LSTM's split of its input projection into 64 steps copied 256 KiB four times 
 one thread), and convert-te-to-loop writes a `loop.view` per result (per input, for a
 concat). A piece must start at a multiple of 64 bytes (every buffer's alignment, which
 kernels' vector accesses rely on), and a split, slice or concat must be of static shape;
-the rest stay kernels. Views are made in
-@main's own block only, not in a graph.if's branches or a graph.loop's body: the body
-copies its yields into the loop's state buffers, and a view of one of those would change
-under its readers.
+the rest stay kernels. Views are made in @main's own block only, not in a graph.if's
+branches or a graph.loop's body: the body copies its yields into the loop's state buffers,
+and a view of one of those would change under its readers.
 """
 
 from __future__ import annotations

@@ -182,6 +182,7 @@ class _KernelCalls:
         in the branches of a graph.if or the body of a graph.loop become calls inside them
         (their yields stay)."""
         rewriter = Rewriter()
+        top = block is self.main.body.block
         for node in list(block.ops):
             if isinstance(node, graph.IfOp):
                 self.convert(node.branch(True))
@@ -197,9 +198,10 @@ class _KernelCalls:
                 or scans(node)
             ):  # (these stay: convert-te-to-loop writes their loops and checks into @main)
                 continue
-            if block is self.main.body.block and (
+            if top and (
                 view_starts(node) is not None
-                or in_place_concat(node, block, self.claimed, self._returned(block)) is not None
+                or (isinstance(node, graph.ConcatOp)  # (the return reads the calls made so far)
+                    and in_place_concat(node, block, self.claimed, self._returned(block)) is not None)
             ):
                 continue  # a view, a concat in place (lowering/views.py): convert-te-to-loop
             if isinstance(node, graph.FusedOp):

@@ -31,7 +31,15 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    i64,
+)
 from xdsl.parser import Parser
 from xdsl.rewriter import Rewriter
 
@@ -49,6 +57,7 @@ from minitvm.lowering.object_cache import (
     kernel_symbol,
 )
 from minitvm.lowering.te_to_loop import KernelSignature, convert_main
+from minitvm.passes.loop.sections import INPUTS_ATTR
 from minitvm.passes.te.merge_kernels import merge_kernels
 from minitvm.pipeline import Stage, kernel_stages
 from minitvm.runtime.abi import ENTRY
@@ -206,7 +215,8 @@ def lower_main(
     counts: dict[str, int] = {}
     start = time.perf_counter()
     lowered = convert_main(main, signatures)
-    module = ModuleOp([*_declarations(lowered), lowered])
+    inputs = {k.symbol: k.num_inputs for k in kernels.values()}
+    module = ModuleOp([*_declarations(lowered, inputs), lowered])
     seconds["te -> loop"] = time.perf_counter() - start
     for stage in kernel_stages(opt_level)[1:]:
         _run_stage(stage, module, ctx, seconds, counts)
@@ -234,9 +244,10 @@ def _memref_types(texts: Sequence[str], ctx: Context) -> list[MemRefType]:
     return types
 
 
-def _declarations(main: func.FuncOp) -> list[func.FuncOp]:
+def _declarations(main: func.FuncOp, inputs: Mapping[str, int]) -> list[func.FuncOp]:
     """A body-less func.func for each function @main calls (convert-loop-to-llvm declares
-    them external)."""
+    them external), with how many of its first buffers a kernel only reads (`inputs`, by
+    symbol: loop-sections' `loop.inputs`)."""
     declared: dict[str, func.FuncOp] = {}
     for call in main.walk():
         if isinstance(call, func.CallOp):
@@ -244,4 +255,6 @@ def _declarations(main: func.FuncOp) -> list[func.FuncOp]:
             if name not in declared:
                 types = [a.type for a in call.arguments]
                 declared[name] = func.FuncOp.external(name, types, [r.type for r in call.results])
+                if name in inputs:
+                    declared[name].attributes[INPUTS_ATTR] = IntegerAttr(inputs[name], i64)
     return list(declared.values())

@@ -18,7 +18,7 @@ pipeline is:
     schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
     te -> loop        te-merge-kernels, convert-te-to-loop
     loop hints        loop-vectorize-transpose, loop-unroll, loop-vectorize
-    loop passes       cse, loop-promote-accumulators, loop-plan-memory
+    loop passes       cse, loop-promote-accumulators, loop-sections, loop-plan-memory
     loop -> llvm      convert-loop-to-llvm
 
 -O2 is the same; -O1 keeps only graph-widen-bf16, graph-canonicalize and graph-dce of the
@@ -115,7 +115,8 @@ def kernel_stages(opt_level: int = 3) -> list[Stage]:
     one, each to its own object code, so that each can be cached and compiled on its own
     core). The same passes, but for te-merge-kernels, which needs the whole module."""
     hints = ("loop-vectorize-transpose", "loop-unroll", "loop-vectorize")
-    loop = ("cse", "loop-promote-accumulators", "loop-plan-memory") if opt_level >= 1 else ()
+    loop = ("cse", "loop-promote-accumulators", "loop-sections", "loop-plan-memory")
+    loop = loop if opt_level >= 1 else ()
     return [
         Stage("te -> loop", (make_pass("convert-te-to-loop"),)),
         Stage("loop unroll/vectorize", tuple(make_pass(name) for name in hints)),

@@ -65,6 +65,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_region_def,
     var_result_def,
 )
 from xdsl.parser import Parser
@@ -315,13 +316,17 @@ def _check_body(op: IRDLOperation, body: Region) -> None:
 def _parse_body(parser: Parser) -> tuple[Region, dict[str, Attribute]]:
     """A loop.if or loop.while body as printed (no terminator: an empty loop.yield is
     added), then the op's attributes."""
-    body = parser.parse_region()
-    attrs = parser.parse_optional_attr_dict()
-    if not body.blocks:  # `loop.if %c { }`
+    body = _terminated(parser.parse_region())
+    return body, parser.parse_optional_attr_dict()
+
+
+def _terminated(body: Region) -> Region:
+    """A body as printed, with its empty loop.yield added (and its block: `loop.if %c { }`)."""
+    if not body.blocks:
         body.add_block(Block())
     if not isinstance(body.block.last_op, YieldOp):
         body.block.add_op(YieldOp())
-    return body, attrs
+    return body
 
 
 @irdl_op_definition
@@ -352,6 +357,56 @@ class IfOp(IRDLOperation):
         body, attrs = _parse_body(parser)
         op = cls(condition, body)
         op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class SectionsOp(IRDLOperation):
+    """Blocks of @main that may run at the same time, each on its own thread: independent
+    chains of kernel calls (loop-sections finds them: the two directions of a bidirectional
+    RNN, the towers of a siamese net). OpenMP's `omp.sections`, at the level of calls:
+
+        loop.sections {
+          func.call @step(%xf, %wf, %hf) : (...) -> ()
+        } {
+          func.call @step(%xb, %wb, %hb) : (...) -> ()
+        }
+
+    Where the run's threads divide the sections, each thread runs its share of them whole,
+    and the kernels' parallel loops inside run on their thread alone: no region to open and
+    join per kernel. Otherwise the sections run one after the other, their kernels on all
+    threads (convert-loop-to-llvm, lowering/loop_to_llvm/sections.py). Allocs stay in
+    @main's block: loop-plan-memory knows that the sections' buffers are live together."""
+
+    name = "loop.sections"
+    sections = var_region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(self, sections: Sequence[Region | Block]):
+        super().__init__(regions=[[_body(s) for s in sections]])
+
+    def verify_(self) -> None:
+        if len(self.sections) < 2:
+            raise VerifyException("loop.sections: needs at least two sections")
+        for section in self.sections:
+            _check_body(self, section)
+
+    def print(self, printer: Printer) -> None:
+        for section in self.sections:
+            printer.print_string(" ")
+            printer.print_region(section, print_block_terminators=False)
+        # With a keyword: an attribute dict would read as one more section.
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SectionsOp:
+        sections: list[Region] = []
+        while (section := parser.parse_optional_region()) is not None:
+            sections.append(_terminated(section))
+        op = cls(sections)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        if attrs is not None:
+            op.attributes.update(attrs.data)
         return op
 
 
@@ -1073,7 +1128,7 @@ def defined_within(op: Operation) -> set[SSAValue]:
 
 LOOP_OPS: list[type[Operation]] = [
     ForOp, YieldOp, IfOp, WhileOp, LoadOp, StoreOp, VectorLoadOp, VectorStoreOp, PrefetchOp,
-    BroadcastOp, AllocOp, ConstantOp, CopyOp, ViewOp, SizeOp, ThreadsOp, SetSizeOp,
+    BroadcastOp, AllocOp, ConstantOp, CopyOp, ViewOp, SizeOp, ThreadsOp, SetSizeOp, SectionsOp,
     VectorCmpfOp, VectorCmpiOp, VectorSelectOp, VectorCastOp, VectorReduceOp, VectorShuffleOp,
 ]  # fmt: skip
 

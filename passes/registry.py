@@ -34,6 +34,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "graph-widen-bf16": ("minitvm.passes.graph.widen_bf16", "WidenBf16Pass"),
     "graph-winograd": ("minitvm.passes.graph.winograd", "WinogradPass"),
     "loop-plan-memory": ("minitvm.passes.loop.plan_memory", "PlanMemoryPass"),
+    "loop-sections": ("minitvm.passes.loop.sections", "SectionsPass"),
     "loop-unroll": ("minitvm.passes.loop.unroll", "UnrollPass"),
     "loop-vectorize": ("minitvm.passes.loop.vectorize", "VectorizePass"),
     "loop-promote-accumulators": (

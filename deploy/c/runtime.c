@@ -238,6 +238,9 @@ struct pool {
 };
 
 static __thread pool *current_pool;
+/* Whether this thread is running a region of its pool: a parallel loop it opens meanwhile (a
+ * kernel inside a loop.sections' section) runs serially, as it does on a pool thread. */
+static __thread int in_region;
 
 static long long now_ns(void) {
   struct timespec ts;
@@ -321,10 +324,11 @@ static void parallel_for(minitvm__chunk_fn body, void *ctx, int64_t trip, int32_
   pool *p = current_pool;
   int64_t n = p ? p->threads : 1;
   if (n > trip) n = trip;
-  if (n <= 1) {
+  if (n <= 1 || in_region) {
     body(ctx, 0, trip);
     return;
   }
+  in_region = 1;
   int64_t per = n * minitvm__chunks_per_thread;
   int64_t grain = (trip + per - 1) / per;
   uint64_t chunks = (uint64_t)((trip + grain - 1) / grain);
@@ -350,6 +354,7 @@ static void parallel_for(minitvm__chunk_fn body, void *ctx, int64_t trip, int32_
     relax();
     if ((k & 63) == 0) sched_yield();
   }
+  in_region = 0;
 }
 
 static void pool_stop(pool *p) {

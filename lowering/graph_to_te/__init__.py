@@ -203,7 +203,9 @@ class _KernelCalls:
                 or (isinstance(node, graph.ConcatOp)  # (the return reads the calls made so far)
                     and in_place_concat(node, block, self.claimed, self._returned(block)) is not None)
             ):
-                continue  # a view, a concat in place (lowering/views.py): convert-te-to-loop
+                # A view, or a concat in place (lowering/views.py): convert-te-to-loop
+                # writes loop.views for it.
+                continue
             if isinstance(node, graph.FusedOp):
                 name = fused_kernel_name(node, self.counter)
                 kernel = fused_kernel_for(node, name)

@@ -34,8 +34,9 @@ constant goes where and how big the arena is; `lower_to_llvm` returns it decoded
 
 Elsewhere, `loop.alloc` is a 64-byte aligned `llvm.alloca` in the entry block up to 64 KiB,
 `aligned_alloc`/`free` beyond; `loop.constant` is a private global. A `parallel` loop
-becomes a multi-threaded region (parallel.py). MLIR counterpart: the
-`convert-{scf-to-cf,arith,math,memref,func}-to-llvm` family run as one pass.
+becomes a multi-threaded region (parallel.py), and so does a `loop.sections` (sections.py).
+MLIR counterpart: the `convert-{scf-to-cf,arith,math,memref,func}-to-llvm` family run as
+one pass.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from minitvm.dialects.graph.constant import elements_array
 from minitvm.lowering.loop_to_llvm.emitter import LoweringError, ModuleSymbols
 from minitvm.lowering.loop_to_llvm.function import EntryLayout
 from minitvm.lowering.loop_to_llvm.parallel import ParallelFunctionLowering
+from minitvm.lowering.loop_to_llvm.sections import expand_sections
 from minitvm.runtime.abi import ENTRY
 
 #: Module attribute describing the entry function's buffers (see `CompiledModuleInfo`).
@@ -173,6 +175,7 @@ class ConvertLoopToLlvmPass(ModulePass):
             if not isinstance(fn, func.FuncOp):
                 raise LoweringError(f"convert-loop-to-llvm: unexpected {fn.name} in the module")
             entry = EntryLayout() if fn.sym_name.data == ENTRY else None
+            expand_sections(fn)
             lowering = ParallelFunctionLowering(fn, symbols, entry, self.noalias)
             Rewriter.replace_op(fn, lowering.lower())
             if entry is not None:

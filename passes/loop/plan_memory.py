@@ -5,7 +5,8 @@ buffers, and convert-loop-to-llvm would place every alloc at its own arena offse
 is the sum of all intermediates (and kernels' scratch buffers). This pass computes each
 alloc's live range, from the first op of @main that uses it (a call writing it, as output or
 scratch) to the last (a call reading it), and assigns offsets so that buffers whose ranges
-overlap never share bytes, while the others may:
+overlap never share bytes, while the others may (the ops of a `loop.sections` count section
+after section, and buffers live in two of its sections overlap: they may run at once):
 
     %a = loop.alloc : memref<256xf32>              %a = loop.alloc {offset = 0 : i64} : ...
     %b = loop.alloc : memref<256xf32>              %b = loop.alloc {offset = 1024 : i64} : ...
@@ -70,9 +71,33 @@ class LiveRange:
     size: int | SymDim
     first: int
     last: int
+    #: (which `loop.sections`, which section) of the sections whose ops it is live across
+    sections: frozenset[tuple[int, int]] = frozenset()
 
     def overlaps(self, other: LiveRange) -> bool:
-        return self.first <= other.last and other.first <= self.last
+        """Whether the two are live at the same time: their ranges overlap, or they are live
+        in two sections of one `loop.sections` (which may run at the same time)."""
+        if self.first <= other.last and other.first <= self.last:
+            return True
+        return any(r == q and k != j for r, k in self.sections for q, j in other.sections)
+
+
+def _positions(block: Block) -> tuple[dict[Operation, int], list[tuple[int, int, int, int]]]:
+    """A position per op of `block`, and per op of a `loop.sections`' section in its place,
+    section after section; and (which sections, which section, first, last position) of
+    each section."""
+    position: dict[Operation, int] = {}
+    spans: list[tuple[int, int, int, int]] = []
+    for op in block.ops:
+        if not isinstance(op, loop.SectionsOp):
+            position[op] = len(position)
+            continue
+        for k, section in enumerate(op.sections):
+            first = len(position)
+            for inner in section.block.ops:
+                position[inner] = len(position)
+            spans.append((id(op), k, first, len(position) - 1))
+    return position, spans
 
 
 def live_ranges(
@@ -82,11 +107,12 @@ def live_ranges(
     `symbolic`: of a size known only at run time), in order of appearance. A size the
     function sets as it runs (`set_sizes`: `loop.set_size`'s, with their bounds) counts at
     its bound: the offsets are computed before it has a value."""
-    position: dict[Operation, int] = {op: n for n, op in enumerate(block.ops)}
+    position, spans = _positions(block)
     ranges = []
-    for n, op in enumerate(block.ops):
+    for op in block.ops:
         if not isinstance(op, loop.AllocOp):
             continue
+        n = position[op]
         if any(isinstance(d, SymDim) for d in loop.dims_of(op.result.type)) != symbolic:  # type: ignore[arg-type]
             continue
         uses = []
@@ -98,7 +124,9 @@ def live_ranges(
         assert isinstance(op.result.type, MemRefType)
         size = loop.bounded_size(buffer_bytes(op.result.type), set_sizes or {})
         size = _round_up(size) if isinstance(size, int) else ceildiv(size, ALIGNMENT) * ALIGNMENT
-        ranges.append(LiveRange(op, size, min(uses, default=n), max(uses, default=n)))  # type: ignore[arg-type]
+        first, last = min(uses, default=n), max(uses, default=n)
+        sections = frozenset((r, k) for r, k, lo, hi in spans if lo <= last and first <= hi)
+        ranges.append(LiveRange(op, size, first, last, sections))  # type: ignore[arg-type]
     return ranges
 
 

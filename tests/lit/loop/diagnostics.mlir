@@ -446,6 +446,32 @@ func.func @view_symbolic(%a: memref<?x16xf32, #graph.dims<"n">>) {
 
 // -----
 
+// loop.sections has two sections or more...
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.sections: needs at least two sections{{$}}
+func.func @one_section(%a: memref<4xf32>, %b: memref<4xf32>) {
+  loop.sections {
+    loop.copy %a, %b : memref<4xf32>, memref<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+// ... each ending in an empty loop.yield.
+// CHECK:      {{^}}// {{-----}}
+// CHECK-NEXT: {{^}}loop.sections: body must end in an empty loop.yield{{$}}
+func.func @section_yields(%x: index) {
+  "loop.sections"() ({
+    "loop.yield"() : () -> ()
+  }, {
+    "loop.yield"(%x) : (index) -> ()
+  }) : () -> ()
+  func.return
+}
+
+// -----
+
 // A loop with iter_args whose body has no terminator is rejected by xDSL while parsing the
 // region (a message only, no IR).
 // CHECK:      {{^}}// {{-----}}

@@ -2,7 +2,7 @@
 // iter_args and with its hint attributes after the region, loop.if, scalar and vector
 // accesses of several element types, loop.prefetch, loop.broadcast, loop.alloc, loop.constant
 // with inline, splat and out-of-line values (and the dialect_resources section), loop.copy,
-// loop.view.
+// loop.view, loop.sections.
 // The three runs must agree: parse -> print, print -> parse -> print, and generic form in ->
 // custom form out (so the generic printer and parser lose nothing either).
 //
@@ -193,6 +193,28 @@ func.func @buffers(%out: memref<2x3xf32>) {
   loop.copy %t, %out {note} : memref<2x3xf32>, memref<2x3xf32>
   %r = loop.view %t[0] : memref<2x3xf32> to memref<6xf32>
   %p = loop.view %si[8] {note} : memref<16xi64> to memref<1x8xi64>
+  func.return
+}
+
+// loop.sections: two sections or more, each a region that prints no terminator (an empty one
+// too), then the op's attributes after the keyword `attributes` (a bare dict would be read as
+// one more section).
+// CHECK-LABEL: func.func @sections(
+// CHECK-SAME:    %[[A:\w+]]: memref<4xf32>, %[[B:\w+]]: memref<4xf32>)
+// CHECK-NEXT:  loop.sections {
+// CHECK-NEXT:    loop.copy %[[A]], %[[B]] : memref<4xf32>, memref<4xf32>
+// CHECK-NEXT:  } {
+// CHECK-NEXT:  } {
+// CHECK-NEXT:    %[[T:\w+]] = loop.threads
+// CHECK-NEXT:  } attributes {note}
+// CHECK-NEXT:  func.return
+func.func @sections(%a: memref<4xf32>, %b: memref<4xf32>) {
+  loop.sections {
+    loop.copy %a, %b : memref<4xf32>, memref<4xf32>
+  } {
+  } {
+    %t = loop.threads
+  } attributes {note}
   func.return
 }
 

@@ -33,6 +33,25 @@ static void add_indices(void *ctx, int64_t lo, int64_t hi) {
   for (int64_t i = lo; i < hi; i++) __atomic_fetch_add((long long *)ctx, i + 1, __ATOMIC_RELAXED);
 }
 
+/* Run `body` over [0, trip) on the pool; it adds i + 1 per iteration i, each exactly once. */
+static void expect_each_once(minitvm__chunk_fn body, long long trip, const char *what) {
+  long long sum = 0;
+  pool(body, &sum, trip, 0, 0);
+  if (sum != trip * (trip + 1) / 2) {
+    fprintf(stderr, "%s, trip %lld: sum %lld, expected %lld\n", what, trip, sum, trip * (trip + 1) / 2);
+    abort();
+  }
+}
+
+/* A loop.sections' section: a kernel's parallel loop opened inside a region runs serially on
+ * its thread (on the caller's too), and the region around it is not disturbed. */
+static void section(void *ctx, int64_t lo, int64_t hi) {
+  for (int64_t s = lo; s < hi; s++) {
+    expect_each_once(add_indices, 100, "a loop inside a section");
+    __atomic_fetch_add((long long *)ctx, s + 1, __ATOMIC_RELAXED);
+  }
+}
+
 const int minitvm__num_symbols = 0;
 const int minitvm__num_found = 0;
 const int64_t minitvm__initial_capacity = 64, minitvm__group_initial_capacity = 1;
@@ -57,14 +76,8 @@ void minitvm__run_entry(void **io, void **consts, char *arena, int64_t *sizes) {
     fprintf(stderr, "the run's thread count is %d, expected %d\n", count(), expected_threads);
     abort();
   }
-  for (long long trip = 1; trip <= 200; trip += 7) {
-    long long sum = 0;
-    pool(add_indices, &sum, trip, 0, 0);
-    if (sum != trip * (trip + 1) / 2) {
-      fprintf(stderr, "trip %lld: sum %lld, expected %lld\n", trip, sum, trip * (trip + 1) / 2);
-      abort();
-    }
-  }
+  for (long long trip = 1; trip <= 200; trip += 7) expect_each_once(add_indices, trip, "a loop");
+  for (long long trip = 2; trip <= 8; trip += 2) expect_each_once(section, trip, "sections");
   const float *x = io[0];
   float *y = io[1];
   for (int i = 0; i < 4; i++) y[i] = 2 * x[i];

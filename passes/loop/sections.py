@@ -23,9 +23,9 @@ This pass finds such chains in @main's block and wraps them in a `loop.sections`
 
 **Independence.** A call depends on an earlier one when both touch the same bytes of a
 buffer (through `loop.view`s: the same root and overlapping byte ranges) and one of them
-writes them. A callee writes the buffers it stores to (its body), or, declared without a
-body (kernel_build.py compiles @main alone), every buffer after its first `loop.inputs`
-(`INPUTS_ATTR`); without either, every buffer.
+writes them. A callee may write every buffer its body does not only load from, or, declared
+without a body (kernel_build.py compiles @main alone), every buffer after its first
+`loop.inputs` (`INPUTS_ATTR`); without either, every buffer.
 
 **Stages.** Walking the block in order, calls gather into a stage, each joining the chain
 (component) of the calls it depends on, or starting one; a call that depends on several
@@ -41,8 +41,8 @@ the stage too.
 **Balance.** Side by side, the slowest chain sets the time. Chains that call the same
 kernels (the same multiset of callees: kernels are merged when they are the same code, so
 the same work on the same shapes) are balanced by construction: the largest such group of
-a stage, two chains or more, becomes the sections; the stage's other chains stay in the
-block, before them. Chains of different kernels are left alone: telling whether they
+a stage, two chains or more, becomes the sections; the stage's other chains stay where they
+are in the block. Chains of different kernels are left alone: telling whether they
 balance needs a cost model per kernel (not done).
 
 Views move into the section that alone uses them; the others, and every alloc, stay in the
@@ -117,29 +117,32 @@ def _bytes(type_: MemRefType) -> float:
 
 
 def written_arguments(callee: func.FuncOp) -> set[int] | None:
-    """The arguments `callee` may write: those its body stores to or copies into (directly
-    or through a view) or hands to another call; for a declaration, those after its
-    `loop.inputs`; None: any of them."""
+    """The arguments `callee` may write: all but those its body only loads from (directly or
+    through views); for a declaration, those after its `loop.inputs`; None: any of them."""
     if not callee.body.blocks:
         inputs = callee.attributes.get(INPUTS_ATTR)
         if not isinstance(inputs, IntegerAttr):
             return None
         return set(range(inputs.value.data, len(callee.function_type.inputs.data)))
-    args = list(callee.args)
-    written: set[int] = set()
-    for op in callee.walk():
-        targets: list[SSAValue] = []
-        if isinstance(op, loop.StoreOp | loop.VectorStoreOp):
-            targets = [op.buffer]
-        elif isinstance(op, loop.CopyOp):
-            targets = [op.target]
-        elif isinstance(op, func.CallOp):
-            targets = list(op.arguments)
-        for target in targets:
-            root, _ = _root(target)
-            if root in args:
-                written.add(args.index(root))
-    return written
+    return {n for n, arg in enumerate(callee.args) if not _only_read(arg)}
+
+
+def _only_read(buffer: SSAValue) -> bool:
+    """Whether every use of `buffer` reads it: a load or prefetch from it, a copy from it, a
+    view only read.
+    Any other use (a store, a copy, a call it is handed to, an op this pass does not know)
+    may write it."""
+    for use in buffer.uses:
+        user = use.operation
+        if isinstance(user, loop.ViewOp):
+            if not _only_read(user.result):
+                return False
+        elif isinstance(user, loop.LoadOp | loop.VectorLoadOp | loop.PrefetchOp):
+            if user.buffer is not buffer:
+                return False
+        elif not (isinstance(user, loop.CopyOp) and user.target is not buffer):
+            return False
+    return True
 
 
 @dataclass

@@ -10,8 +10,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.parser import Parser
 
 import minitvm
+from minitvm.ir import make_context
 from minitvm.passes.loop import sections
 from minitvm.passes.loop.plan_memory import LiveRange
 
@@ -132,6 +134,30 @@ def test_chains_of_different_kernels_stay_as_they_are(wrapped) -> None:
     assert wrapped == []
     for got, want in zip(exe.run(feeds), expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_a_callee_may_write_every_buffer_it_does_not_only_read() -> None:
+    """Loads (through a view too) and a copy's source read; a store, a copy's target, a
+    call's argument, a value stored (an address, say) may write."""
+    text = """
+    func.func private @other(memref<16xf32>)
+    func.func @k(%a: memref<16xf32>, %b: memref<16xf32>, %c: memref<16xf32>, %d: memref<16xf32>, %e: memref<16xf32>) {
+      %i = arith.constant 0 : index
+      %v = loop.view %a[0] : memref<16xf32> to memref<1x16xf32>
+      %x = loop.load %v[%i, %i] : memref<1x16xf32> -> f32
+      loop.prefetch %a[%i] : memref<16xf32>
+      %w = loop.view %b[0] : memref<16xf32> to memref<1x16xf32>
+      loop.store %x, %w[%i, %i] : f32, memref<1x16xf32>
+      loop.copy %a, %c : memref<16xf32>, memref<16xf32>
+      func.call @other(%d) : (memref<16xf32>) -> ()
+      %y = loop.load %e[%i] : memref<16xf32> -> f32
+      func.return
+    }
+    """
+    module = Parser(make_context(), text).parse_module()
+    kernels = {f.sym_name.data: f for f in module.ops}
+    assert sections.written_arguments(kernels["k"]) == {1, 2, 3}
+    assert sections.written_arguments(kernels["other"]) is None  # no body, no loop.inputs
 
 
 def test_buffers_live_in_two_sections_of_one_op_overlap() -> None:

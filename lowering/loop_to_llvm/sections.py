@@ -30,8 +30,8 @@ its body on the calling thread with the pool free for the kernels inside.
 from __future__ import annotations
 
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.dialects.builtin import UnitAttr
+from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import Rewriter
 
 from minitvm.dialects import loop
@@ -45,37 +45,29 @@ def expand_sections(fn: func.FuncOp) -> None:
 
 
 def side_by_side(op: loop.SectionsOp) -> list[Operation]:
-    """The ops that run `op`'s sections (its regions are moved into them)."""
-    ops: list[Operation] = []
-
-    def emit(new: Operation) -> SSAValue:
-        ops.append(new)
-        return new.results[0]
-
-    def index(value: int) -> SSAValue:
-        return emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
-
+    """The ops that run `op`'s sections (its regions are moved into them), detached."""
+    emit = Emit(Block())
     count = len(op.sections)
     threads = emit(loop.ThreadsOp())
-    total, one = index(count), index(1)
-    several = emit(arith.CmpiOp(threads, index(2), "sge"))
-    divides = emit(arith.CmpiOp(emit(arith.RemUIOp(total, threads)), index(0), "eq"))
+    total, one = emit.index(count), emit.index(1)
+    several = emit(arith.CmpiOp(threads, emit.index(2), "sge"))
+    divides = emit(arith.CmpiOp(emit(arith.RemUIOp(total, threads)), emit.index(0), "eq"))
     groups = emit(arith.SelectOp(emit(arith.AndIOp(several, divides)), total, one))
     per = emit(arith.DivUIOp(total, groups))
 
-    outer = loop.ForOp(0, count, 1, upper_value=groups)
+    outer = emit.loop(count, groups)
     outer.attributes[loop.PARALLEL_HINT] = UnitAttr()
-    ops.append(outer)
     body = Emit(outer.body.block)
     base = body(arith.MuliOp(outer.body.block.args[0], per))
-    inner = loop.ForOp(0, count, 1, upper_value=per)
-    body.add(inner)
+    inner = body.loop(count, per)
     body.add(loop.YieldOp())
     run = Emit(inner.body.block)
     which = run(arith.AddiOp(base, inner.body.block.args[0]))
     for n, section in enumerate(op.sections):
-        block = section.detach_block(0)
         is_this = run(arith.CmpiOp(which, run.index(n), "eq"))
-        run.add(loop.IfOp(is_this, Region(block)))
+        run.add(loop.IfOp(is_this, Region(section.detach_block(0))))
     run.add(loop.YieldOp())
+    ops = list(emit.block.ops)
+    for new in ops:
+        new.detach()
     return ops

@@ -121,7 +121,8 @@ def compile(  # noqa: A001  (TVM's name for it)
     (te-apply-records). `schedules` maps tuning-task keys (`kernel_task_key`) to schedule
     configs, which replace those kernels' defaults (and win over records). The report's
     "tuned kernels" counts the kernels changed. `winograd` is graph-winograd's mode: "auto"
-    (3x3 convs where the machine's cost model says Winograd is faster), "always" or "never".
+    (3x3 convs where the machine's cost model says Winograd is faster, with the tile it says
+    is fastest), "always", "never", or "f2x2" / "f4x4" (always, with that tile).
     """
     report = CompileReport()
     ctx = make_context()

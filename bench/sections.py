@@ -5,16 +5,14 @@ against the same model compiled without them, each kernel then on all the thread
 
 Cases are `minitvm bench`'s (default: lstm), or paths to .onnx files. Both builds run in this
 process, their outputs checked equal, in interleaved rounds (each the mean of 10 runs after
-3 warm-up runs, the order flipped every round) so that both see the same machine. Prints per
-case how many sections the compile made, both medians, the ratio of the medians and the
-p25-p75 of the rounds' paired ratios.
+3 warm-up runs, the order flipped every round: `bench/interleaved.py`) so that both see the
+same machine. Prints per case how many sections the compile made, both medians, the ratio
+of the medians and the p25-p75 of the rounds' paired ratios.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,15 +21,10 @@ from xdsl.dialects import func
 from xdsl.ir import Block
 
 import minitvm
-from minitvm.bench import suite
+from minitvm.bench.interleaved import interleaved, model_of, ratio_line
 from minitvm.compiler import random_inputs
 from minitvm.dialects import loop
 from minitvm.passes.loop import sections
-
-
-def _model(case: str) -> onnx.ModelProto | str:
-    """A bench case's model, or a path as given."""
-    return case if case.endswith(".onnx") else suite.find_case(case).build()
 
 
 def _compile_both(
@@ -55,31 +48,16 @@ def _compile_both(
     return with_sections, without, len(made)
 
 
-def _round_ms(exe: minitvm.Executable, inputs: dict[str, np.ndarray]) -> float:
-    for _ in range(3):
-        exe.run(inputs)
-    start = time.perf_counter()
-    for _ in range(10):
-        exe.run(inputs)
-    return (time.perf_counter() - start) / 10 * 1e3
-
-
 def compare(case: str, threads: int, rounds: int) -> None:
-    with_sections, without, made = _compile_both(_model(case), threads)
+    with_sections, without, made = _compile_both(model_of(case), threads)
     inputs = random_inputs(with_sections)
     for got, want in zip(with_sections.run(inputs), without.run(inputs), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
-    times: dict[str, list[float]] = {"sections": [], "in turn": []}
-    for r in range(rounds):
-        order = [("sections", with_sections), ("in turn", without)]
-        for name, exe in order if r % 2 else reversed(order):
-            times[name].append(_round_ms(exe, inputs))
-    a, b = (statistics.median(times[k]) for k in ("sections", "in turn"))
-    paired = np.array(times["sections"]) / np.array(times["in turn"])
+    builds = {"sections": with_sections, "in turn": without}
+    times = interleaved(builds, inputs, rounds, dict.fromkeys(builds, 10), warmup=3)
     print(
-        f"{case}, {threads} threads, {made} loop.sections: sections {a:.3f} ms, in turn "
-        f"{b:.3f} ms, ratio {a / b:.3f} (rounds p25-p75 {np.percentile(paired, 25):.3f}-"
-        f"{np.percentile(paired, 75):.3f})"
+        f"{case}, {threads} threads, {made} loop.sections: sections against in turn "
+        f"{ratio_line(times, 'sections', 'in turn')}"
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from minitvm.bench.options import positive_int
 from minitvm.errors import MinitvmError
+from minitvm.passes.graph.winograd import MODES
 
 if TYPE_CHECKING:  # the compiler is slow to import: commands load it
     from minitvm.compiler import CompileReport
@@ -60,12 +61,13 @@ def add_input_shape_option(p: argparse.ArgumentParser) -> None:
 
 
 def add_winograd_option(p: argparse.ArgumentParser) -> None:
-    """`--winograd auto|always|never`: graph-winograd's mode, shared by compile, run,
-    profile and tune."""
+    """`--winograd auto|always|never|f2x2|f4x4`: graph-winograd's mode, shared by compile,
+    run, profile and tune."""
     p.add_argument(
-        "--winograd", choices=("auto", "always", "never"), default="auto",
-        help="3x3 stride-1 convs as Winograd F(2x2, 3x3): where this CPU's roofline says it "
-        "is faster (auto, the default), always, or never",
+        "--winograd", choices=MODES, default="auto",
+        help="3x3 stride-1 convs as Winograd F(2x2, 3x3) or F(4x4, 3x3): with the tile this "
+        "CPU's roofline says is fastest, where it beats the direct conv (auto, the default), "
+        "always, or never; or always with the tile named (f2x2, f4x4)",
     )  # fmt: skip
 
 

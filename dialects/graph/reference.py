@@ -498,21 +498,22 @@ def _conv_nchwc(op: Operation, xs: Arrays) -> Arrays:
 
 
 def _winograd_input(op: Operation, xs: Arrays) -> Arrays:
-    """B^T d B of every tile's 4 x 4 input patch d (zeros outside the input), tiles in
-    (n, i, j) order, then the zero rows up to `rows`."""
+    """B^T d B of every tile's input patch d (zeros outside the input), tiles in (n, i, j)
+    order, then the zero rows up to `rows`."""
     x = relayout(xs[0], xs[0].shape[4], None)  # N, C, H, W
     n, c = x.shape[:2]
     top, left = get_ints(op.properties, "pads")
-    th, tw = wg.tile_grid(*get_ints(op.properties, "output"))
-    patch, step = wg.PATCH, wg.TILE
+    t = wg.transforms(wg.tile_of(op.properties))
+    th, tw = wg.tile_grid(*get_ints(op.properties, "output"), t.tile)
+    patch, step = t.patch, t.tile
     rows, cols = step * (th - 1) + patch, step * (tw - 1) + patch
     padded = np.zeros((n, c, rows, cols), dtype=x.dtype)
     h, w = min(x.shape[2], rows - top), min(x.shape[3], cols - left)
     padded[:, :, top : top + h, left : left + w] = x[:, :, :h, :w]
     view = np.lib.stride_tricks.sliding_window_view(padded, (patch, patch), axis=(2, 3))
-    d = view[:, :, ::step, ::step]  # N, C, th, tw, 4, 4
-    bt = wg.INPUT_TRANSFORM.astype(x.dtype)
-    v = np.einsum("ua,ncijab,vb->uvnijc", bt, d, bt).reshape(wg.POSITIONS, n * th * tw, c)
+    d = view[:, :, ::step, ::step]  # N, C, th, tw, patch, patch
+    bt = t.input.astype(x.dtype)
+    v = np.einsum("ua,ncijab,vb->uvnijc", bt, d, bt).reshape(t.positions, n * th * tw, c)
     out = np.zeros(_out_shape(op), dtype=x.dtype)
     out[:, : v.shape[1]] = v
     return [out]
@@ -522,12 +523,13 @@ def _winograd_output(op: Operation, xs: Arrays) -> Arrays:
     """A^T m A of every tile (the tiles' pixels past the output dropped), plus the bias."""
     m, *b = xs
     n, height, width = get_ints(op.properties, "output")
-    th, tw = wg.tile_grid(height, width)
+    t = wg.transforms(wg.tile_of(op.properties))
+    th, tw = wg.tile_grid(height, width, t.tile)
     k = m.shape[2]
-    tiles = m[:, : n * th * tw].reshape(wg.PATCH, wg.PATCH, n, th, tw, k)
-    at = wg.OUTPUT_TRANSFORM.astype(m.dtype)
+    tiles = m[:, : n * th * tw].reshape(t.patch, t.patch, n, th, tw, k)
+    at = t.output.astype(m.dtype)
     y = np.einsum("au,uvnijk,bv->nkiajb", at, tiles, at)
-    y = y.reshape(n, k, th * wg.TILE, tw * wg.TILE)[:, :, :height, :width]
+    y = y.reshape(n, k, th * t.tile, tw * t.tile)[:, :, :height, :width]
     if b:
         y = y + b[0].reshape(k, 1, 1)
     return [relayout(y, None, get_int(op.properties, "block"))]

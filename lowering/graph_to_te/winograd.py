@@ -1,23 +1,26 @@
 """Lowering rules of the Winograd transforms (`dialects/graph/winograd.py`): one compute each,
 whose body is the transform's few nonzero terms for the output element's tile position.
 
-A row u of B^T (or A^T) has few nonzero entries: B^T's rows two, A^T's three. So the
-position's value is a sum over slots (the k-th nonzero of each row) rather than over the whole
-patch:
+A row u of B^T (or A^T) has few nonzero entries: for F(2x2, 3x3) B^T's rows two, A^T's
+three; for F(4x4, 3x3) up to four and five. So the position's value is a sum over slots
+(the k-th nonzero of each row) rather than over the whole patch, nested by rows:
 
-    v[t, p, c] = sum over slots a, b of  coef_a(u) * coef_b(v) * d_p[col_a(u), col_b(v), c]
+    v[t, p, c] = sum over slots a of coef_a(u) * (sum over slots b of coef_b(v) * d_p[col_a(u), col_b(v), c])
 
-with (u, v) = (t // 4, t % 4), col_a(u) the column of row u's a-th nonzero entry and coef_a(u)
-its value. `col` and `coef` are index functions, written as the affine function they are where
-they are one (A^T's columns are u + a) and as a short select chain otherwise; either way they
-depend on the position only, so the vector loop over channels sees them as constants and
-reads 4 (input) or 9 (output) vectors per position instead of 16.
+with (u, v) = (t // patch, t % patch), col_a(u) the column of row u's a-th nonzero entry and
+coef_a(u) its value. `col` and `coef` are index functions, written as the affine function
+they are where they are one (A^T's columns are u + a) and as a short select chain
+otherwise; either way they depend on the position only, so the vector loop over channels
+sees them as constants and reads, for F(2x2, 3x3), 4 (input) or 9 (output) vectors per
+position instead of 16. The nesting is for F(4x4, 3x3), whose schedules unroll u inside a
+loop over v (`schedules/winograd.py`): the unrolled copies reading the same row share its
+inner sum.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import IndexType, StringAttr
@@ -25,14 +28,7 @@ from xdsl.ir import Attribute
 
 from minitvm.dialects import graph, te
 from minitvm.dialects.graph.base import get_int, get_ints
-from minitvm.dialects.graph.winograd import (
-    INPUT_TRANSFORM,
-    OUTPUT_TRANSFORM,
-    PATCH,
-    TILE,
-    rows_of,
-    tile_grid,
-)
+from minitvm.dialects.graph.winograd import rows_of, tile_grid, tile_of, transforms
 from minitvm.dialects.te_expr import Expr, Tensor, const, minimum, select
 from minitvm.lowering.graph_to_te.kernel_builder import KernelBuilder, lowering
 from minitvm.lowering.graph_to_te.nn import _affine, _guarded_read, _result_shape
@@ -93,54 +89,53 @@ def _sum(terms: Sequence[Expr | None], element_type: Attribute) -> Expr:
     return total
 
 
-def _product(a: Scalar, b: Scalar) -> Scalar:
-    """a * b, folded where either is a number."""
-    if not isinstance(a, Expr) and not isinstance(b, Expr):
-        return a * b
-    if not isinstance(a, Expr):
-        return b if a == 1 else b * a
-    if not isinstance(b, Expr):
-        return a if b == 1 else a * b
-    return a * b
-
-
-def _transform_terms(
-    matrix: np.ndarray, u: Expr, v: Expr, element_type: Attribute
-) -> list[tuple[Index, Index, Scalar]]:
-    """(column for u, column for v, coefficient) of each term of the 2-D transform
-    (matrix d matrix^T)[u, v]."""
-    slots = _slots(matrix)
+def _transform(
+    matrix: np.ndarray,
+    u: Expr,
+    v: Expr,
+    element_type: Attribute,
+    read: Callable[[Index, Index], Expr],
+) -> Expr:
+    """(matrix d matrix^T)[u, v], d[row, col] being `read(row, col)`, as the nested sum
+    sum_a coef_a(u) * (sum_b coef_b(v) * d[col_a(u), col_b(v)]): the inner sums depend on
+    u only through the row they read, so where v is a loop and u unrolled (F(4x4, 3x3)'s
+    input transform), the copies for positions that read the same row share them (LLVM's
+    GVN finds them), making the 2-D transform the two 1-D ones it is."""
     index = IndexType()
+    slots = _slots(matrix)
     rows_u = [(_table(u, cols, index), _table(u, coefs, element_type)) for cols, coefs in slots]
     rows_v = [(_table(v, cols, index), _table(v, coefs, element_type)) for cols, coefs in slots]
-    return [
-        (col_u, col_v, _product(coef_u, coef_v))
-        for col_u, coef_u in rows_u
-        for col_v, coef_v in rows_v
-    ]
+    outer = []
+    for col_u, coef_u in rows_u:
+        inner = [_times(coef_v, read(col_u, col_v)) for col_v, coef_v in rows_v]
+        outer.append(_times(coef_u, _sum(inner, element_type)))
+    return _sum(outer, element_type)
 
 
-def _flat(row: Index, col: Index) -> Index:
-    """The position row * PATCH + col of a transformed tile."""
+def _flat(row: Index, col: Index, patch: int) -> Index:
+    """The position row * patch + col of a transformed tile."""
     if not isinstance(row, Expr) and not isinstance(col, Expr):
-        return int(row) * PATCH + int(col)
-    offset = sum(int(x) * s for x, s in ((row, PATCH), (col, 1)) if not isinstance(x, Expr))
-    return _affine(offset, *((x, s) for x, s in ((row, PATCH), (col, 1)) if isinstance(x, Expr)))
+        return int(row) * patch + int(col)
+    offset = sum(int(x) * s for x, s in ((row, patch), (col, 1)) if not isinstance(x, Expr))
+    return _affine(offset, *((x, s) for x, s in ((row, patch), (col, 1)) if isinstance(x, Expr)))
 
 
 @lowering(graph.WinogradInputOp)
 def _winograd_input(kb: KernelBuilder, op: graph.WinogradInputOp, x: Tensor) -> list[Tensor]:
-    """v[t, p, c] = (B^T d_p B)[t // 4, t % 4] for channel c of tile p's patch d_p: rows
-    2 * i - top + (0..3) and columns 2 * j - left + (0..3) of image n, p = (n * th + i) * tw
-    + j. Reads outside the input are zeros, and so are the rows past the last tile."""
+    """v[t, p, c] = (B^T d_p B)[t // patch, t % patch] for channel c of tile p's patch d_p:
+    rows m * i - top + (0 .. patch-1) and columns m * j - left + (0 .. patch-1) of image n,
+    p = (n * th + i) * tw + j, for tiles of m x m. Reads outside the input are zeros, and so
+    are the rows past the last tile."""
     n_images, *_, block = x.shape
     top, left = get_ints(op.properties, "pads")
-    th, tw = tile_grid(*get_ints(op.properties, "output"))
+    tf = transforms(tile_of(op.properties))
+    m, patch = tf.tile, tf.patch
+    th, tw = tile_grid(*get_ints(op.properties, "output"), m)
     tiles = n_images * th * tw
     rows = rows_of(op.properties)
     ranges = {
-        2: (-top, TILE * (th - 1) + PATCH - 1 - top),
-        3: (-left, TILE * (tw - 1) + PATCH - 1 - left),
+        2: (-top, m * (th - 1) + patch - 1 - top),
+        3: (-left, m * (tw - 1) + patch - 1 - left),
     }
 
     def body(t: Expr, p: Expr, c: Expr) -> Expr:
@@ -148,14 +143,13 @@ def _winograd_input(kb: KernelBuilder, op: graph.WinogradInputOp, x: Tensor) -> 
         if rows > tiles:
             n = minimum(n, n_images - 1)
         i, j = p // tw % th, p % tw
-        h0, w0 = _affine(-top, (i, TILE)), _affine(-left, (j, TILE))
-        terms = []
-        for col_h, col_w, coefficient in _transform_terms(
-            INPUT_TRANSFORM, t // PATCH, t % PATCH, x.element_type
-        ):
+        h0, w0 = _affine(-top, (i, m)), _affine(-left, (j, m))
+
+        def read(col_h: Index, col_w: Index) -> Expr:
             index = [n, c // block, h0 + col_h, w0 + col_w, c % block]
-            terms.append(_times(coefficient, _guarded_read(x, index, 0.0, ranges)))
-        value = _sum(terms, x.element_type)
+            return _guarded_read(x, index, 0.0, ranges)
+
+        value = _transform(tf.input, t // patch, t % patch, x.element_type, read)
         return value if rows == tiles else select(p < tiles, value, 0.0)
 
     return [_marked(kb.compute(_result_shape(op), x.element_type, body), "input")]
@@ -165,22 +159,21 @@ def _winograd_input(kb: KernelBuilder, op: graph.WinogradInputOp, x: Tensor) -> 
 def _winograd_output(
     kb: KernelBuilder, op: graph.WinogradOutputOp, m: Tensor, bias: Tensor | None = None
 ) -> list[Tensor]:
-    """y[n, ko, oh, ow, ki] = (A^T m_p A)[oh % 2, ow % 2] at channel k = ko * block + ki of
-    tile p = (n * th + oh // 2) * tw + ow // 2, plus bias[k]."""
+    """y[n, ko, oh, ow, ki] = (A^T m_p A)[oh % s, ow % s] at channel k = ko * block + ki of
+    tile p = (n * th + oh // s) * tw + ow // s, plus bias[k], for tiles of s x s."""
     _, height, width = get_ints(op.properties, "output")
     block = get_int(op.properties, "block")
-    th, tw = tile_grid(height, width)
+    tf = transforms(tile_of(op.properties))
+    s = tf.tile
+    th, tw = tile_grid(height, width, s)
 
     def body(n: Expr, ko: Expr, oh: Expr, ow: Expr, ki: Expr) -> Expr:
-        p = _affine(0, (n, th * tw), (oh // TILE, tw), (ow // TILE, 1))
+        p = _affine(0, (n, th * tw), (oh // s, tw), (ow // s, 1))
         k = _affine(0, (ko, block), (ki, 1))
-        terms = [
-            _times(coefficient, m[_flat(row, col), p, k])
-            for row, col, coefficient in _transform_terms(
-                OUTPUT_TRANSFORM, oh % TILE, ow % TILE, m.element_type
-            )
-        ]
-        value = _sum(terms, m.element_type)
+        value = _transform(
+            tf.output, oh % s, ow % s, m.element_type,
+            lambda row, col: m[_flat(row, col, tf.patch), p, k],
+        )  # fmt: skip
         return value if bias is None else value + bias[k]
 
     return [_marked(kb.compute(_result_shape(op), m.element_type, body), "output")]

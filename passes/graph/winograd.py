@@ -1,8 +1,10 @@
-"""graph-winograd: 3x3 stride-1 convolutions as Winograd F(2x2, 3x3), where that is faster.
+"""graph-winograd: 3x3 stride-1 convolutions as Winograd F(2x2, 3x3) or F(4x4, 3x3), where
+that is faster.
 
 A blocked conv (`graph.conv_nchwc`, one group, 3x3 kernel, stride and dilation 1, constant
 weight) becomes the input transform, a batched GEMM on weights transformed at compile time,
-and the output transform with the conv's bias (see `dialects/graph/winograd.py`):
+and the output transform with the conv's bias (see `dialects/graph/winograd.py`). With
+F(2x2, 3x3) (F(4x4, 3x3) adds `tile = 4` to both transforms and makes 36 GEMMs on 4x4 tiles):
 
     %y = graph.conv_nchwc %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : ...
   becomes
@@ -16,8 +18,10 @@ the output transform the conv's epilogue (a residual add, a ReLU) as one injecti
 The GEMM's rows are the tiles, unpadded: the GEMM template runs the tiles its register
 blocks leave as one shorter block.
 
-`mode` chooses: "always", "never", or "auto" (the default), which rewrites a conv when
-`winograd_pays` says the three kernels beat the direct conv on this machine.
+`mode` chooses: "auto" (the default) rewrites a conv with the tile whose three kernels
+`best_tile` says are fastest on this machine, unless the direct conv is faster still;
+"always" rewrites every conv it applies to with that tile; "never" none; "f2x2" and "f4x4"
+every one with that tile.
 Run after graph-conv-layout and before graph-pack-weights and graph-fuse.
 MLIR counterpart: none upstream (IREE's `iree-linalg-ext` has a Winograd conv rewrite);
 TVM's `conv2d_winograd` x86 and ARM schedules; Lavin and Gray, "Fast Algorithms for
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
@@ -48,11 +53,19 @@ from minitvm.dialects.graph import (
 )
 from minitvm.dialects.graph.base import SizesAttr, is_float, shape_of
 from minitvm.dialects.graph.reference import unblock_weight
-from minitvm.dialects.graph.winograd import KERNEL, POSITIONS, tile_grid, transform_weight
+from minitvm.dialects.graph.winograd import (
+    KERNEL,
+    TRANSFORMS,
+    tile_grid,
+    transform_weight,
+    transforms,
+)
 from minitvm.errors import MinitvmError
 from minitvm.machine import measured_here
 
-MODES = ("auto", "always", "never")
+#: Modes that name a tile: F(2x2, 3x3) or F(4x4, 3x3) wherever it applies.
+NAMED = {f"f{tile}x{tile}": tile for tile in TRANSFORMS}
+MODES = ("auto", "always", "never", *NAMED)
 
 
 def _applies(op: ConvNchwcOp) -> bool:
@@ -73,8 +86,8 @@ def _applies(op: ConvNchwcOp) -> bool:
 @dataclass
 class WinogradPattern(RewritePattern):
     mode: str
-    #: weight -> its transform, so that a weight several convs read is transformed once
-    transformed: dict[ConstantOp, ConstantOp] = field(default_factory=dict)
+    #: (weight, tile) -> its transform, so that a weight several convs read is transformed once
+    transformed: dict[tuple[ConstantOp, int], ConstantOp] = field(default_factory=dict)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ConvNchwcOp, rewriter: PatternRewriter) -> None:
@@ -88,29 +101,38 @@ class WinogradPattern(RewritePattern):
             return  # (only the batch may be known at run time: the tile grid is fixed)
         channels, outputs = c_outer * c_inner, k_outer * block
         # (per image: the batch scales both sides alike)
-        if self.mode == "auto" and not winograd_pays(
-            1, channels, outputs, (size[0], size[1]), (height, width)
-        ):
+        tile = _tile_for(self.mode, Conv(1, channels, outputs, (size[0], size[1]), (height, width)))
+        if tile is None:
             return
         weight = op.weight.owner
         assert isinstance(weight, ConstantOp)
-        u = self.transformed.get(weight)
+        u = self.transformed.get((weight, tile))
         if u is None:
             hint = f"{op.weight.name_hint or 'w'}_winograd"
-            u = ConstantOp.from_array(transform_weight(unblock_weight(weight.numpy())), hint)
+            u = ConstantOp.from_array(transform_weight(unblock_weight(weight.numpy()), tile), hint)
             u.result.name_hint = hint
             rewriter.insert(u, InsertPoint.after(weight))
-            self.transformed[weight] = u
-        th, tw = tile_grid(height, width)
+            self.transformed[weight, tile] = u
+        th, tw = tile_grid(height, width, tile)
         tiles = n * th * tw
         rows = tiles if isinstance(tiles, int) else SizesAttr.of([tiles])
         pads = op.window.pads
         v = WinogradInputOp.make(
-            op.input, pads=[pads[0], pads[1]], output=[height, width], rows=rows
+            op.input, pads=[pads[0], pads[1]], output=[height, width], rows=rows, tile=tile
         )
         m = MatMulOp.make(v.result, u.result)
-        out = WinogradOutputOp.make(m.result, op.bias, output=[n, height, width], block=block)
+        out = WinogradOutputOp.make(
+            m.result, op.bias, output=[n, height, width], block=block, tile=tile
+        )
         rewriter.replace(op, [v, m, out], [out.result])
+
+
+def _tile_for(mode: str, conv: Conv) -> int | None:
+    """The tile `mode` gives `conv`: the one named, or the fastest by `best_tile` (None: the
+    direct conv)."""
+    if mode in NAMED:
+        return NAMED[mode]
+    return best_tile(conv, direct=mode == "auto")
 
 
 @dataclass(frozen=True)
@@ -131,40 +153,66 @@ class Roofline:
         return max(flops / self.flops_per_s, 4 * floats / self.bytes_per_s)
 
 
-def winograd_pays(
-    n: int,
-    channels: int,
-    outputs: int,
-    size: tuple[int, int],
-    output: tuple[int, int],
-    roofline: Roofline | None = None,
-) -> bool:
-    """Whether F(2x2, 3x3) beats the direct conv of n images of `size` pixels, `channels`
-    -> `outputs`, with an output of `output` pixels, on the `roofline` (this machine's by
-    default). Each kernel is costed at its roofline time: the direct conv at 18 flops per
-    output and input channel pair and pixel; Winograd at 2 x 16 per tile (2.25x fewer) in the
-    GEMM, plus the traffic of the transformed tiles, written by one kernel and read by the
-    next (16 floats per tile and channel, twice: in and out). So Winograd loses where that
-    traffic outweighs the flops saved: few channels (a 3 -> 64 stem at 224 x 224: 3.6 ms
-    against 1.5 by this model on 118 GFLOP/s and 34 GB/s), and wins from a few tens of
-    channels on (64 -> 64 at 56 x 56: 1.3 ms against 2.0)."""
-    roofline = roofline or Roofline.of_this_machine()
-    th, tw = tile_grid(*output)
-    rows = n * th * tw
-    image, result = n * channels * size[0] * size[1], n * outputs * output[0] * output[1]
-    direct = roofline.seconds(
-        2 * KERNEL * KERNEL * channels * outputs * output[0] * output[1] * n,
-        image + KERNEL * KERNEL * channels * outputs + result,
-    )
-    v, m = POSITIONS * rows * channels, POSITIONS * rows * outputs
-    winograd = (
-        roofline.seconds(0, image + v)
-        + roofline.seconds(
-            2 * POSITIONS * rows * channels * outputs, v + POSITIONS * channels * outputs + m
+@dataclass(frozen=True)
+class Conv:
+    """A 3x3 stride-1 conv of n images of `size` pixels, `channels` -> `outputs`, with an
+    output of `output` pixels."""
+
+    n: int
+    channels: int
+    outputs: int
+    size: tuple[int, int]
+    output: tuple[int, int]
+
+    def direct_seconds(self, roofline: Roofline) -> float:
+        """The direct conv at its roofline time: 18 flops per output and input channel pair
+        and pixel; the image, the weight and the result read or written once."""
+        pixels = self.n * self.output[0] * self.output[1]
+        return roofline.seconds(
+            2 * KERNEL * KERNEL * self.channels * self.outputs * pixels,
+            self.n * self.channels * self.size[0] * self.size[1]
+            + KERNEL * KERNEL * self.channels * self.outputs
+            + self.outputs * pixels,
         )
-        + roofline.seconds(0, m + result)
-    )
-    return winograd < direct
+
+    def winograd_seconds(self, tile: int, roofline: Roofline) -> float:
+        """F(tile x tile, 3x3)'s three kernels at their roofline times. The GEMM makes 2 flops
+        per position, tile, and channel pair, and reads the transformed tiles and weight and
+        writes its product (positions floats per tile and channel each). Each transform makes
+        2 flops per term of its 2-D transform (a row of B^T or A^T with a nonzeros times one
+        with b makes a * b terms) and reads and writes its side once. So the larger tile
+        saves flops and traffic per pixel, less where the tile grid overhangs a small output
+        (7 x 7 pixels in 4 x 4 tiles compute 8 x 8), and its transform weight (36 floats per
+        channel pair) weighs on a GEMM with few tiles."""
+        t = transforms(tile)
+        th, tw = tile_grid(*self.output, tile)
+        rows = self.n * th * tw
+        image = self.n * self.channels * self.size[0] * self.size[1]
+        result = self.n * self.outputs * self.output[0] * self.output[1]
+        v, m = t.positions * rows * self.channels, t.positions * rows * self.outputs
+        input_terms = int(np.count_nonzero(t.input, axis=1).sum()) ** 2
+        output_terms = int(np.count_nonzero(t.output, axis=1).sum()) ** 2
+        return (
+            roofline.seconds(2 * input_terms * rows * self.channels, image + v)
+            + roofline.seconds(
+                2 * t.positions * rows * self.channels * self.outputs,
+                v + t.positions * self.channels * self.outputs + m,
+            )
+            + roofline.seconds(2 * output_terms * rows * self.outputs, m + result)
+        )
+
+
+def best_tile(conv: Conv, direct: bool = True, roofline: Roofline | None = None) -> int | None:
+    """The Winograd tile whose kernels are fastest for `conv` on the `roofline` (this
+    machine's by default), or None where the direct conv is faster still (only when `direct`
+    may be chosen). Winograd loses where the traffic of the transformed tiles outweighs the
+    flops saved: few channels (a 3 -> 64 stem at 224 x 224: 3.6 ms against 1.5 by this model
+    on 118 GFLOP/s and 34 GB/s), and wins from a few tens of channels on."""
+    roofline = roofline or Roofline.of_this_machine()
+    times = {tile: conv.winograd_seconds(tile, roofline) for tile in TRANSFORMS}
+    if direct:
+        times[None] = conv.direct_seconds(roofline)
+    return min(times, key=lambda tile: times[tile])
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,11 @@
 // graph-winograd: a 3x3 stride-1 conv_nchwc with a constant weight becomes the input
 // transform, a batched matmul on G w G^T (computed now) and the output transform with the
-// bias. The tiles (2 x 2 of a 4 x 4 output here) are rows of the product.
-// RUN: minitvm-opt %s --split-input-file -p 'graph-winograd{mode=always},graph-dce' | filecheck %s
+// bias. The tiles (2 x 2 of a 4 x 4 output here) are rows of the product. F(4x4, 3x3) (F4)
+// makes one 4 x 4 tile of it, 36 positions; `always` takes the tile this machine's roofline
+// prefers (either), `never` none.
+// RUN: minitvm-opt %s --split-input-file -p 'graph-winograd{mode=f2x2},graph-dce' | filecheck %s
+// RUN: minitvm-opt %s --split-input-file -p 'graph-winograd{mode=f4x4},graph-dce' | filecheck %s --check-prefix=F4
+// RUN: minitvm-opt %s --split-input-file -p 'graph-winograd{mode=always},graph-dce' | filecheck %s --check-prefix=ALWAYS
 // RUN: minitvm-opt %s --split-input-file -p 'graph-winograd{mode=never}' | filecheck %s --check-prefix=NEVER
 
 // w = 1 everywhere: U = (G 1 G^T)[xi, nu] = r[xi] r[nu] for G's row sums r = (1, 1.5, 0.5, 1).
@@ -12,6 +16,18 @@
 // CHECK-NEXT:    %[[M:\w+]] = graph.matmul %[[V]], %[[U]] : (tensor<16x4x1xf32>, tensor<16x1x1xf32>) -> tensor<16x4x1xf32>
 // CHECK-NEXT:    %[[Y:\w+]] = graph.winograd_output %[[M]], %[[B]] {output = array<i64: 1, 4, 4>, block = 1 : i64} : (tensor<16x4x1xf32>, tensor<1xf32>) -> tensor<1x1x4x4x1xf32>
 // CHECK-NEXT:    func.return %[[Y]]
+// F4-LABEL: func.func @conv(
+// F4-SAME:    %[[X:\w+]]: tensor<1x1x4x4x1xf32>, %[[B:\w+]]: tensor<1xf32>)
+// F4-NEXT:    %[[U:\w+]] = graph.constant dense<{{\[\[\[}}6.250000e-02]], {{\[\[}}-1.250000e-01]], {{.*}} : tensor<36x1x1xf32>
+// F4-NEXT:    %[[V:\w+]] = graph.winograd_input %[[X]] {pads = array<i64: 1, 1>, output = array<i64: 4, 4>, rows = 1 : i64, tile = 4 : i64} : (tensor<1x1x4x4x1xf32>) -> tensor<36x1x1xf32>
+// F4-NEXT:    %[[M:\w+]] = graph.matmul %[[V]], %[[U]] : (tensor<36x1x1xf32>, tensor<36x1x1xf32>) -> tensor<36x1x1xf32>
+// F4-NEXT:    %[[Y:\w+]] = graph.winograd_output %[[M]], %[[B]] {output = array<i64: 1, 4, 4>, block = 1 : i64, tile = 4 : i64} : (tensor<36x1x1xf32>, tensor<1xf32>) -> tensor<1x1x4x4x1xf32>
+// F4-NEXT:    func.return %[[Y]]
+// ALWAYS-LABEL: func.func @conv(
+// ALWAYS-NOT:     graph.conv_nchwc
+// ALWAYS:         graph.winograd_input
+// ALWAYS-NOT:     graph.conv_nchwc
+// ALWAYS-LABEL: func.func @odd(
 // NEVER-LABEL: func.func @conv(
 // NEVER:         graph.conv_nchwc
 func.func @conv(%x: tensor<1x1x4x4x1xf32>, %b: tensor<1xf32>) -> tensor<1x1x4x4x1xf32> {
@@ -31,6 +47,10 @@ func.func @conv(%x: tensor<1x1x4x4x1xf32>, %b: tensor<1xf32>) -> tensor<1x1x4x4x
 // CHECK:         graph.winograd_input %{{\w+}} {pads = array<i64: 0, 0>, output = array<i64: 5, 3>, rows = 12 : i64} : (tensor<2x1x7x5x1xf32>) -> tensor<16x12x1xf32>
 // CHECK:         graph.winograd_output %{{\w+}} {output = array<i64: 2, 5, 3>, block = 1 : i64} : (tensor<16x12x1xf32>) -> tensor<2x1x5x3x1xf32>
 // CHECK:         graph.winograd_input %{{\w+}} {pads = array<i64: 0, 0>, output = array<i64: 5, 3>, rows = 18 : i64} : (tensor<3x1x7x5x1xf32>) -> tensor<16x18x1xf32>
+// With 4 x 4 tiles, 2 x 1 per image, the 3 rows left empty in the last tile row read zeros.
+// F4-LABEL: func.func @odd(
+// F4:         graph.winograd_input %{{\w+}} {pads = array<i64: 0, 0>, output = array<i64: 5, 3>, rows = 4 : i64, tile = 4 : i64} : (tensor<2x1x7x5x1xf32>) -> tensor<36x4x1xf32>
+// F4:         graph.winograd_output %{{\w+}} {output = array<i64: 2, 5, 3>, block = 1 : i64, tile = 4 : i64} : (tensor<36x4x1xf32>) -> tensor<2x1x5x3x1xf32>
 func.func @odd(%x: tensor<2x1x7x5x1xf32>, %z: tensor<3x1x7x5x1xf32>) -> (tensor<2x1x5x3x1xf32>, tensor<3x1x5x3x1xf32>) {
   %w = graph.constant #graph.splat<1.0 : f32> : tensor<1x1x3x3x1x1xf32>
   %y = graph.conv_nchwc %x, %w : (tensor<2x1x7x5x1xf32>, tensor<1x1x3x3x1x1xf32>) -> tensor<2x1x5x3x1xf32>

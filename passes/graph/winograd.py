@@ -69,7 +69,7 @@ MODES = ("auto", "always", "never", *NAMED)
 
 
 def _applies(op: ConvNchwcOp) -> bool:
-    """Whether `op` is a conv F(2x2, 3x3) computes: a float one (the transforms' fractions
+    """Whether `op` is a conv Winograd's F(m x m, 3x3) computes: a float one (the transforms' fractions
     have no integer form), one group, a 3x3 kernel, stride and dilation 1, a constant
     weight."""
     window = op.window
@@ -100,8 +100,11 @@ class WinogradPattern(RewritePattern):
         if not all(isinstance(d, int) for d in (k_outer, height, width, c_outer, *size, c_inner)):
             return  # (only the batch may be known at run time: the tile grid is fixed)
         channels, outputs = c_outer * c_inner, k_outer * block
-        # (per image: the batch scales both sides alike)
-        tile = _tile_for(self.mode, Conv(1, channels, outputs, (size[0], size[1]), (height, width)))
+        # (a batch known at run time is costed as one image: the weight's traffic, which a
+        # larger batch shares, makes it the case least favourable to the larger tile)
+        images = n if isinstance(n, int) else 1
+        conv = Conv(images, channels, outputs, (size[0], size[1]), (height, width))
+        tile = _tile_for(self.mode, conv)
         if tile is None:
             return
         weight = op.weight.owner

@@ -168,6 +168,8 @@ def test_the_cost_model_weighs_flops_saved_against_traffic() -> None:
     # 7 x 7 pixels: 4 x 4 tiles compute 8 x 8, and on a core with a third of the bandwidth
     # their 36 x 512 x 512 transformed weight outweighs the flops they save over 2 x 2 tiles
     assert best_tile(square(512, 7), roofline=Roofline(117.7e9, 10e9)) == 2
+    # ... which 8 images share: their 4 x 4 tiles' flops then weigh more
+    assert best_tile(Conv(8, 512, 512, (7, 7), (7, 7)), roofline=Roofline(117.7e9, 10e9)) == 4
     # where Winograd is not chosen, "always" still takes the better tile
     assert best_tile(square(3, 224, 64), direct=False, roofline=zen4) in TRANSFORMS
     # the same stem on a core with 10x the bandwidth: the traffic no longer matters

@@ -17,7 +17,7 @@ pipeline is:
     graph -> te       convert-graph-to-te                      (kernels: WHAT)
     schedule          te-default-schedule, [te-apply-records{records=URL threads=N}]  (HOW)
     te -> loop        te-merge-kernels, convert-te-to-loop
-    loop hints        loop-vectorize-transpose, loop-unroll, loop-vectorize
+    loop hints        loop-vectorize-transpose, loop-vectorize, loop-unroll, loop-vectorize
     loop passes       cse, loop-promote-accumulators, loop-sections, loop-plan-memory
     loop -> llvm      convert-loop-to-llvm
 
@@ -114,7 +114,7 @@ def kernel_stages(opt_level: int = 3) -> list[Stage]:
     kernel, run on a module of that kernel alone (kernel_build.py compiles kernels one by
     one, each to its own object code, so that each can be cached and compiled on its own
     core). The same passes, but for te-merge-kernels, which needs the whole module."""
-    hints = ("loop-vectorize-transpose", "loop-unroll", "loop-vectorize")
+    hints = ("loop-vectorize-transpose", "loop-vectorize", "loop-unroll", "loop-vectorize")
     loop = ("cse", "loop-promote-accumulators", "loop-sections", "loop-plan-memory")
     loop = loop if opt_level >= 1 else ()
     return [

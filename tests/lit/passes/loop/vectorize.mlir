@@ -1,5 +1,6 @@
 // RUN: minitvm-opt %s -p loop-vectorize | filecheck %s
 // RUN: minitvm-opt %s -p 'loop-vectorize{fma=false}' | filecheck %s --check-prefix=NOFMA
+// RUN: minitvm-opt %s -p loop-vectorize,loop-unroll,loop-vectorize | filecheck %s --check-prefix=UNROLLED
 //
 // Loops marked vectorize become straight-line vector code, or stay scalar without the hint.
 
@@ -405,6 +406,32 @@ func.func @run_time_trip_count_below_a_vector(%x: memref<?xf32, #graph.dims<"n">
     %v = loop.load %x[%i] : memref<?xf32, #graph.dims<"n">> -> f32
     %e = math.exp %v : f32
     loop.store %e, %x[%i] : f32, memref<?xf32, #graph.dims<"n">>
+  } {vectorize}
+  func.return
+}
+
+// A vector loop around a loop still to unroll waits for loop-unroll, hint and all (the
+// pipeline runs loop-vectorize before and after it); once unrolled, it is vectorized.
+// CHECK-LABEL: func.func @waits_for_unroll(
+// CHECK-NEXT:    loop.for %{{\w+}} = 0 to 16 step 1 {
+// CHECK:           loop.for %{{\w+}} = 0 to 2 step 1 iter_args
+// CHECK:           } {unroll}
+// CHECK:         } {vectorize}
+// CHECK-NEXT:    func.return
+// UNROLLED-LABEL: func.func @waits_for_unroll(
+// UNROLLED-NOT:    loop.for
+// UNROLLED-COUNT-2: loop.vload
+// UNROLLED:        loop.vstore
+// UNROLLED-NEXT:   func.return
+func.func @waits_for_unroll(%x: memref<2x16xf32>, %y: memref<16xf32>) {
+  loop.for %j = 0 to 16 step 1 {
+    %zero = arith.constant 0.0 : f32
+    %s = loop.for %i = 0 to 2 step 1 iter_args(%acc = %zero) -> (f32) {
+      %v = loop.load %x[%i, %j] : memref<2x16xf32> -> f32
+      %t = arith.addf %acc, %v : f32
+      loop.yield %t : f32
+    } {unroll}
+    loop.store %s, %y[%j] : f32, memref<16xf32>
   } {vectorize}
   func.return
 }

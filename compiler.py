@@ -35,6 +35,7 @@ from minitvm.kernel_build import build_kernels, lower_main
 from minitvm.lowering.jit import JitModule, compile_llvm, llvm_ir_text
 from minitvm.lowering.loop_to_llvm import CompiledModuleInfo
 from minitvm.lowering.loop_to_llvm.parallel import CHUNKS_PER_THREAD
+from minitvm.passes.graph.winograd import choices_of
 from minitvm.passes.te.apply_records import ApplyConfigsPass
 from minitvm.pipeline import CONV_BLOCK, Stage, build_stages, te_stages
 from minitvm.runtime import Executable, TensorSpec, random_arrays
@@ -246,15 +247,19 @@ def lower_to_te(
     schedules live (`pipeline.te_stages`).
 
     Kernels get their default schedules, then those whose task key (for `num_threads`
-    threads on this CPU) the `records` or `schedules` hold a config for get that config.
+    threads on this CPU) the `records` or `schedules` hold a config for get that config;
+    3x3 convs whose `choice_key` they hold take the algorithm held (graph-winograd, in mode
+    "auto").
     `conv_block` is the channel block of the convolutions' NCHW[x]c layout (an experiment's
     knob: `bench/conv_layouts.py`); `winograd` graph-winograd's mode (see `compile`)."""
     report = report or CompileReport()
     ctx = ctx or make_context()
     threads = default_num_threads() if num_threads is None else num_threads
+    chosen = choices_of(schedules or {})  # (the convs' algorithms, for graph-winograd)
     stages = te_stages(
-        opt_level, records=records, num_threads=threads, conv_block=conv_block, winograd=winograd
-    )
+        opt_level, records=records, num_threads=threads, conv_block=conv_block,
+        winograd=winograd, choices=tuple(f"{key}:{a}" for key, a in chosen.items()),
+    )  # fmt: skip
     if schedules:
         explicit = ApplyConfigsPass.of(schedules, threads)
         stages[-1] = replace(stages[-1], passes=(*stages[-1].passes, explicit))

@@ -58,11 +58,18 @@ class Stage:
 
 
 def graph_passes(
-    opt_level: int, conv_block: int = CONV_BLOCK, winograd: str = "auto"
+    opt_level: int,
+    conv_block: int = CONV_BLOCK,
+    winograd: str = "auto",
+    *,
+    records: str | None = None,
+    num_threads: int = 0,
+    choices: tuple[str, ...] = (),
 ) -> list[ModulePass]:
     """Level 1 cleans up; level 2 and up also fold batch norms into weights, run convolutions
     in the NCHW{conv_block}c layout (3x3 ones as Winograd F(2x2, 3x3) or F(4x4, 3x3) where
-    graph-winograd's `winograd` mode says so) and fuse ops into kernels. Fusion comes after
+    graph-winograd's `winograd` mode, or in mode "auto" the algorithm `records` hold for the
+    conv on this CPU and `num_threads` or the `choices` name, says so) and fuse ops into kernels. Fusion comes after
     canonicalization (which removes the reshape pairs and `x * 1` that would otherwise end up
     inside groups) and before DCE (which sweeps the constants that BN folding replaced)."""
     widen = make_pass("graph-widen-bf16")  # codegen needs it: at every level
@@ -77,7 +84,9 @@ def graph_passes(
         make_pass("graph-fold-batchnorm"),
         make_pass("graph-conv-transpose-as-conv"),
         make_pass("graph-conv-layout", block=conv_block),
-        make_pass("graph-winograd", mode=winograd),
+        make_pass(
+            "graph-winograd", mode=winograd, records=records, threads=num_threads, choices=choices
+        ),
         make_pass("graph-pack-weights"),
         make_pass("graph-fuse"),
         make_pass("graph-dce"),
@@ -91,15 +100,16 @@ def te_stages(
     num_threads: int = 0,
     conv_block: int = CONV_BLOCK,
     winograd: str = "auto",
+    choices: tuple[str, ...] = (),
 ) -> list[Stage]:
-    """From graph IR to scheduled te kernels (`compiler.lower_to_te`). With `records`, kernels
-    tuned for `num_threads` threads (0: every core) on this CPU get their tuned schedules."""
+    """From graph IR to scheduled te kernels (`compiler.lower_to_te`). With `records`, convs
+    and kernels tuned for `num_threads` threads (0: every core) on this CPU get their tuned
+    algorithms and schedules; `choices`: graph-winograd's (conv algorithms given in Python)."""
+    passes = graph_passes(
+        opt_level, conv_block, winograd, records=records, num_threads=num_threads, choices=choices
+    )
     stages = [
-        Stage(
-            "graph passes",
-            tuple(graph_passes(opt_level, conv_block, winograd)),
-            "graph (optimized)",
-        ),
+        Stage("graph passes", tuple(passes), "graph (optimized)"),
         Stage("graph -> te", (make_pass("convert-graph-to-te"),)),
         Stage("schedule", (make_pass("te-default-schedule"),), "te"),
     ]

@@ -53,6 +53,11 @@ class TuneProgress:
                 self._report(event[1])
 
     def _plan(self, overview: Overview) -> None:
+        """A plan of tasks to tune; a later one (the kernels, after the convs' algorithms)
+        starts afresh: the last plan's lines are all printed by then."""
+        self.close()
+        self.current = None
+        self.finished, self.reported = {}, set()
         self.overview = overview
         self.best = list(overview.best_seconds)
         self.measured = list(overview.done)

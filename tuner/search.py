@@ -1,6 +1,8 @@
 """The tuning driver: one Optuna study per task, candidates measured, budget split by weight.
 
-What `minitvm tune` runs, after `tuner/tasks.py` has found a model's tasks:
+What `minitvm tune` runs, first on the model's 3x3 convs' algorithm tasks (`tuner/choices.py`:
+direct or a Winograd tile, each measured), then on the kernel tasks `tuner/tasks.py` finds in
+the model compiled with the algorithms the records then hold:
 
     tasks ─▶ defaults measured (latency = weight; outputs = reference for the wrong-result check)
           ─▶ per task, heaviest first: study `<task key>:<sampler>` in the records
@@ -19,8 +21,9 @@ What `minitvm tune` runs, after `tuner/tasks.py` has found a model's tasks:
 - Budget: `trials` is the total over the model's tasks *in the records* (trials of earlier
   runs count: rerunning the same command resumes and stops where the budget says), split by
   weight = occurrences x default latency, with a floor per task and no task given more than
-  its space has configs. Duplicate proposals count (they cost nothing but the proposal);
-  pruned ones do not. `timeout` is wall time, shared the same way among the tasks still to go.
+  its space has configs; a task given its whole space has every config queued, in order
+  (`queue_space`). Duplicate proposals count (they cost nothing but the proposal); pruned
+  ones do not. The convs' algorithm tasks are outside the budget: each is measured whole. `timeout` is wall time, shared the same way among the tasks still to go.
 - Crash safety: Optuna's storage commits each trial when it finishes, so a SIGKILL loses at
   most the trials in flight. Those stay RUNNING in the storage; a new run marks them FAIL
   (status "lost") when their tuner process is gone from this host, and a storage heartbeat
@@ -38,6 +41,7 @@ What `minitvm tune` runs, after `tuner/tasks.py` has found a model's tasks:
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import os
 import queue
@@ -57,16 +61,20 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from minitvm.errors import MinitvmError
+from minitvm.host import target_key
+from minitvm.passes.graph.winograd import ALGORITHM
 from minitvm.records import (
     DEFAULT_RECORDS,
     FORMAT_ATTR,
     FORMAT_VERSION,
     VERIFIED_ATTR,
+    load_schedules,
     open_storage,
     standing,
     storage_errors,
 )
 from minitvm.schedules.base import InvalidConfig
+from minitvm.tuner.choices import choice_tasks
 from minitvm.tuner.measure import MeasureJob, Measurer, MeasureResult, Runner, build_module
 from minitvm.tuner.space import distributions, suggest_config
 from minitvm.tuner.tasks import Task, extract_tasks
@@ -722,8 +730,11 @@ def tune(
     log: Callable[[str], None] = lambda line: None,
 ) -> list[TaskResult]:
     """Tune a model's kernels and keep the trials in `records` (see the module docstring);
-    the tasks' standing afterwards, heaviest first. `tasks` skips extraction (the model
-    may then be None); `builder` replaces the measurement builder (tests inject bad
+    the tasks' standing afterwards, heaviest first (the convs' algorithm tasks, then the
+    kernels'). In mode `winograd` "auto", every algorithm of each 3x3 conv
+    (`tuner/choices.py`) is timed first, outside the `trials` budget (three each), and the
+    kernel tasks are those of the model compiled with the algorithms the records then hold.
+    `tasks` skips extraction, the convs' algorithms with it (the model may then be None); `builder` replaces the measurement builder (tests inject bad
     candidates with it); `on_event` sees progress events, `log` gets lines for the user;
     `winograd` is graph-winograd's mode, as in `minitvm.compile` (compile the model with the
     same mode for the records to apply). `input_shapes` may leave dimensions dynamic (None):
@@ -741,51 +752,120 @@ def tune(
     make_sampler(sampler, seed)  # an unknown sampler fails here, before any work
     threads = default_num_threads() if num_threads is None else num_threads
     emit = on_event or (lambda event: None)
+    start = time.monotonic()
     with Quiet(), storage_errors(records, "cannot tune into the database"):
         storage = tuner_storage(records, create=True)
         try:
+            run = functools.partial(
+                _tune_tasks, storage, records, sampler=sampler, seed=seed, workers=workers,
+                measure=measure, builder=builder, emit=emit, log=log,
+            )  # fmt: skip
+            results: list[TaskResult] = []
             if tasks is None:
                 if model is None:
                     raise MinitvmError("tune: no model and no tasks to tune")
+                choices = []
+                if winograd == "auto":
+                    choices = choice_tasks(model, input_shapes, threads, opt_level)
+                if choices:
+                    log(f"{_count(choices, 'conv algorithm task')}: timing every algorithm")
+                    results += run(choices, None, timeout, whole=True)
+                chosen = {
+                    key: config
+                    for key, config in load_schedules(records, target_key(threads)).items()
+                    if ALGORITHM in config
+                } if choices else {}  # fmt: skip
                 tasks = extract_tasks(
-                    model, input_shapes, threads, opt_level, winograd=winograd, sizes=sizes
-                )
-            kept = tunable(tasks, measure, log)
-            studies = [prepare_study(storage, task, sampler, base) for task, base in kept]
-            # The first run's default latency sets the weights, so a resumed run splits alike.
-            weights = [
-                task.count * float(study.user_attrs["default_seconds"])
-                for (task, _), study in zip(kept, studies, strict=True)
-            ]
-            order = sorted(range(len(kept)), key=lambda i: -weights[i])
-            kept = [kept[i] for i in order]
-            studies = [studies[i] for i in order]
-            weights = [weights[i] for i in order]
-            targets: list[int | None] = [None] * len(kept)
-            if trials is not None:
-                targets = list(split_trials(trials, weights, [len(t.configs()) for t, _ in kept]))
-            plan = Plan(
-                records=records,
-                sampler=sampler,
-                seed=seed,
-                tasks=tuple(task for task, _ in kept),
-                baselines=tuple(base for _, base in kept),
-                weights=tuple(weights),
-                targets=tuple(targets),
-                timeout=timeout,
-                measure=measure,
-                builder=builder,
-            )
-            before = [task_result(s, t, sampler) for s, t in zip(studies, plan.tasks, strict=True)]
-            emit(("plan", Overview.of(before, plan.targets, timeout, workers)))
-            if workers == 1:
-                with measure.measurer() as measurer:
-                    run_plan(plan, 0, measurer, emit)
-            else:
-                run_workers(plan, workers, emit)
-            return [task_result(s, t, sampler) for s, t in zip(studies, plan.tasks, strict=True)]
+                    model, input_shapes, threads, opt_level, winograd=winograd, sizes=sizes,
+                    schedules=chosen,
+                )  # fmt: skip
+            left = None if timeout is None else timeout - (time.monotonic() - start)
+            if left is not None and left <= 0:
+                log("not tuned: the kernels (the time limit was spent on the convs' algorithms)")
+                return results
+            return results + run(tasks, trials, left)
         finally:
             storage.engine.dispose()
+
+
+def _count(items: Sequence[object], noun: str) -> str:
+    return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
+
+
+def _tune_tasks(
+    storage: Any,
+    records: str,
+    tasks: Sequence[Task],
+    trials: int | None,
+    timeout: float | None,
+    *,
+    whole: bool = False,
+    sampler: str,
+    seed: int,
+    workers: int,
+    measure: MeasureOptions,
+    builder: Callable[[MeasureJob], Runner],
+    emit: Callable[[Event], None],
+    log: Callable[[str], None],
+) -> list[TaskResult]:
+    """Tune `tasks` into the records (see `tune`) with `trials` split among them, or, `whole`,
+    every config of each (how the convs' algorithms are tuned), within `timeout`; their
+    standing afterwards, heaviest first."""
+    kept = tunable(tasks, measure, log)
+    studies = [prepare_study(storage, task, sampler, base) for task, base in kept]
+    # The first run's default latency sets the weights, so a resumed run splits alike.
+    weights = [
+        task.count * float(study.user_attrs["default_seconds"])
+        for (task, _), study in zip(kept, studies, strict=True)
+    ]
+    order = sorted(range(len(kept)), key=lambda i: -weights[i])
+    kept = [kept[i] for i in order]
+    studies = [studies[i] for i in order]
+    weights = [weights[i] for i in order]
+    spaces = [task.configs() for task, _ in kept]
+    targets: list[int | None] = [None] * len(kept)
+    if whole:
+        targets = [len(space) for space in spaces]
+    elif trials is not None:
+        targets = list(split_trials(trials, weights, [len(space) for space in spaces]))
+    for study, space, target in zip(studies, spaces, targets, strict=True):
+        if target is not None and target >= len(space):
+            queue_space(study, space)
+    plan = Plan(
+        records=records,
+        sampler=sampler,
+        seed=seed,
+        tasks=tuple(task for task, _ in kept),
+        baselines=tuple(base for _, base in kept),
+        weights=tuple(weights),
+        targets=tuple(targets),
+        timeout=timeout,
+        measure=measure,
+        builder=builder,
+    )
+    before = [task_result(s, t, sampler) for s, t in zip(studies, plan.tasks, strict=True)]
+    emit(("plan", Overview.of(before, plan.targets, timeout, workers)))
+    if workers == 1:
+        with measure.measurer() as measurer:
+            run_plan(plan, 0, measurer, emit)
+    else:
+        run_workers(plan, workers, emit)
+    return [task_result(s, t, sampler) for s, t in zip(studies, plan.tasks, strict=True)]
+
+
+def queue_space(study: optuna.Study, space: Sequence[Mapping[str, int | str]]) -> None:
+    """Queue every config of `space` the study has not tried: a task whose budget covers its
+    whole space is measured whole, in order, where the sampler would propose duplicates
+    (which count toward the budget) and might miss a config. Lost and pruned trials do not
+    count as tried."""
+    tried = [
+        t.params or t.system_attrs.get("fixed_params")  # (a queued trial's, until it starts)
+        for t in study.get_trials(deepcopy=False)
+        if t.state in (TrialState.WAITING, TrialState.RUNNING) or is_measured(t)
+    ]
+    for config in space:
+        if dict(config) not in tried:
+            study.enqueue_trial(dict(config))
 
 
 def tunable(

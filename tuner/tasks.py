@@ -244,16 +244,21 @@ def extract_tasks(
     conv_block: int = CONV_BLOCK,
     winograd: str = "auto",
     sizes: Sequence[Mapping[str, int]] = (),
+    schedules: Mapping[str, Config] | None = None,
 ) -> list[Task]:
     """The tuning tasks of an ONNX model (path or ModelProto) compiled for `num_threads`
     threads on this CPU: one per distinct kernel with a schedule template. `conv_block` and
     `winograd`: see `minitvm.compiler.lower_to_te`. `input_shapes` may leave dimensions
     dynamic (None), as `minitvm.compile` takes them; the kernels that then have symbolic
-    sizes are measured at `sizes` (values of the model's symbols, `{"seq": 128}`)."""
+    sizes are measured at `sizes` (values of the model's symbols, `{"seq": 128}`).
+    `schedules`: the convs' algorithms to lower the model with (`tuner/choices.py`), by their
+    choice keys, as `minitvm.compile` takes them (kernels' configs would change the tasks'
+    default schedules: leave them out)."""
     module = from_onnx(load_model(model), input_shapes)
     lower_to_te(
-        module, opt_level, num_threads=num_threads, conv_block=conv_block, winograd=winograd
-    )
+        module, opt_level, num_threads=num_threads, conv_block=conv_block, winograd=winograd,
+        schedules=schedules,
+    )  # fmt: skip
     return tasks_of_module(module, num_threads, opt_level, sizes)
 
 

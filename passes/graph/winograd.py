@@ -22,6 +22,15 @@ blocks leave as one shorter block.
 `best_tile` says are fastest on this machine, unless the direct conv is faster still;
 "always" rewrites every conv it applies to with that tile; "never" none; "f2x2" and "f4x4"
 every one with that tile.
+
+Which of the three algorithms (`ALGORITHMS`: direct, f2x2, f4x4) a conv takes is also a
+tuning task (`tuner/choices.py`): `minitvm tune` times each on the conv alone and files the
+fastest under the conv's `choice_key` (its types, window and the target: CPU and threads).
+In mode "auto" a conv whose key the `records` (for `threads` threads on this CPU) or the
+`choices` ("key:algorithm" items, `minitvm.compile(schedules={key: {"algorithm": ...}})`,
+which win over the records) name takes that algorithm instead of the model's pick:
+
+    minitvm-opt m.mlir -p 'graph-winograd{records="sqlite:///r.db" threads=1}'
 Run after graph-conv-layout and before graph-pack-weights and graph-fuse.
 MLIR counterpart: none upstream (IREE's `iree-linalg-ext` has a Winograd conv rewrite);
 TVM's `conv2d_winograd` x86 and ARM schedules; Lavin and Gray, "Fast Algorithms for
@@ -30,11 +39,13 @@ Convolutional Neural Networks" (2016).
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -61,17 +72,56 @@ from minitvm.dialects.graph.winograd import (
     transforms,
 )
 from minitvm.errors import MinitvmError
+from minitvm.host import default_num_threads, target_key
 from minitvm.machine import measured_here
+from minitvm.records import load_schedules
 
 #: Modes that name a tile: F(2x2, 3x3) or F(4x4, 3x3) wherever it applies.
 NAMED = {f"f{tile}x{tile}": tile for tile in TRANSFORMS}
 MODES = ("auto", "always", "never", *NAMED)
+#: What a conv's tuning task chooses between (its one knob, `ALGORITHM`): the direct conv or
+#: a Winograd tile. Part of the task key: a new algorithm makes new tasks.
+ALGORITHM = "algorithm"
+ALGORITHMS = ("direct", *NAMED)
+#: The tile each algorithm runs (None: the direct conv).
+TILE_OF = {"direct": None, **NAMED}
 
 
-def _applies(op: ConvNchwcOp) -> bool:
-    """Whether `op` is a conv Winograd's F(m x m, 3x3) computes: a float one (the transforms' fractions
-    have no integer form), one group, a 3x3 kernel, stride and dilation 1, a constant
-    weight."""
+def choice_key(op: ConvNchwcOp, target: str) -> str:
+    """The key of a conv's algorithm task: sha256 of what decides which algorithm is fastest
+    (its operand and result types, its window, whether it has a bias), the algorithms, and
+    the target (`host.target_key`: CPU and threads). Convs that differ only in their weights'
+    values share it."""
+    types = [str(op.input.type), str(op.weight.type), str(op.result.type)]
+    types.append(str(op.bias.type) if op.bias is not None else "no bias")
+    window = op.window
+    text = "\n".join(
+        [
+            target,
+            f"graph-winograd: {ALGORITHM}={list(ALGORITHMS)}",
+            *types,
+            f"pads={list(window.pads)} strides={list(window.strides)}",
+            f"dilations={list(window.dilations)} group={op.groups}",
+        ]
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def choices_of(configs: Mapping[str, Mapping[str, int | str]]) -> dict[str, str]:
+    """The algorithm choices among configs by task key (records' or `schedules`): the
+    kernels' configs have no `ALGORITHM` knob and are left out."""
+    return {
+        key: str(config[ALGORITHM])
+        for key, config in configs.items()
+        if str(config.get(ALGORITHM)) in ALGORITHMS
+    }
+
+
+def applies(op: ConvNchwcOp) -> bool:
+    """Whether `op` is a conv Winograd's F(m x m, 3x3) computes: a float one (the transforms'
+    fractions have no integer form), one group, a 3x3 kernel, stride and dilation 1. The
+    rewrite also needs a constant weight, which a tuning task's conv alone (`tuner/choices.py`)
+    takes as an argument until it is measured."""
     window = op.window
     return (
         is_float(op.result.type.element_type)  # type: ignore[attr-defined]
@@ -79,32 +129,53 @@ def _applies(op: ConvNchwcOp) -> bool:
         and tuple(window.kernel) == (KERNEL, KERNEL)
         and all(s == 1 for s in window.strides)
         and all(d == 1 for d in window.dilations)
-        and isinstance(op.weight.owner, ConstantOp)
     )
+
+
+def conv_of(op: ConvNchwcOp) -> Conv | None:
+    """The cost model's view of a conv Winograd applies to (None where it does not, or where
+    a size other than the batch is known only at run time: the tile grid is fixed). A batch
+    known only at run time is costed as one image: the weight's traffic, which a larger batch
+    shares, makes it the case least favourable to the larger tile."""
+    if not applies(op):
+        return None
+    n, k_outer, height, width, block = shape_of(op.result.type)  # type: ignore[arg-type]
+    _, c_outer, *size, c_inner = shape_of(op.input.type)  # type: ignore[arg-type]
+    dims = (k_outer, height, width, block, c_outer, *size, c_inner)
+    if not all(isinstance(d, int) for d in dims):
+        return None
+    images = n if isinstance(n, int) else 1
+    return Conv(images, c_outer * c_inner, k_outer * block, (size[0], size[1]), (height, width))
+
+
+def model_pick(conv: Conv) -> str:
+    """The algorithm mode "auto" gives `conv` without tuning: `best_tile`'s."""
+    tile = best_tile(conv)
+    return "direct" if tile is None else f"f{tile}x{tile}"
 
 
 @dataclass
 class WinogradPattern(RewritePattern):
     mode: str
+    #: choice_key -> algorithm, for the convs tuning chose for (mode "auto" only)
+    chosen: Mapping[str, str] = field(default_factory=dict)
+    #: the target the choices' keys name (needed only when there are choices)
+    target: str = ""
     #: (weight, tile) -> its transform, so that a weight several convs read is transformed once
     transformed: dict[tuple[ConstantOp, int], ConstantOp] = field(default_factory=dict)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ConvNchwcOp, rewriter: PatternRewriter) -> None:
-        if self.mode == "never" or not _applies(op):
+        if self.mode == "never" or not isinstance(op.weight.owner, ConstantOp):
             return
-        x, y = op.input.type, op.result.type
-        assert isinstance(x, TensorType) and isinstance(y, TensorType)
-        n, k_outer, height, width, block = shape_of(y)
-        _, c_outer, *size, c_inner = shape_of(x)
-        if not all(isinstance(d, int) for d in (k_outer, height, width, c_outer, *size, c_inner)):
-            return  # (only the batch may be known at run time: the tile grid is fixed)
-        channels, outputs = c_outer * c_inner, k_outer * block
-        # (a batch known at run time is costed as one image: the weight's traffic, which a
-        # larger batch shares, makes it the case least favourable to the larger tile)
-        images = n if isinstance(n, int) else 1
-        conv = Conv(images, channels, outputs, (size[0], size[1]), (height, width))
+        conv = conv_of(op)
+        if conv is None:
+            return
         tile = _tile_for(self.mode, conv)
+        if self.mode == "auto" and self.chosen:
+            algorithm = self.chosen.get(choice_key(op, self.target))
+            if algorithm is not None:  # (tuned on this CPU: what was measured beats the model)
+                tile = TILE_OF[algorithm]
         if tile is None:
             return
         weight = op.weight.owner
@@ -116,6 +187,7 @@ class WinogradPattern(RewritePattern):
             u.result.name_hint = hint
             rewriter.insert(u, InsertPoint.after(weight))
             self.transformed[weight, tile] = u
+        n, _, height, width, block = shape_of(op.result.type)  # type: ignore[arg-type]
         th, tw = tile_grid(height, width, tile)
         tiles = n * th * tw
         rows = tiles if isinstance(tiles, int) else SizesAttr.of([tiles])
@@ -223,10 +295,33 @@ class WinogradPass(ModulePass):
     name = "graph-winograd"
 
     mode: str = "auto"
+    #: Tuning records (a URL): in mode "auto", the algorithms tuned for `threads` threads on
+    #: this CPU replace the model's pick.
+    records: str | None = None
+    #: The thread count the model will run on; 0: every core this process may use.
+    threads: int = 0
+    #: "choice key:algorithm" items, which win over the records (mode "auto" only).
+    choices: tuple[str, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.mode not in MODES:
             raise MinitvmError(
                 f"graph-winograd: mode '{self.mode}' is not one of {', '.join(MODES)}"
             )
-        PatternRewriteWalker(WinogradPattern(self.mode)).rewrite_module(op)
+        chosen: dict[str, str] = {}
+        if self.mode == "auto" and (self.records or self.choices):
+            target = target_key(self.threads or default_num_threads())
+            if self.records:
+                chosen.update(choices_of(load_schedules(self.records, target)))
+            for item in self.choices:
+                key, _, algorithm = item.rpartition(":")
+                if algorithm not in ALGORITHMS or not key:
+                    raise MinitvmError(
+                        f"graph-winograd: choice '{item}' is not 'key:algorithm' with an "
+                        f"algorithm among {', '.join(ALGORITHMS)}"
+                    )
+                chosen[key] = algorithm
+            pattern = WinogradPattern(self.mode, chosen, target)
+        else:
+            pattern = WinogradPattern(self.mode)
+        PatternRewriteWalker(pattern).rewrite_module(op)

@@ -475,6 +475,7 @@ def test_compile_prints_the_pipeline_it_runs(tmp_path: Path) -> None:
                     "2", "-o", out)  # fmt: skip
     assert tuned.returncode == 0 and tuned.stdout == "", tuned.stderr
     assert f'te-apply-records{{records="{records}" threads=2}}' in out.read_text()
+    assert f'graph-winograd{{records="{records}" threads=2}}' in out.read_text()
 
 
 def test_compile_emits_the_llvm_ir_it_builds(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""`minitvm tune`: auto-tune a model's kernel schedules (tuner/), or report what records hold.
+"""`minitvm tune`: auto-tune a model's conv algorithms and kernel schedules (tuner/), or report
+what records hold.
 
     minitvm tune model.onnx --trials N [--timeout S] [--records URL] [--sampler tpe|random]
                  [--workers K] [--seed S] [--num-threads T] [--input-shape ...]
@@ -141,13 +142,17 @@ def add_tune_command(subparsers: argparse._SubParsersAction) -> None:  # pyright
 
     p = subparsers.add_parser(
         "tune",
-        help="auto-tune a model's kernel schedules (Optuna TPE); --report shows the records",
+        help="auto-tune a model's conv algorithms and kernel schedules (Optuna TPE); --report "
+        "shows the records",
         description="Find faster schedules for a model's kernels: one Optuna study per distinct "
         "kernel (tuning task), each candidate built and timed in a worker process (a candidate "
         "that crashes, hangs or computes a wrong result is a failed trial), trials and time "
         "shared by each task's weight in the model's latency. Trials are kept in --records as "
         "they finish: a killed run loses none, and the same command resumes it (--trials is "
-        "the total in the records). Compile with the results: minitvm compile --records URL.",
+        "the total in the records). First, with --winograd auto, each distinct 3x3 conv is "
+        "timed with every algorithm (direct, Winograd f2x2 and f4x4; outside --trials) and the "
+        "kernels are those of the model with the fastest. Compile with the results: minitvm "
+        "compile --records URL.",
     )
     p.add_argument("model", nargs="?", help="path to an .onnx file (not with --report)")
     p.add_argument("--trials", type=positive_int, metavar="N",

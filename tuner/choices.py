@@ -15,7 +15,10 @@ Its measurement builder (`build_choice`) binds the weight and bias to seeded ran
 megabytes of weights out of the job) and compiles the conv with the candidate's algorithm:
 its kernels (a direct conv, or two transforms around a batched GEMM) with their default
 schedules. Every algorithm computes the same conv, so the default's outputs are the others'
-reference, as a kernel's default's are for its schedules.
+reference, as a kernel's default's are for its schedules. Each run starts with cold caches
+(`MeasureJob.evict_bytes`): in a model a conv's weight is read once per inference, and the
+algorithms differ most in how much weight they read (Winograd's transformed weight is 1.8x
+(2 x 2 tiles) or 4x (4 x 4) the conv's).
 
 `tuner.search.tune` measures every algorithm of every such task first, then takes the kernel
 tasks from the model compiled with the algorithms the records then hold: the kernels it tunes
@@ -53,7 +56,7 @@ from minitvm.passes.graph.winograd import (
 from minitvm.pipeline import graph_passes
 from minitvm.runtime import TensorSpec, random_arrays
 from minitvm.schedules.base import Config, InvalidConfig, Knob
-from minitvm.tuner.measure import MeasureJob, Runner
+from minitvm.tuner.measure import MeasureJob, Runner, eviction_bytes
 from minitvm.tuner.tasks import Task
 
 #: The graph-winograd mode that compiles a conv with each algorithm.
@@ -92,6 +95,7 @@ class ChoiceTask(Task):
         chosen = dict(self.default_config or {}) if config is None else dict(config)
         self.check(chosen)
         fields.pop("builder", None)
+        fields.setdefault("evict_bytes", eviction_bytes())  # (the weights cold, as in a model)
         builder = functools.partial(build_choice, str(chosen[ALGORITHM]))
         return MeasureJob(
             self.module_text,

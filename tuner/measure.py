@@ -22,7 +22,9 @@ tuner must shrug that off. So every candidate is built and run in a worker proce
   (what the untuned module computed, obtained with `return_outputs=True`), so a candidate that
   scribbles over the worker's memory cannot make the check pass.
 - Warm-up runs, then timed repeats (at least `repeats`, and until `min_seconds` have been
-  timed); the figure is the median.
+  timed); the figure is the median. A job with `evict_bytes` reads that much of a buffer of
+  its own before each timed run (not timed, but counted toward `min_seconds`), so that each
+  run starts with cold caches (`eviction_bytes`).
 
 tuner/ talks to the compiler only through schedules and the public build API
 (`minitvm.compiler.build`): the default builder parses the module text and calls it. Tests
@@ -98,6 +100,14 @@ class MeasureJob:
     atol: float = 1e-4
     builder: Callable[[MeasureJob], Runner] = build_module
     sizes: tuple[tuple[tuple[str, int], ...], ...] = ()
+    #: Bytes to read before each timed run (0: none): its data then comes from memory, as a
+    #: layer's weights do in a model, where each is used once per inference and the other
+    #: layers' data goes through the caches in between. Run back to back, a weight of about
+    #: the last-level cache's size stays partly cached: Winograd F(4x4, 3x3) at 7 x 7 x 512
+    #: (a 37.7 MB transformed weight) took 1.10 ms back to back and 1.65 ms after a 132 MiB
+    #: read, F(2x2, 3x3) 1.29 and 1.45 (AMD EPYC Zen 4, AVX-512 masked, one thread): warm, the
+    #: larger tile looked 15% faster; cold, and in ResNet-18, it is slower.
+    evict_bytes: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", tuple(self.inputs))
@@ -499,13 +509,17 @@ def _measure_here(
         gc.disable()
         try:
             total = 0.0
+            evict = _evictor(job.evict_bytes)
             while len(seconds) < repeats or (total < min_seconds and len(seconds) < max_repeats):
                 outputs, times = [], []
                 for call in rounds:
+                    total += evict()
                     start = time.perf_counter()
                     outputs.extend(call())
                     times.append(time.perf_counter() - start)
-                seconds.append(float(np.exp(np.mean(np.log(times)))) if len(times) > 1 else times[0])
+                seconds.append(
+                    float(np.exp(np.mean(np.log(times)))) if len(times) > 1 else times[0]
+                )
                 total += sum(times)
         finally:
             gc.enable()
@@ -513,6 +527,34 @@ def _measure_here(
     except Exception as error:  # noqa: BLE001  (any failure of a candidate is a result)
         return MeasureStatus.RUN_ERROR, seconds, None, _short(error)
     return MeasureStatus.OK, seconds, arrays, ""
+
+
+def _evictor(size: int) -> Callable[[], float]:
+    """A function that reads `size` bytes of a buffer of its own (through every cache level,
+    evicting what was there) and returns the seconds it took; with `size` 0, nothing."""
+    if size <= 0:
+        return lambda: 0.0
+    buffer = np.ones(size // 4, np.float32)
+
+    def evict() -> float:
+        start = time.perf_counter()
+        np.add.reduce(buffer)
+        return time.perf_counter() - start
+
+    return evict
+
+
+def eviction_bytes(margin: int = 4) -> int:
+    """What a job reads to start a run with cold caches on this machine: `margin` times its
+    caches' capacity (`machine.describe_machine`: every level's, data or unified). Twice it
+    is not enough on the AMD EPYC Zen 4 hosts: after a 66 MiB read the 37.7 MB weight above
+    took 1.32 ms, after 132 MiB 1.65 (caches not strictly LRU, a process moving between
+    cores that do not share their last level)."""
+    from minitvm.machine import describe_machine
+
+    caches = describe_machine().caches
+    total = sum(c.size for c in caches if c.kind != "instruction")
+    return margin * (total or 64 << 20)
 
 
 def _rounds(run: Runner, job: MeasureJob) -> list[Callable[[], Sequence[np.ndarray]]]:
@@ -524,7 +566,10 @@ def _rounds(run: Runner, job: MeasureJob) -> list[Callable[[], Sequence[np.ndarr
     calls = []
     for pairs in job.sizes:
         sizes = dict(pairs)
-        specs = [TensorSpec(s.name, tuple(evaluate(d, sizes) for d in s.shape), s.dtype) for s in job.inputs]
+        specs = [
+            TensorSpec(s.name, tuple(evaluate(d, sizes) for d in s.shape), s.dtype)
+            for s in job.inputs
+        ]
         inputs = seeded_inputs(specs, job.seed)
         calls.append(lambda inputs=inputs, sizes=sizes: run(inputs, sizes=sizes))  # type: ignore[call-arg]
     return calls

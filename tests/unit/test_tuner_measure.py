@@ -240,6 +240,35 @@ def test_warmup_and_repeats_are_honoured(measurer: Measurer, monkeypatch: pytest
     assert len(measurer.run(gemm_job(builder=sleeping)).seconds) == 3
 
 
+def test_eviction_before_each_run_counts_toward_min_seconds(
+    measurer: Measurer, monkeypatch: pytest.MonkeyPatch
+):
+    """A job that reads 64 MiB before each run (cold caches) stops once the runs and the reads
+    add up to min_seconds: instant runs alone would go on to max_repeats."""
+    monkeypatch.setattr(measurer, "repeats", 2)
+    monkeypatch.setattr(measurer, "min_seconds", 0.05)
+    result = measurer.run(gemm_job(builder=counting, evict_bytes=64 << 20), return_outputs=True)
+    assert result.ok, result.message
+    assert 2 <= len(result.seconds) < 200  # (reading 64 MiB takes well over 0.25 ms)
+    assert result.outputs is not None and int(result.outputs[0]) == 1 + len(result.seconds)
+
+
+def test_eviction_reads_a_margin_over_the_caches(monkeypatch: pytest.MonkeyPatch):
+    from minitvm import machine
+    from minitvm.tuner.measure import eviction_bytes
+
+    caches = (
+        machine.Cache(1, "data", 48 << 10, 64, 2),
+        machine.Cache(1, "instruction", 32 << 10, 64, 2),
+        machine.Cache(2, "unified", 2 << 20, 64, 2),
+        machine.Cache(3, "unified", 105 << 20, 64, 112),
+    )
+    described = machine.Machine("cpu", "sapphirerapids", ("avx512f",), 2, caches)
+    monkeypatch.setattr(machine, "describe_machine", lambda: described)
+    assert eviction_bytes() == 4 * ((48 << 10) + (2 << 20) + (105 << 20))
+    assert eviction_bytes(margin=2) == 2 * ((48 << 10) + (2 << 20) + (105 << 20))
+
+
 def test_measure_one_shot_leaves_no_process():
     before = set(multiprocessing.active_children())
     result = measure(gemm_job(builder=raise_running), timeout=5.0)

@@ -15,10 +15,16 @@ Its measurement builder (`build_choice`) binds the weight and bias to seeded ran
 megabytes of weights out of the job) and compiles the conv with the candidate's algorithm:
 its kernels (a direct conv, or two transforms around a batched GEMM) with their default
 schedules. Every algorithm computes the same conv, so the default's outputs are the others'
-reference, as a kernel's default's are for its schedules. Each run starts with cold caches
-(`MeasureJob.evict_bytes`): in a model a conv's weight is read once per inference, and the
-algorithms differ most in how much weight they read (Winograd's transformed weight is 1.8x
-(2 x 2 tiles) or 4x (4 x 4) the conv's).
+reference, as a kernel's default's are for its schedules.
+
+Where the model's weights outgrow the last-level cache, each of its convs reads its weight
+from memory at each inference, and each run of a task starts with cold caches
+(`MeasureJob.evict_bytes`): the algorithms differ most in how much weight they read
+(Winograd's transformed weight is 1.8x the conv's with 2 x 2 tiles, 4x with 4 x 4), and run
+back to back a weight of about the cache's size stays partly cached. Where the weights fit,
+they stay cached from one inference to the next, and the runs are back to back: timed cold,
+a 32 -> 32 conv at 28 x 28 (74 KB of weights) took 0.23 ms with any algorithm, warm 0.136
+direct, 0.088 f2x2 and 0.058 f4x4 (AMD EPYC Zen 4, one thread), as in its model.
 
 `tuner.search.tune` measures every algorithm of every such task first, then takes the kernel
 tasks from the model compiled with the algorithms the records then hold: the kernels it tunes
@@ -88,6 +94,10 @@ class ChoiceTask(Task):
     def configs(self) -> list[dict[str, int | str]]:
         return [{ALGORITHM: algorithm} for algorithm in ALGORITHMS]
 
+    #: What each run reads first (`MeasureJob.evict_bytes`): 0 where the model's weights fit
+    #: in the last-level cache (see the module docstring).
+    evict_bytes: int = 0
+
     def job(self, config: Config | None = None, **fields: object) -> MeasureJob:
         """The MeasureJob of the conv compiled with `config`'s algorithm (None: the default).
         A `builder` among `fields` (the tuner's builder of te-level modules) does not apply:
@@ -95,7 +105,7 @@ class ChoiceTask(Task):
         chosen = dict(self.default_config or {}) if config is None else dict(config)
         self.check(chosen)
         fields.pop("builder", None)
-        fields.setdefault("evict_bytes", eviction_bytes())  # (the weights cold, as in a model)
+        fields.setdefault("evict_bytes", self.evict_bytes)
         builder = functools.partial(build_choice, str(chosen[ALGORITHM]))
         return MeasureJob(
             self.module_text,
@@ -161,6 +171,26 @@ def conv_alone(op: ConvNchwcOp) -> tuple[ModuleOp, TensorSpec, TensorSpec]:
     return ModuleOp([main]), _spec("in0", block.args[0]), _spec("out0", conv.result)
 
 
+def weight_bytes(module: ModuleOp) -> int:
+    """The bytes of the module's constants (its weights, after folding)."""
+    total = 0
+    for op in module.walk():
+        if isinstance(op, ConstantOp):
+            type_ = op.result.type
+            assert isinstance(type_, TensorType)
+            total += type_.element_count() * numpy_dtype_of(type_.element_type).itemsize
+    return total
+
+
+def last_level_cache() -> int:
+    """The size of this machine's largest data cache (`machine.describe_machine`; 0 if none
+    is known, and then every model's weights outgrow it)."""
+    from minitvm.machine import describe_machine
+
+    sizes = [c.size for c in describe_machine().caches if c.kind != "instruction"]
+    return max(sizes, default=0)
+
+
 def choice_tasks(
     model: str | os.PathLike[str] | onnx.ModelProto,
     input_shapes: Mapping[str, Sequence[int | str | None]] | None = None,
@@ -180,6 +210,7 @@ def choice_tasks(
     for graph_pass in passes[: names.index(TEMPLATE)]:
         graph_pass.apply(ctx, module)
     target = target_key(num_threads)
+    evict = eviction_bytes() if weight_bytes(module) > last_level_cache() else 0
     groups: dict[str, list[ConvNchwcOp]] = {}
     for op in module.walk():
         if not isinstance(op, ConvNchwcOp) or not isinstance(op.weight.owner, ConstantOp):
@@ -209,6 +240,7 @@ def choice_tasks(
                 num_threads=num_threads,
                 opt_level=opt_level,
                 kernel_names=tuple(o.result.name_hint or "conv" for o in group),
+                evict_bytes=evict,
             )
         )
     return tasks

@@ -26,7 +26,7 @@ from minitvm.records import load_schedules, open_storage
 from minitvm.schedules.base import InvalidConfig
 from minitvm.schedules.kernel import kernels
 from minitvm.tuner.choices import ChoiceTask, bind_arguments, choice_tasks
-from minitvm.tuner.measure import Measurer
+from minitvm.tuner.measure import Measurer, eviction_bytes
 from minitvm.tuner.search import MeasureOptions, queue_space, study_name, tune
 
 FAST = MeasureOptions(timeout=60.0, repeats=3, min_seconds=0.005)
@@ -67,6 +67,20 @@ def test_a_3x3_conv_shape_is_one_task_of_three_algorithms(task: ChoiceTask) -> N
         task.check({ALGORITHM: "f6x6"})
     with pytest.raises(InvalidConfig, match="no knob named"):
         task.check({"tile": 4})
+
+
+def test_runs_start_cold_where_the_weights_outgrow_the_last_level_cache(
+    task: ChoiceTask, monkeypatch
+) -> None:
+    from minitvm.tuner import choices
+
+    assert task.evict_bytes == 0  # (its 74 KB of weights stay cached in its model)
+    assert task.job().evict_bytes == 0
+    monkeypatch.setattr(choices, "last_level_cache", lambda: 16 << 10)
+    (cold,) = choice_tasks(conv_relu_chain(channels=32, size=8, layers=2), num_threads=1)
+    assert cold.evict_bytes == eviction_bytes() > 0
+    assert cold.job({ALGORITHM: "f2x2"}).evict_bytes == cold.evict_bytes
+    assert cold.key == task.key  # (how it is timed is not what it is)
 
 
 def test_keys_name_the_shape_and_the_target_not_the_weights() -> None:

@@ -19,7 +19,8 @@ the model compiled with the algorithms the records then hold:
   `random` is RandomSampler, the baseline. A new study's trial 0 is the default config with
   the default's measured latency, so the best is never worse than the default.
 - Budget: `trials` is the total over the model's tasks *in the records* (trials of earlier
-  runs count: rerunning the same command resumes and stops where the budget says), split by
+  runs count: rerunning the same command resumes and stops where the budget says, and a
+  study verified with no trial since is not re-measured: `needs_verification`), split by
   weight = occurrences x default latency, with a floor per task and no task given more than
   its space has configs; a task given its whole space has every config queued, in order
   (`queue_space`). Duplicate proposals count (they cost nothing but the proposal); pruned
@@ -431,6 +432,19 @@ def verify_best(study: optuna.Study, task: Task, evaluate: Evaluate) -> dict[str
     return verified
 
 
+def needs_verification(study: optuna.Study, task: Task, measured_before: int) -> bool:
+    """Whether the study's best few are to be re-measured (`verify_best`): it has trials
+    measured since `measured_before`, no verification yet, or one made against another
+    default than the task's (the template's default changed since). A resumed run whose
+    budget was already spent then costs no new measurements."""
+    verified = study.user_attrs.get(VERIFIED_ATTR)
+    if verified is None:
+        return True
+    if "default_params" in verified and verified["default_params"] != task.default_config:
+        return True
+    return len(measured_trials(study.get_trials(deepcopy=False))) > measured_before
+
+
 def _relative(times: Sequence[float], base: Sequence[float]) -> float:
     """The median over rounds of `times` / `base` (inf where a run failed: a config that
     failed in a round the default ran does not win it)."""
@@ -579,7 +593,8 @@ def run_plan(
 
             note = lambda trial, n=n: emit(("trial", n, TrialNote.of(trial)))
             run_study(study, task, evaluate, plan.targets[n], deadline, note)
-            verify_best(study, task, evaluate)
+            if needs_verification(study, task, done):
+                verify_best(study, task, evaluate)
             emit(("done", n))
     finally:
         storage.engine.dispose()

@@ -361,3 +361,24 @@ def test_verification_keeps_a_config_that_beats_the_default_in_most_rounds() -> 
                         "default_params": {"x": 1}}
     result = task_result(study, SimpleNamespace(default_config={"x": 1}), "tpe")  # type: ignore[arg-type]
     assert (result.default_seconds, result.best_seconds, result.best_config) == (1.0, 0.9, {"x": 2})
+
+
+def test_a_resumed_study_is_verified_again_only_when_something_changed() -> None:
+    """Rerunning a finished tune measures nothing new: a study verified against the task's
+    default, with no trial since, is not re-measured."""
+    from types import SimpleNamespace
+
+    from minitvm.records import VERIFIED_ATTR
+    from minitvm.tuner.search import needs_verification
+
+    space = {"x": optuna.distributions.CategoricalDistribution([1, 2, 3])}
+    study = optuna.create_study()
+    for x, value in [(1, 1.0), (2, 0.9)]:
+        study.add_trial(optuna.trial.create_trial(params={"x": x}, distributions=space, value=value))
+    task = SimpleNamespace(default_config={"x": 1})
+    assert needs_verification(study, task, 2)  # (never verified)
+    verified = {"params": {"x": 2}, "seconds": 0.9, "default_params": {"x": 1}, "default_seconds": 1.0}
+    study.set_user_attr(VERIFIED_ATTR, verified)
+    assert not needs_verification(study, task, 2)
+    assert needs_verification(study, task, 1)  # a trial measured since it was verified
+    assert needs_verification(study, SimpleNamespace(default_config={"x": 3}), 2)  # a new default

@@ -190,3 +190,18 @@ def test_tuning_finds_winograd_where_the_model_says_direct(tmp_path, monkeypatch
     tuned = minitvm.compile(model, records=url, num_threads=1).run(inputs)
     direct = minitvm.compile(model, num_threads=1, winograd="never").run(inputs)
     np.testing.assert_allclose(tuned[0], direct[0], rtol=1e-3, atol=1e-3)
+
+
+def test_the_conv_algorithms_script_times_each_alone_and_in_the_model(tmp_path, capsys) -> None:
+    """bench/conv_algorithms.py: per conv shape, the pick, each algorithm alone and in the model."""
+    from minitvm.bench import conv_algorithms
+
+    path = tmp_path / "chain.onnx"
+    onnx.save(conv_relu_chain(channels=16, size=8, layers=2), path)
+    conv_algorithms.main([str(path), "--rounds", "1", "--model-rounds", "2"])
+    header, line = capsys.readouterr().out.splitlines()
+    assert header == f"{path}, 1 thread(s): 1 conv shape(s)"
+    assert line.startswith("  conv3x3 16->16 at 8x8 x1 x2: pick ")
+    assert "alone (warm) direct " in line and "; in model direct " in line
+    pick = line.split("pick ")[1].split(";")[0]
+    assert f"{pick} 1.000x" in line

@@ -68,10 +68,11 @@ def graph_passes(
 ) -> list[ModulePass]:
     """Level 1 cleans up; level 2 and up also fold batch norms into weights, run convolutions
     in the NCHW{conv_block}c layout (3x3 ones as Winograd F(2x2, 3x3) or F(4x4, 3x3) where
-    graph-winograd's `winograd` mode, or in mode "auto" the algorithm `records` hold for the
-    conv on this CPU and `num_threads` or the `choices` name, says so) and fuse ops into kernels. Fusion comes after
-    canonicalization (which removes the reshape pairs and `x * 1` that would otherwise end up
-    inside groups) and before DCE (which sweeps the constants that BN folding replaced)."""
+    graph-winograd's `winograd` mode says so, or in mode "auto" the algorithm that `choices`
+    or the `records` for this CPU and `num_threads` hold for the conv) and fuse ops into
+    kernels. Fusion comes after canonicalization (which removes the reshape pairs and `x * 1`
+    that would otherwise end up inside groups) and before DCE (which sweeps the constants
+    that BN folding replaced)."""
     widen = make_pass("graph-widen-bf16")  # codegen needs it: at every level
     if opt_level < 1:
         return [widen]

@@ -24,7 +24,8 @@ the model compiled with the algorithms the records then hold:
   weight = occurrences x default latency, with a floor per task and no task given more than
   its space has configs; a task given its whole space has every config queued, in order
   (`queue_space`). Duplicate proposals count (they cost nothing but the proposal); pruned
-  ones do not. The convs' algorithm tasks are outside the budget: each is measured whole. `timeout` is wall time, shared the same way among the tasks still to go.
+  ones do not. The convs' algorithm tasks are outside the budget: each is measured whole.
+  `timeout` is wall time, shared the same way among the tasks still to go.
 - Crash safety: Optuna's storage commits each trial when it finishes, so a SIGKILL loses at
   most the trials in flight. Those stay RUNNING in the storage; a new run marks them FAIL
   (status "lost") when their tuner process is gone from this host, and a storage heartbeat

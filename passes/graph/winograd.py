@@ -31,6 +31,7 @@ In mode "auto" a conv whose key the `records` (for `threads` threads on this CPU
 which win over the records) name takes that algorithm instead of the model's pick:
 
     minitvm-opt m.mlir -p 'graph-winograd{records="sqlite:///r.db" threads=1}'
+
 Run after graph-conv-layout and before graph-pack-weights and graph-fuse.
 MLIR counterpart: none upstream (IREE's `iree-linalg-ext` has a Winograd conv rewrite);
 TVM's `conv2d_winograd` x86 and ARM schedules; Lavin and Gray, "Fast Algorithms for

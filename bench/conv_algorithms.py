@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from collections.abc import Sequence
 
 import numpy as np
 
 import minitvm
-from minitvm.bench.interleaved import interleaved, model_of
+from minitvm.bench.interleaved import checked_runs, interleaved, model_of
 from minitvm.compiler import random_inputs
 from minitvm.passes.graph.winograd import ALGORITHM, ALGORITHMS
 from minitvm.tuner.choices import ChoiceTask, choice_tasks
@@ -64,14 +63,7 @@ def in_model_ratios(
                     model, num_threads=threads, schedules={task.key: {ALGORITHM: algorithm}}
                 )
     inputs = random_inputs(builds["as compiled"])
-    want = builds["as compiled"].run(inputs)
-    runs = {}
-    for name, exe in builds.items():
-        start = time.perf_counter()
-        got = exe.run(inputs)
-        runs[name] = max(1, int(ROUND_S / max(time.perf_counter() - start, 1e-6)))
-        for g, w in zip(got, want, strict=True):
-            np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-3, err_msg=name)
+    runs = checked_runs(builds, inputs, ROUND_S, atol=1e-3)
     times = interleaved(builds, inputs, rounds, runs)
     base = np.array(times["as compiled"])
     ratios = []

@@ -1,6 +1,7 @@
 """Builds of one model timed side by side in one process, for the A/B scripts of `bench/`
-(`sections.py`, `winograd_tiles.py`): the same machine state for every build, because each
-round times every build once, in an order that rotates from round to round."""
+(`sections.py`, `winograd_tiles.py`, `conv_algorithms.py`): the same machine state for every
+build, because each round times every build once, in an order that rotates from round to
+round."""
 
 from __future__ import annotations
 
@@ -30,6 +31,27 @@ def round_ms(
     for _ in range(runs):
         exe.run(inputs)
     return (time.perf_counter() - start) / runs * 1e3
+
+
+def checked_runs(
+    builds: Mapping[str, minitvm.Executable],
+    inputs: dict[str, np.ndarray],
+    round_s: float,
+    atol: float = 1e-4,
+) -> dict[str, int]:
+    """Each build's outputs checked against the first build's (rtol 1e-3, `atol`), and how
+    many runs of each last about `round_s` seconds (by the checked run's time): `interleaved`'s
+    `runs`."""
+    builds_list = list(builds.items())
+    want = builds_list[0][1].run(inputs)
+    runs = {}
+    for name, exe in builds_list:
+        start = time.perf_counter()
+        got = exe.run(inputs)
+        runs[name] = max(1, int(round_s / max(time.perf_counter() - start, 1e-6)))
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-3, atol=atol, err_msg=name)
+    return runs
 
 
 def interleaved(

@@ -13,13 +13,10 @@ round against the first mode's, their ratio and the p25-p75 of the rounds' paire
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Sequence
 
-import numpy as np
-
 import minitvm
-from minitvm.bench.interleaved import interleaved, model_of, ratio_line
+from minitvm.bench.interleaved import checked_runs, interleaved, model_of, ratio_line
 from minitvm.compiler import random_inputs
 from minitvm.passes.graph.winograd import MODES
 
@@ -31,15 +28,7 @@ def compare(case: str, modes: Sequence[str], threads: int, rounds: int) -> None:
     model = model_of(case)
     builds = {mode: minitvm.compile(model, num_threads=threads, winograd=mode) for mode in modes}
     inputs = random_inputs(builds[modes[0]])
-    want = builds[modes[0]].run(inputs)
-    runs = {}
-    for mode, exe in builds.items():
-        start = time.perf_counter()
-        got = exe.run(inputs)
-        runs[mode] = max(1, int(ROUND_S / max(time.perf_counter() - start, 1e-6)))
-        for g, w in zip(got, want, strict=True):
-            np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-4, err_msg=mode)
-    times = interleaved(builds, inputs, rounds, runs)
+    times = interleaved(builds, inputs, rounds, checked_runs(builds, inputs, ROUND_S))
     print(f"{case}, {threads} thread(s), {rounds} rounds, against {modes[0]}:")
     for mode in modes:
         print(f"  {mode:>6}: {ratio_line(times, mode, modes[0])}")

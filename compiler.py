@@ -39,7 +39,15 @@ from minitvm.passes.graph.winograd import choices_of
 from minitvm.passes.te.apply_records import ApplyConfigsPass
 from minitvm.pipeline import CONV_BLOCK, Stage, build_stages, te_stages
 from minitvm.runtime import Executable, TensorSpec, random_arrays
-from minitvm.runtime.abi import ENTRY, NUM_THREADS_GLOBAL, THREAD_POOL_GLOBAL
+from minitvm.runtime.abi import (
+    CLOCK_FUNCTION,
+    ENTRY,
+    KERNEL_CALLS_GLOBAL,
+    KERNEL_TICKS_GLOBAL,
+    NUM_THREADS_GLOBAL,
+    THREAD_POOL_GLOBAL,
+)
+from minitvm.runtime.kernel_clock import KernelClock
 from minitvm.schedules.base import Config
 from minitvm.schedules.kernel import kernels
 from minitvm.symbolic import bare_symbol, capacity
@@ -112,6 +120,7 @@ def compile(  # noqa: A001  (TVM's name for it)
     *,
     schedules: Mapping[str, Config] | None = None,
     winograd: str = "auto",
+    instrument: bool = False,
 ) -> Executable:
     """Compile an ONNX model (path or ModelProto) for this machine's CPU.
 
@@ -124,6 +133,8 @@ def compile(  # noqa: A001  (TVM's name for it)
     "tuned kernels" counts the kernels changed. `winograd` is graph-winograd's mode: "auto"
     (3x3 convs where the machine's cost model says Winograd is faster, with the tile it says
     is fastest), "always", "never", or "f2x2" / "f4x4" (always, with that tile).
+    `instrument` times every kernel call as the model runs (`exe.kernel_clock`, what
+    `minitvm profile` reads; two counter reads and two atomic adds a call).
     """
     report = CompileReport()
     ctx = make_context()
@@ -131,7 +142,7 @@ def compile(  # noqa: A001  (TVM's name for it)
         module, inputs, outputs = _import(model, input_shapes, report)
         return compile_module(
             module, inputs, outputs, opt_level, num_threads, report, ctx,
-            records=records, schedules=schedules, winograd=winograd,
+            records=records, schedules=schedules, winograd=winograd, instrument=instrument,
         )  # fmt: skip
 
 
@@ -210,6 +221,7 @@ def compile_module(
     records: str | None = None,
     schedules: Mapping[str, Config] | None = None,
     winograd: str = "auto",
+    instrument: bool = False,
 ) -> Executable:
     """Compile a graph-dialect module (as `from_onnx` makes it) into an Executable."""
     report = report or CompileReport()
@@ -219,7 +231,7 @@ def compile_module(
         module, opt_level, report, ctx, records=records, schedules=schedules,
         num_threads=threads, winograd=winograd,
     )  # fmt: skip
-    return build(module, inputs, outputs, opt_level, threads, report, ctx)
+    return build(module, inputs, outputs, opt_level, threads, report, ctx, instrument=instrument)
 
 
 def run_stages(stages: Sequence[Stage], module: ModuleOp, report: CompileReport, ctx: Context) -> None:
@@ -277,6 +289,7 @@ def build(
     report: CompileReport | None = None,
     ctx: Context | None = None,
     sizes_from_inputs: bool = True,
+    instrument: bool = False,
 ) -> Executable:
     """A te-level module (kernels with their schedules, and @main) -> native Executable:
     each kernel lowered alone (`pipeline.kernel_stages`) to object code, or found in the
@@ -285,17 +298,22 @@ def build(
 
     This is the public build API the tuner uses: change schedules at the te level, build.
     `sizes_from_inputs=False` lets symbols be no input's dimension (a kernel alone, whose
-    `[batch*seq, 768]` names neither): each run gives them (`Executable.run(..., sizes=)`)."""
+    `[batch*seq, 768]` names neither): each run gives them (`Executable.run(..., sizes=)`).
+    `instrument`: time each kernel call (`Executable.kernel_clock`; see `compile`)."""
     report = report or CompileReport()
     ctx = ctx or make_context()
     threads = default_num_threads() if num_threads is None else num_threads
     if threads < 1:
         raise MinitvmError(f"num_threads must be >= 1, got {threads}")
+    site_names = _kernel_calls(module) if instrument else []
     kernels = build_kernels(module, opt_level)
     report.seconds.update(kernels.seconds)
     report.add_kernel_seconds(kernels.kernel_seconds)
     start = time.perf_counter()
-    main, main_seconds, main_counts = lower_main(kernels.main, kernels.kernels, opt_level, ctx)
+    sites: list[str] | None = [] if instrument else None
+    main, main_seconds, main_counts = lower_main(
+        kernels.main, kernels.kernels, opt_level, ctx, sites
+    )
     report.seconds["main -> llvm"] = time.perf_counter() - start
     report.add_kernel_seconds(main_seconds)
     counts = kernels.op_counts()
@@ -307,7 +325,8 @@ def build(
     objects = [k.code for k in kernels.kernels.values()]
     parallel = any(k.parallel for k in kernels.kernels.values())
     jit: JitModule = report.timed(
-        "LLVM + JIT", lambda: compile_llvm(main, opt_level, objects, parallel_runtime=parallel)
+        "LLVM + JIT",
+        lambda: compile_llvm(main, opt_level, objects, parallel_runtime=parallel, clock_sites=sites),
     )  # type: ignore[assignment]
     cpu, features = host_cpu()
     symbols = _checked_symbols(info.symbols, inputs, info.set_sizes) if sizes_from_inputs else info.symbols
@@ -345,6 +364,24 @@ def build(
         set_sizes=info.set_sizes,
         checks=info.checks,
         groups=info.groups,
+        kernel_clock=_kernel_clock(jit, site_names) if instrument else None,
+    )
+
+
+def _kernel_calls(module: ModuleOp) -> list[str]:
+    """The kernel each kernel call of @main calls, in walk order (`lower_main`'s sites)."""
+    names = {k.sym_name.data for k in kernels(module)}
+    main = next(f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == ENTRY)
+    calls = (op for op in main.walk() if isinstance(op, func.CallOp))
+    return [c.callee.root_reference.data for c in calls if c.callee.root_reference.data in names]
+
+
+def _kernel_clock(jit: JitModule, sites: Sequence[str]) -> KernelClock:
+    return KernelClock(
+        sites,
+        jit.global_address(KERNEL_TICKS_GLOBAL),
+        jit.global_address(KERNEL_CALLS_GLOBAL),
+        jit.address(CLOCK_FUNCTION),
     )
 
 

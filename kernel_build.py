@@ -49,6 +49,7 @@ from minitvm.host import default_num_threads, host_cpu
 from minitvm.ir import make_context
 from minitvm.lowering.fork_map import fork_map
 from minitvm.lowering.jit import emit_object
+from minitvm.lowering.kernel_clock import site_symbol
 from minitvm.lowering.object_cache import (
     KernelObject,
     ObjectCache,
@@ -191,31 +192,38 @@ def lower_main(
     kernels: Mapping[str, KernelObject],
     opt_level: int = 3,
     ctx: Context | None = None,
+    sites: list[str] | None = None,
 ) -> tuple[ModuleOp, dict[str, float], dict[str, int]]:
     """@main (te level) -> an llvm-dialect module of @main alone, calling the kernels by
     their objects' symbols (declared, not defined: the objects define them); the seconds per
-    stage and the op counts per level."""
+    stage and the op counts per level. With a `sites` list, the k-th kernel call calls
+    `site_symbol(symbol, k)` instead, a wrapper that times it (lowering/kernel_clock.py),
+    and `sites` gets the symbol each site calls."""
     ctx = ctx or make_context()
-    for call in [op for op in main.walk() if isinstance(op, func.CallOp)]:
-        name = call.callee.root_reference.data
-        if name in kernels:
-            renamed = func.CallOp(
-                SymbolRefAttr(kernels[name].symbol),
-                list(call.arguments),
-                [r.type for r in call.results],
-            )
-            Rewriter.replace_op(call, renamed)
     signatures = {
         k.symbol: KernelSignature(
             k.num_inputs, k.num_outputs, _memref_types(k.scratch, ctx), list(k.symbols)
         )
         for k in kernels.values()
     }
+    inputs = {k.symbol: k.num_inputs for k in kernels.values()}
+    for call in [op for op in main.walk() if isinstance(op, func.CallOp)]:
+        name = call.callee.root_reference.data
+        if name in kernels:
+            symbol = kernels[name].symbol
+            if sites is not None:
+                wrapper = site_symbol(symbol, len(sites))
+                signatures[wrapper], inputs[wrapper] = signatures[symbol], inputs[symbol]
+                sites.append(symbol)
+                symbol = wrapper
+            renamed = func.CallOp(
+                SymbolRefAttr(symbol), list(call.arguments), [r.type for r in call.results]
+            )
+            Rewriter.replace_op(call, renamed)
     seconds: dict[str, float] = {}
     counts: dict[str, int] = {}
     start = time.perf_counter()
     lowered = convert_main(main, signatures)
-    inputs = {k.symbol: k.num_inputs for k in kernels.values()}
     module = ModuleOp([*_declarations(lowered, inputs), lowered])
     seconds["te -> loop"] = time.perf_counter() - start
     for stage in kernel_stages(opt_level)[1:]:

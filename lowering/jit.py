@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from minitvm.host import hide_definitions, object_machine, target_machine
+from minitvm.lowering.kernel_clock import link_kernel_clock
 from minitvm.lowering.loop_to_llvm.llvm_ext import convert_module
 from minitvm.lowering.loop_to_llvm.parallel import CHUNK_SUFFIX, is_outlined, support_ir
 from minitvm.runtime.abi import PARALLEL_FOR, THREAD_COUNT
@@ -106,11 +107,13 @@ def _optimized(
     opt_level: int,
     times: CompileTimes,
     runtime: bool | None,
+    clock_sites: Sequence[str] | None = None,
 ) -> tuple[llvm.ModuleRef, bool]:
     """Translate an llvm-dialect module to LLVM, parse, verify and optimize it; outlined
     parallel-loop bodies are made internal first, and the parallel loops' runtime is linked
     in, to be optimized with the module: if `runtime` is True, or None and the module calls
-    it. Also whether it was linked."""
+    it. Also whether it was linked. `clock_sites`: link in the kernel clocks of @main's call
+    sites (lowering/kernel_clock.py)."""
     start = time.perf_counter()
     text = llvm_ir_text(module, tm)
     times.translate = time.perf_counter() - start
@@ -121,6 +124,8 @@ def _optimized(
     linked = _calls_parallel_for(parsed) if runtime is None else runtime
     if linked:
         _link_support(parsed)
+    if clock_sites is not None:
+        link_kernel_clock(parsed, clock_sites)
     parsed.verify()
     times.parse = time.perf_counter() - start
 
@@ -136,14 +141,17 @@ def compile_llvm(
     opt_level: int = 3,
     objects: Sequence[bytes] = (),
     parallel_runtime: bool = False,
+    clock_sites: Sequence[str] | None = None,
 ) -> JitModule:
     """Translate, optimize and JIT-compile an llvm-dialect module, linked with `objects`
     (object code, e.g. `emit_object`'s: the functions the module declares). The parallel
     loops' runtime is linked in if the module calls it, or if `parallel_runtime` (the
-    objects do)."""
+    objects do); the kernel clocks of `clock_sites` if given (`lower_main`'s sites)."""
     tm = target_machine(opt_level)
     times = CompileTimes()
-    parsed, parallel_loops = _optimized(module, tm, opt_level, times, parallel_runtime or None)
+    parsed, parallel_loops = _optimized(
+        module, tm, opt_level, times, parallel_runtime or None, clock_sites
+    )
 
     start = time.perf_counter()
     bitcode = parsed.as_bitcode()

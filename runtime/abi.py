@@ -83,6 +83,15 @@ THREAD_COUNT = "__minitvm_threads"
 #: says "as many as the pool likes"); null: `NUM_THREADS_GLOBAL` is the count.
 THREAD_COUNT_GLOBAL = "__minitvm_thread_count"
 
+#: A compile instrumented for `minitvm profile` (lowering/kernel_clock.py) counts, per kernel
+#: call site of @main, the time stamp counter's ticks spent in the kernel and its calls, in two
+#: `uint64_t` arrays (one slot per site, in @main's order) the runtime reads and zeroes;
+#: `uint64_t __minitvm_clock(void)` reads the counter, for the runtime to calibrate it.
+KERNEL_TICKS_GLOBAL = "__minitvm_kernel_ticks"
+KERNEL_CALLS_GLOBAL = "__minitvm_kernel_calls"
+CLOCK_FUNCTION = "__minitvm_clock"
+CLOCK = ctypes.CFUNCTYPE(ctypes.c_uint64)
+
 #: The element types of the exported C API (deploy/c/minitvm.h), by numpy dtype name: ONNX's
 #: TensorProto.DataType codes, so that a C caller can use ONNX's own table.
 DTYPE_CODES = {

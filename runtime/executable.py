@@ -30,6 +30,7 @@ import numpy as np
 from minitvm.errors import MinitvmError
 from minitvm.runtime import thread_pool
 from minitvm.runtime.abi import ALIGNMENT, ENTRY_SIGNATURE, ENTRY_SIZES_SIGNATURE, NUM_THREADS_TYPE
+from minitvm.runtime.kernel_clock import KernelClock
 from minitvm.symbolic import (
     SYMBOL_RANGE,
     SymDim,
@@ -370,6 +371,7 @@ class Executable(ModelSpecs):
         set_sizes: Mapping[str, str] | None = None,
         checks: Mapping[str, str] | None = None,
         groups: Mapping[str, str] | None = None,
+        kernel_clock: KernelClock | None = None,
     ):
         """For code with parallel loops: the addresses of its `int32_t` thread count and of
         its `void *` thread-pool slot. `exporter` writes the same code out as a library
@@ -384,9 +386,11 @@ class Executable(ModelSpecs):
         `checks`: the set sizes that are run-time checks, with their messages (a run that
         stops on one raises a MinitvmError with it). `groups`: the set sizes that are the dims
         of one shape, each with its group's name: when one exceeds its capacity, the group's
-        capacities become this run's sizes (see `_stopped`)."""
+        capacities become this run's sizes (see `_stopped`). `kernel_clock`: the counters
+        of a compile instrumented to time each kernel call (runtime/kernel_clock.py)."""
         check_fits_in_memory([*inputs, *outputs], arena_size)
         self._owner = owner  # keeps the code (e.g. the LLVM execution engine) alive
+        self.kernel_clock = kernel_clock
         self.symbols = list(symbols)
         self.bounds = dict(bounds or {})
         self.bound_sources = dict(bound_sources or {})

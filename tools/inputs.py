@@ -135,8 +135,11 @@ def resolve_symbols(declared: Declared, shapes: Shapes) -> None:
             shapes[name] = shape
 
 
-def compile_model(model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespace) -> Executable:
-    """Compile with the given input shapes (see `compile_shapes`) and the options of `args`."""
+def compile_model(
+    model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespace, instrument: bool = False
+) -> Executable:
+    """Compile with the given input shapes (see `compile_shapes`) and the options of `args`
+    (`instrument`: with clocks around the kernel calls, for `minitvm profile`)."""
     from minitvm.compiler import compile
 
     return compile(
@@ -146,6 +149,7 @@ def compile_model(model: onnx.ModelProto, shapes: Shapes, args: argparse.Namespa
         records=args.records,
         num_threads=args.num_threads,
         winograd=args.winograd,
+        instrument=instrument,
     )
 
 

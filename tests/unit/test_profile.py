@@ -28,6 +28,42 @@ def test_profile_times_every_kernel_of_the_model() -> None:
     assert report.kernel_seconds == pytest.approx(sum(k.seconds for k in report.kernels))
 
 
+def test_an_instrumented_compile_is_also_timed_as_the_model_runs() -> None:
+    """Each kernel's seconds in the model's runs (its clock's median), every kernel of the
+    model a site of; the kernels, one after another on one thread, within the run."""
+    model = residual_stage(seed=0)
+    exe = mt.compile(model, num_threads=1, winograd="never", instrument=True)
+    report = profile(model, exe, repeat=3, warmup=1, winograd="never")
+    assert report.in_model
+    assert all(k.in_model is not None and k.in_model > 0 for k in report.kernels)
+    assert all(k.calls == 1 and k.time == k.in_model for k in report.kernels)
+    assert report.kernel_seconds <= 1.05 * report.model_seconds
+    lines = format_profile(report).splitlines()
+    assert lines[0].split()[:3] == ["ms", "alone", "share"]
+    assert lines[-1].startswith(f"{len(report.kernels)} kernels: ")
+    assert " ms as the model runs them, " in lines[-1] and " ms each timed alone; " in lines[-1]
+
+
+def test_the_in_model_time_orders_the_table_and_counts_every_call() -> None:
+    kernels = [
+        # timed alone 1 ms a call, called 3 times a run, 3.6 ms of each run
+        KernelTime("a", "gemm", (2,), (2,), 1e-3, flops=10**9, bytes=0, in_model=3.6e-3, calls=3),
+        KernelTime("b", "-", (4,), (4,), 2e-3, in_model=2.4e-3),
+    ]
+    measured = Measured(100.0, 24, 20.0, 64 << 20, "2026-01-01T00:00:00")
+    report = Profile(kernels, 6.5e-3, 1, Machine("cpu", "llvm", ("avx2",), 1, (), measured))
+    assert report.kernel_seconds == pytest.approx(6e-3)
+    # 3 GFLOP a run in 3.6 ms: 833 GFLOP/s, the least time (30 ms at 100) 833% of the roof
+    assert report.roof(kernels[0]) == pytest.approx(30e-3 / 3.6e-3)
+    lines = format_profile(report).splitlines()
+    assert lines[1].split()[:4] == ["3.600", "3.000", "60.0%", "833.3"]
+    assert lines[2].split()[:3] == ["2.400", "2.000", "40.0%"]
+    assert lines[3] == (
+        "2 kernels: 6.000 ms as the model runs them, 5.000 ms each timed alone; "
+        "the whole model: 6.500 ms (1 thread)"
+    )
+
+
 def test_a_dynamic_compile_is_profiled_at_the_sizes_given(tmp_path: Path) -> None:
     """The kernels of the compile that runs (loops to run-time sizes), timed at `sizes`; their
     shapes and flops at those sizes."""
@@ -64,8 +100,8 @@ def test_cli_profile(tmp_path: Path) -> None:
         "profile", model, "--input-shape", "a=2x3", "--num-threads", "1", "--repeat", "2"
     )
     assert result.returncode == 0, result.stderr
-    header = ["ms", "share", "GFLOP/s", "GB/s", "flop/B", "roof", "kernel"]
-    assert result.stdout.splitlines()[0].split()[:7] == header
+    header = ["ms", "alone", "share", "GFLOP/s", "GB/s", "flop/B", "roof", "kernel"]
+    assert result.stdout.splitlines()[0].split()[:8] == header
     assert "the whole model:" in result.stdout and "(1 thread)" in result.stdout
     assert "roofline (1 thread, minitvm info):" in result.stdout
     # A dimension left dynamic stays so: the dynamic compile is profiled at its smallest size

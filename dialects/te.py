@@ -247,7 +247,11 @@ class PrefetchAttr(ParametrizedAttribute):
     the memory idle. Prefetching the next strip while the blocks of rows compute overlaps the
     two. A read unrolled over several lines (a block's vectors of B) prefetches one of them
     per iteration, line `over % lines`, so that each line is asked for once per block of rows
-    rather than all of them in the first block (which would wait on memory just the same)."""
+    rather than all of them in the first block (which would wait on memory just the same).
+    Where `over` has fewer iterations than there are lines (16 rows in 3 blocks, a strip of 4
+    vectors), each iteration asks for lines `over + n x iterations`, so that none is left to
+    wait for: ResNet-18's 7 x 7 F(2x2, 3x3) products, 16 x 512 @ 512 x 512 each, went from
+    1.36-1.38 to 1.19-1.27 ms in the model (AMD EPYC Zen 4, one thread, interleaved)."""
 
     name = "te.prefetch"
 

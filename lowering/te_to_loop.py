@@ -379,9 +379,13 @@ class _ComputeEmitter:
         `te.PrefetchAttr`): each read whose indices depend on the `ahead` loop (and on no
         other read), at that loop's next iteration; of the unrolled loops inside the site,
         those the read depends on take one of their combinations, the `over` loop's index
-        modulo their count (the outermost varying slowest), the others 0."""
+        modulo their count (the outermost varying slowest), the others 0. Where the `over`
+        loop has fewer iterations than the read has combinations (16 rows of a GEMM in 3
+        blocks, a strip of B 4 vectors wide), each iteration asks for as many of them as
+        cover them all: `over + n x iterations` for n = 0, 1, ..."""
         assert self.nest.prefetch is not None
         ahead, over = self.nest.prefetch
+        over_extent = self.nest.loops[self.nest.find(over)].extent
         names = [f"i{n}" for n in range(len(self.compute.shape))]
         names += [f"r{n}" for n in range(len(self.compute.extents))]
         axis_of = dict(zip(self.compute.body.block.args, names))
@@ -402,22 +406,32 @@ class _ComputeEmitter:
                 lp for lp in inside
                 if loop.VECTORIZE_HINT not in lp.hints and self.nest.root_axes(lp.name) & axes
             ]  # fmt: skip
-            with emit_into(block):
-                at = {lp.name: const(0, IndexType()).value for lp in inside}
-                combination = Expr(loop_vars[over])
-                for n, lp in enumerate(reversed(spread)):
-                    if n:
-                        combination = _unsigned(arith.DivUIOp, combination, spread[-n].extent)
-                    at[lp.name] = _unsigned(arith.RemUIOp, combination, lp.extent).value
-                at[ahead] = (Expr(loop_vars[ahead]) + 1).value
-                moved = {**loop_vars, **at}
-                mapping = {arg: self.axis_index(axis_of[arg], moved).value for arg in used}
-            # (the loops' ranges, for simplifying divisions: `ahead` moved is its variable + 1)
-            ranges_from = {**moved, ahead: loop_vars[ahead]}
-            for op in slice_:
-                self._emit_op(block, op, mapping, ranges_from)
-            indices = [mapping.get(i, i) for i in read.indices]
-            block.add_op(loop.PrefetchOp(self.buffers[read.tensor], indices))
+            combinations = 1
+            for lp in spread:
+                combinations *= lp.extent if isinstance(lp.extent, int) else 1
+            copies = 1
+            if isinstance(over_extent, int) and 0 < over_extent < combinations:
+                copies = -(-combinations // over_extent)
+            for copy in range(copies):
+                with emit_into(block):
+                    at = {lp.name: const(0, IndexType()).value for lp in inside}
+                    combination = Expr(loop_vars[over])
+                    if copy:
+                        combination = combination + copy * over_extent
+                    for n, lp in enumerate(reversed(spread)):
+                        if n:
+                            combination = _unsigned(arith.DivUIOp, combination, spread[-n].extent)
+                        at[lp.name] = _unsigned(arith.RemUIOp, combination, lp.extent).value
+                    at[ahead] = (Expr(loop_vars[ahead]) + 1).value
+                    moved = {**loop_vars, **at}
+                    mapping = {arg: self.axis_index(axis_of[arg], moved).value for arg in used}
+                # (the loops' ranges, for simplifying divisions: `ahead` moved is its variable
+                # + 1)
+                ranges_from = {**moved, ahead: loop_vars[ahead]}
+                for op in slice_:
+                    self._emit_op(block, op, mapping, ranges_from)
+                indices = [mapping.get(i, i) for i in read.indices]
+                block.add_op(loop.PrefetchOp(self.buffers[read.tensor], indices))
 
     def _simplified_division(
         self, block: Block, op: Operation, mapping, loop_vars

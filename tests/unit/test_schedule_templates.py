@@ -252,6 +252,19 @@ def test_gemm_prefetches_the_next_strip_of_b_where_b_leaves_the_l2() -> None:
     assert single[1].default_config(single[0])["prefetch"] == 0  # type: ignore[index]
 
 
+def test_a_batch_of_gemms_prefetches_where_the_batch_leaves_the_l2(monkeypatch) -> None:
+    """Winograd F(4x4, 3x3)'s product at 14 x 14, 256 channels: 36 GEMMs of 16 x 256 @
+    256 x 256. One matrix of B (256 KiB) fits in half a 1 MiB L2, the batch (9 MiB) does
+    not: in a model it comes from memory, and the next strip is prefetched."""
+    monkeypatch.setattr(gemm, "L2_BYTES", 1 << 20)
+    module = te_module(conv_model(256, 14, out_channels=256), winograd="f4x4")
+    anchor, template = kernel_template(templated_kernel(module, "gemm"))  # type: ignore[misc]
+    assert anchor.shape == (36, 16, 256)
+    assert template.default_config(anchor)["prefetch"] == 1  # type: ignore[index]
+    monkeypatch.setattr(gemm, "L2_BYTES", 32 << 20)  # (the whole batch in half of it)
+    assert template.default_config(anchor)["prefetch"] == 0  # type: ignore[index]
+
+
 def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
     """y[0, j] = sum_k x[0, k] w[k, j] on 200 columns (16 does not divide them: no GEMM
     block): the reduction template blocks the columns and runs the blocks outermost, where

@@ -33,3 +33,31 @@ func.func @gemm(%A: tensor<12x8xf32>, %B: tensor<2x8x16xf32>) -> tensor<12x32xf3
   }
   func.return %c : tensor<12x32xf32>
 }
+
+// Two blocks of rows for a strip of four vectors: each block asks for two of them, the
+// vectors i0.o % 4 and (i0.o + 2) % 4, so that every vector of the next strip is prefetched.
+// CHECK-LABEL: func.func @gemm_few_blocks(
+// CHECK:         loop.for %[[I:\w+]] = 0 to 2 step 1 {
+// CHECK:           loop.for %[[K:\w+]] = 0 to 8 step 1 {
+// CHECK:               %[[FOUR:\d+]] = arith.constant 4 : index
+// CHECK-NEXT:          %[[FIRST:\d+]] = arith.remui %[[I]], %[[FOUR]] : index
+// CHECK:               loop.prefetch %1[%{{\d+}}, %[[K]], %{{\d+}}] : memref<4x8x16xf32>
+// CHECK:               %[[TWO:\d+]] = arith.constant 2 : index
+// CHECK-NEXT:          %[[SHIFTED:\d+]] = arith.addi %[[I]], %[[TWO]] : index
+// CHECK-NEXT:          %[[SECOND:\d+]] = arith.remui %[[SHIFTED]], %[[FOUR]] : index
+// CHECK:               loop.prefetch %1[%{{\d+}}, %[[K]], %{{\d+}}] : memref<4x8x16xf32>
+// CHECK-NEXT:          loop.for %{{\w+}} = 0 to 6 step 1 {
+// CHECK-NOT:         loop.prefetch
+// CHECK:           func.return
+func.func @gemm_few_blocks(%A: tensor<12x8xf32>, %B: tensor<4x8x16xf32>) -> tensor<12x64xf32> attributes {te.kernel} {
+  %c = te.compute (%i, %j) in [12, 64] sum (%k) in [8] {schedule = [#te.split<"i0", 6>, #te.split<"i1", 64>, #te.split<"i1.i", 16>, #te.reorder<["i1.o", "i0.o", "r0", "i0.i", "i1.i.o", "i1.i.i"]>, #te.unroll<"i0.i">, #te.unroll<"i1.i.o">, #te.vectorize<"i1.i.i">, #te.prefetch<"i1.o", "i0.o">]} : tensor<12x64xf32> {
+    %a = te.read %A[%i, %k] : tensor<12x8xf32>
+    %c16 = arith.constant 16 : index
+    %p = arith.floordivsi %j, %c16 : index
+    %l = arith.remsi %j, %c16 : index
+    %b = te.read %B[%p, %k, %l] : tensor<4x8x16xf32>
+    %m = arith.mulf %a, %b : f32
+    te.yield %m : f32
+  }
+  func.return %c : tensor<12x64xf32>
+}

@@ -32,6 +32,7 @@ from minitvm.passes.loop.promote_accumulators import PromoteAccumulatorsPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import NotVectorizable, VectorizePass, vector_pieces
 from minitvm.runtime import TensorSpec
+from minitvm.schedules.base import VECTOR_REGISTERS
 
 # --------------------------------------------------------------------------------------------
 # Helpers
@@ -418,12 +419,26 @@ def test_unrolling_an_empty_loop_forwards_its_inits() -> None:
 # Register blocking: split + reorder + unroll + vectorize
 # --------------------------------------------------------------------------------------------
 
-#: C[i, j] += A[i, k] * B[k, j] in 4 x 64 blocks: 16 vector accumulators of 16 lanes.
+#: C[i, j] += A[i, k] * B[k, j] in blocks of BLOCK_ROWS x BLOCK_COLS: 4 x 64 with AVX-512's
+#: 32 registers (16 vector accumulators of 16 lanes), 4 x 16 with AVX2's 16 (4 vectors of 16
+#: lanes, 8 ymm registers), so that the block stays in the registers.
+BLOCK_ROWS, BLOCK_COLS = 4, (64 if VECTOR_REGISTERS >= 32 else 16)
+#: The block's copies of the k loop's body: one per row and 16-lane vector of the block.
+BLOCK_COPIES = BLOCK_ROWS * BLOCK_COLS // 16
 BLOCKED_GEMM = [
-    te.split("i0", 4), te.split("i1", 64), te.split("i1.i", 16),
+    te.split("i0", BLOCK_ROWS), te.split("i1", BLOCK_COLS), te.split("i1.i", 16),
     te.reorder("i1.o", "i0.o", "r0", "i0.i", "i1.i.o", "i1.i.i"),
     te.unroll("i0.i"), te.unroll("i1.i.o"), te.vectorize("i1.i.i"),
 ]  # fmt: skip
+
+
+def blocked_matmul(n: int) -> ModuleOp:
+    """An n x n matmul of two inputs, its product scheduled BLOCKED_GEMM (where this CPU
+    packs B at run time, as with AVX2, the product is the second compute)."""
+    module = te_module([T(n, n), T(n, n)], _matmul)
+    product = next(c for c in module.walk() if isinstance(c, te.ComputeOp) and c.extents)
+    product.attributes[te.SCHEDULE_ATTR] = ArrayAttr(BLOCKED_GEMM)
+    return module
 
 
 def _k_loop(module: ModuleOp) -> loop.ForOp:
@@ -436,36 +451,38 @@ def _k_loop(module: ModuleOp) -> loop.ForOp:
 
 def test_register_blocked_gemm_matches_numpy() -> None:
     n = 128
-    module = te_module([T(n, n), T(n, n)], _matmul, {0: BLOCKED_GEMM})
+    module = blocked_matmul(n)
     vector = loop_ir(module)
     body = [op.name for op in _k_loop(vector).body.block.ops]
-    assert body.count("math.fma") == 16 and body.count("loop.vstore") == 16
-    # Each of the 4 x 4 copies loads its C accumulator, its vector of B's row and its scalar
-    # of A's column (LLVM merges the repeated loads of B and A).
-    assert body.count("loop.vload") == 16 + 16
-    assert body.count("loop.load") == 16 and body.count("loop.broadcast") == 16
+    copies = BLOCK_COPIES
+    assert body.count("math.fma") == copies and body.count("loop.vstore") == copies
+    # Each copy (4 x 4 with AVX-512) loads its C accumulator, its vector of B's row and its
+    # scalar of A's column (LLVM merges the repeated loads of B and A).
+    assert body.count("loop.vload") == 2 * copies
+    assert body.count("loop.load") == copies and body.count("loop.broadcast") == copies
     assert not hints_left(vector)
     a, b = randn(n, n), randn(n, n)
     lowered = lower_whole_module(module.clone())  # what build() compiles, to vector fmas
     (got,) = run_te(module, [a, b])
     np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
     fmas = [op for op in lowered.walk() if isinstance(op, llvm.FMAOp)]
-    assert len(fmas) == 16 and all(str(op.res.type) == "vector<16xf32>" for op in fmas)
+    assert len(fmas) == copies and all(str(op.res.type) == "vector<16xf32>" for op in fmas)
 
 
 def test_llvm_keeps_the_blocked_accumulators_in_registers() -> None:
     """With noalias kernel arguments, LLVM's LICM promotes the vload/vstore of C in the k loop
     to registers: the loop holding the fmas loads only B (and A's scalars) and stores nothing."""
     n = 64
-    module = loop_ir(te_module([T(n, n), T(n, n)], _matmul, {0: BLOCKED_GEMM}))
+    module = loop_ir(blocked_matmul(n))
     lowered, _ = lower_to_llvm(module)
     ir = compile_llvm(lowered).optimized_ir()
     blocks = re.split(r"\n(?=[\w.]+:)", ir)
     hot = max(blocks, key=lambda block: block.count("@llvm.fma.v16f32"))
     fmas = hot.count("@llvm.fma.v16f32")
-    assert fmas >= 16
+    assert fmas >= BLOCK_COPIES
     assert "store " not in hot
-    assert hot.count("load <16 x float>") * 4 == fmas  # B's vectors only, each feeding 4 fmas
+    # B's vectors only, each feeding a row's fma
+    assert hot.count("load <16 x float>") * BLOCK_ROWS == fmas
 
 
 def test_a_batched_blocked_matmul_carries_its_accumulators() -> None:

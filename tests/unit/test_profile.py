@@ -11,6 +11,7 @@ from test_conv_layout import residual_stage
 
 import minitvm as mt
 from minitvm.machine import Machine, Measured
+from minitvm.pipeline import CONV_BLOCK
 from minitvm.tools.commands.profile import KernelTime, Profile, format_profile, profile
 
 
@@ -22,7 +23,8 @@ def test_profile_times_every_kernel_of_the_model() -> None:
     assert len(names) == len(set(names)) and len(names) >= 6  # 5 convs and the transforms
     assert {k.template for k in report.kernels} >= {"conv_nchwc", "transpose"}
     conv = next(k for k in report.kernels if k.template == "conv_nchwc")
-    assert conv.input_shape == (1, 1, 12, 12, 16) and conv.output_shape == (1, 1, 12, 12, 16)
+    nchwc = (1, 16 // CONV_BLOCK, 12, 12, CONV_BLOCK)  # 16 channels in NCHW16c (AVX2: 8c)
+    assert conv.input_shape == nchwc and conv.output_shape == nchwc
     assert all(k.seconds > 0 for k in report.kernels) and report.model_seconds > 0
     assert report.num_threads == 1
     assert report.kernel_seconds == pytest.approx(sum(k.seconds for k in report.kernels))

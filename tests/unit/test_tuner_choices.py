@@ -22,6 +22,7 @@ from minitvm.frontend import from_onnx
 from minitvm.ir import parse_module
 from minitvm.passes.graph import winograd
 from minitvm.passes.graph.winograd import ALGORITHM, ALGORITHMS, WinogradPass
+from minitvm.pipeline import CONV_BLOCK
 from minitvm.records import load_schedules, open_storage
 from minitvm.schedules.base import InvalidConfig
 from minitvm.schedules.kernel import kernels
@@ -61,8 +62,9 @@ def test_a_3x3_conv_shape_is_one_task_of_three_algorithms(task: ChoiceTask) -> N
     assert [k.name for k in task.knobs] == [ALGORITHM]
     assert task.configs() == [{ALGORITHM: a} for a in ALGORITHMS]
     assert task.default_config is not None and task.default_config[ALGORITHM] in ALGORITHMS
-    assert [spec.shape for spec in task.inputs] == [(1, 2, 8, 8, 16)]  # the image alone
-    assert [spec.shape for spec in task.outputs] == [(1, 2, 8, 8, 16)]
+    nchwc = (1, 32 // CONV_BLOCK, 8, 8, CONV_BLOCK)  # 32 channels in NCHW16c (AVX2: 8c)
+    assert [spec.shape for spec in task.inputs] == [nchwc]  # the image alone
+    assert [spec.shape for spec in task.outputs] == [nchwc]
     with pytest.raises(InvalidConfig, match="algorithm must be one of"):
         task.check({ALGORITHM: "f6x6"})
     with pytest.raises(InvalidConfig, match="no knob named"):

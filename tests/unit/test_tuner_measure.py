@@ -52,8 +52,9 @@ def gemm_text(schedule: list | None = None) -> str:
     fn = func.FuncOp("main", (block.arg_types, [product.results[0].type]), Region(block))
     module = ModuleOp([fn])
     lower_to_te(module)
-    if schedule is not None:
-        (compute,) = [op for op in module.walk() if isinstance(op, te.ComputeOp)]
+    if schedule is not None:  # (on the product: where B is packed at run time, AVX2's, the
+        # packing is a compute of its own)
+        (compute,) = [op for op in module.walk() if isinstance(op, te.ComputeOp) and op.extents]
         compute.attributes[te.SCHEDULE_ATTR] = ArrayAttr(schedule)
     return print_module(module)
 

@@ -40,7 +40,7 @@ def records_with(
 
 def test_best_trial_over_samplers_is_loaded(tmp_path, conv: Task) -> None:
     a = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
-    b = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
+    b = {**conv.default_config, "ow_block": 1}  # type: ignore[dict-item]
     url = records_with(tmp_path / "r.db", conv, [(a, 0.5), (b, 0.7)])
     assert load_schedules(url) == {conv.key: a}
     records_with(tmp_path / "r.db", conv, [(b, 0.4)], sampler="random")
@@ -105,7 +105,7 @@ def test_a_verified_best_wins_over_the_best_trial(tmp_path, conv: Task) -> None:
     from minitvm.records import VERIFIED_ATTR
 
     lucky = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
-    steady = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
+    steady = {**conv.default_config, "ow_block": 1}  # type: ignore[dict-item]
     url = records_with(tmp_path / "r.db", conv, [(lucky, 0.5)])
     assert load_schedules(url) == {conv.key: lucky}
     study = optuna.load_study(study_name=f"{conv.key}:tpe", storage=url)
@@ -147,7 +147,7 @@ def test_over_samplers_the_largest_gain_over_the_default_wins(tmp_path, conv: Ta
     """Studies timed at different moments of a shared machine: the one whose config beat its
     own default by more wins, not the one that happened to run at a quiet moment."""
     a = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
-    b = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
+    b = {**conv.default_config, "ow_block": 1}  # type: ignore[dict-item]
     url = records_with(tmp_path / "r.db", conv, [(a, 1.6)], default=2.0)  # 0.8x, a slow moment
     records_with(tmp_path / "r.db", conv, [(b, 0.95)], sampler="random", default=1.0)  # 0.95x
     assert load_schedules(url) == {conv.key: a}
@@ -176,7 +176,7 @@ def test_a_config_rejected_in_the_model_pins_nothing_until_another_is_verified(
     from minitvm.records import VERIFIED_ATTR, reject_config
 
     a = {**conv.default_config, "ow_block": 2}  # type: ignore[dict-item]
-    b = {**conv.default_config, "ow_block": 4}  # type: ignore[dict-item]
+    b = {**conv.default_config, "ow_block": 1}  # type: ignore[dict-item]
     url = records_with(tmp_path / "r.db", conv, [(a, 0.5)])
     assert reject_config(url, conv.key, b, conv.target) == 0  # (not what it pins)
     assert reject_config(url, conv.key, a, "another-cpu-t1") == 0

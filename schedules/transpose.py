@@ -15,6 +15,7 @@ from __future__ import annotations
 from xdsl.ir import Attribute
 
 from minitvm.dialects import te
+from minitvm.dialects.graph.base import shape_of
 from minitvm.dialects.te_nest import index_dependencies
 from minitvm.schedules.base import (
     Config,
@@ -24,6 +25,7 @@ from minitvm.schedules.base import (
     divisors,
     placed_elsewhere,
 )
+from minitvm.symbolic import hinted
 
 
 class TransposeTemplate(ScheduleTemplate):
@@ -89,11 +91,28 @@ class TransposeTemplate(ScheduleTemplate):
         return knobs if all(k.choices for k in knobs) else None
 
     def default_config(self, compute: te.ComputeOp) -> dict[str, int | str] | None:
+        """The largest tiles, d innermost, copied through registers where the tiles allow
+        it; along s, the largest tile that divides the source's lines (its contiguous last
+        dim), so that a tile's vector loads along s never wrap from one line into the next
+        (NCHW8c -> NCHW: tiles of 8 channels, not 16, which `loop-vectorize-transpose` turns
+        down; with AVX-512 masked out on an AMD EPYC Zen 4, one thread, in the model,
+        [1, 8, 56, 56, 8] -> [1, 64, 56, 56] 0.057 -> 0.018 ms)."""
         space = self.space(compute)
         assert space is not None
-        tile_s, tile_d = (max(int(c) for c in knob.choices) for knob in space[:2])
+        choices_s, choices_d = ([int(c) for c in knob.choices] for knob in space[:2])
+        line = self._source_line(compute)
+        tile_s = max([t for t in choices_s if line % t == 0] or choices_s)
+        tile_d = max(choices_d)
         registers = int(tile_s in REGISTER_TILES and tile_d in REGISTER_TILES)
         return {"tile_s": tile_s, "tile_d": tile_d, "inner": "d", "registers": registers}
+
+    @staticmethod
+    def _source_line(compute: te.ComputeOp) -> int:
+        """The length of the source's contiguous (last) dim (its hinted size if symbolic)."""
+        (source,) = [
+            op for op in compute.body.walk() if isinstance(op, te.ReadOp) and len(op.indices) >= 2
+        ]
+        return hinted(shape_of(source.tensor.type)[-1])
 
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
         self.check(compute, config)

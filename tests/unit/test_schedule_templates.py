@@ -25,7 +25,14 @@ from minitvm.frontend import from_onnx
 from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.machine import Measured
 from minitvm.schedules import gemm
-from minitvm.schedules.base import L1_BYTES, L2_BYTES, VECTOR_REGISTERS, InvalidConfig, Knob
+from minitvm.schedules.base import (
+    L1_BYTES,
+    L2_BYTES,
+    MAX_ACCUMULATORS,
+    VECTOR_REGISTERS,
+    InvalidConfig,
+    Knob,
+)
 from minitvm.schedules.conv import ConvNchwcTemplate, PointwiseConvNchwTemplate
 from minitvm.schedules.gemm import (
     GemmTemplate,
@@ -227,8 +234,9 @@ def test_gemm_prefetches_the_next_strip_of_b_where_b_leaves_the_l2() -> None:
     the next strip of B is prefetched, a vector of it per block of rows (#te.prefetch on the
     column strips and the blocks of rows; on the blocks of K when K is blocked), and every
     variant computes what the plain schedule does, tails of rows and columns included. One
-    block of rows has nothing to spread the prefetches over; rows first has no strip that
-    several blocks of rows read in turn."""
+    block of rows (M = 2: AVX-512's 2 x 64 and AVX2's 2 x 32 alike; AVX2 runs M = 4 as two)
+    has nothing to spread the prefetches over; rows first has no strip that several blocks
+    of rows read in turn."""
     proto = matmul_model(37, 1024, 2048 + 17)
     anchor, template = kernel_template(templated_kernel(te_module(proto), "gemm"))  # type: ignore[misc]
     config = template.default_config(anchor)
@@ -247,9 +255,10 @@ def test_gemm_prefetches_the_next_strip_of_b_where_b_leaves_the_l2() -> None:
         results.append(run(module, [x]))
     for result in results[1:]:
         np.testing.assert_allclose(result, results[0], rtol=1e-5, atol=1e-5)
-    single = kernel_template(templated_kernel(te_module(matmul_model(4, 1024, 2048)), "gemm"))
+    single = kernel_template(templated_kernel(te_module(matmul_model(2, 1024, 2048)), "gemm"))
     assert single is not None
-    assert single[1].default_config(single[0])["prefetch"] == 0  # type: ignore[index]
+    config = single[1].default_config(single[0])
+    assert config["rows"] == 2 and config["prefetch"] == 0  # type: ignore[index]
 
 
 def test_a_batch_of_gemms_prefetches_where_the_batch_leaves_the_l2(monkeypatch) -> None:
@@ -299,30 +308,42 @@ def test_a_classifier_shares_its_column_blocks_among_threads() -> None:
 def test_a_grouped_pointwise_conv_runs_register_blocks_of_its_rows_when_they_are_short() -> None:
     """Up to 14x14 pixels the reduction moves outside the rows, which run as one loop that
     input and output walk contiguously, in register blocks of one group's output channels x
-    pixels; the bias and relu then run after the anchor (its channel loop is split)."""
-    module = te_module(grouped_pointwise_model(7))
-    kernel = templated_kernel(module, "conv_nchw")
-    anchor, template = kernel_template(kernel)  # type: ignore[misc]
-    space = [(k.name, k.choices) for k in template.space(anchor)]  # type: ignore[union-attr]
-    # 2 groups of 4 output channels: a block never straddles two groups
-    assert space == [("fuse_rows", (0, 1)), ("oc_block", (1, 2, 4)), ("pixel_block", (49,))]
-    assert template.default_config(anchor) == {"fuse_rows": 1, "oc_block": 4, "pixel_block": 49}
-    assert [lp.name for lp in scheduled_nest(anchor).loops] == [
-        "i0", "i1.o", "r0", "r1", "r2", "i1.i", "i2.i3.fused",
-    ]  # fmt: skip
-    epilogue = [c for c in kernel.body.block.ops if isinstance(c, te.ComputeOp) and c is not anchor]
-    assert te.compute_at("anchor", "i0") in epilogue[-1].schedule
-    # 196 pixels: blocks of 49 (4 channels x 4 vectors)
-    wide = kernel_template(templated_kernel(te_module(grouped_pointwise_model(14)), "conv_nchw"))
-    assert wide is not None
-    assert wide[1].default_config(wide[0]) == {"fuse_rows": 1, "oc_block": 4, "pixel_block": 49}
-    assert [lp.name for lp in scheduled_nest(wide[0]).loops] == [
-        "i0", "i1.o", "i2.i3.fused.o", "r0", "r1", "r2", "i1.i", "i2.i3.fused.i",
-    ]  # fmt: skip
-    # 121 pixels, no smaller block: fewer channels, so that 16 registers hold the block
-    odd = kernel_template(templated_kernel(te_module(grouped_pointwise_model(11)), "conv_nchw"))
-    assert odd is not None
-    assert odd[1].default_config(odd[0]) == {"fuse_rows": 1, "oc_block": 2, "pixel_block": 121}
+    pixels: up to 4 channels x the most pixels whose accumulators take half the vector
+    registers. Where a block has several channels the bias and relu then run after the
+    anchor (its channel loop is split), else after each channel."""
+    # (oc_block, pixel_block) at 7x7, 14x14 and 11x11. 16 zmm: 4 channels x 49 pixels (4
+    # vectors each), and 121 pixels (8 vectors) in 2 channels. 8 ymm: 49 pixels (7 vectors)
+    # in one channel, 2 x 28 (4 each), and 121 (16) not even in one: one channel, all 121.
+    blocks = {
+        32: {7: (4, 49), 14: (4, 49), 11: (2, 121)},
+        16: {7: (1, 49), 14: (2, 28), 11: (1, 121)},
+    }[VECTOR_REGISTERS]
+
+    def nest(oc_block: int, split_pixels: bool) -> list[str]:
+        channels, block = (["i1.o"], ["i1.i"]) if oc_block > 1 else (["i1"], [])
+        pixels = ["i2.i3.fused.o"] if split_pixels else []
+        inner = "i2.i3.fused.i" if split_pixels else "i2.i3.fused"
+        return ["i0", *channels, *pixels, "r0", "r1", "r2", *block, inner]
+
+    # the pixel blocks: 16 to 256 pixels that divide their count, or all of them
+    for size, pixel_blocks in [(7, (49,)), (14, (28, 49, 98, 196)), (11, (121,))]:
+        kernel = templated_kernel(te_module(grouped_pointwise_model(size)), "conv_nchw")
+        anchor, template = kernel_template(kernel)  # type: ignore[misc]
+        space = [(k.name, k.choices) for k in template.space(anchor)]  # type: ignore[union-attr]
+        # 2 groups of 4 output channels: a block never straddles two groups
+        assert space == [
+            ("fuse_rows", (0, 1)), ("oc_block", (1, 2, 4)), ("pixel_block", pixel_blocks),
+        ]  # fmt: skip
+        oc_block, pixel_block = blocks[size]
+        assert template.default_config(anchor) == {
+            "fuse_rows": 1, "oc_block": oc_block, "pixel_block": pixel_block,
+        }  # fmt: skip
+        names = [lp.name for lp in scheduled_nest(anchor).loops]
+        assert names == nest(oc_block, pixel_block < size * size), size
+        ops = kernel.body.block.ops
+        epilogue = [c for c in ops if isinstance(c, te.ComputeOp) and c is not anchor][-1]
+        axis = "i0" if oc_block > 1 else "i1"
+        assert te.compute_at("anchor", axis) in epilogue.schedule, size
     large = kernel_template(templated_kernel(te_module(grouped_pointwise_model(15)), "conv_nchw"))
     assert large is not None
     assert large[1].default_config(large[0]) == {"fuse_rows": 0, "oc_block": 1, "pixel_block": 225}
@@ -334,7 +355,8 @@ def test_pointwise_conv_blocks_need_fused_rows_and_registers() -> None:
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
     with pytest.raises(InvalidConfig, match="register blocks need fuse_rows"):
         template.schedule(anchor, {"fuse_rows": 0, "oc_block": 2, "pixel_block": 196})
-    with pytest.raises(InvalidConfig, match="4 channels x 196 pixels need more than 28"):
+    message = f"4 channels x 196 pixels need more than {MAX_ACCUMULATORS} accumulator"
+    with pytest.raises(InvalidConfig, match=message):
         template.schedule(anchor, {"fuse_rows": 1, "oc_block": 4, "pixel_block": 196})
     # one channel and all the pixels: the rows fused, accumulating in memory as before
     assert template.schedule(anchor, {"fuse_rows": 1, "oc_block": 1, "pixel_block": 196}) == [
@@ -366,7 +388,8 @@ def test_gemm_space_and_default() -> None:
         "rows": rows, "cols": cols, "lanes": 16, "k_block": k_block, "tile_order": "cols_first",
         "prefetch": 0 if L2_BYTES >= 2 * 512 * 128 * 4 else 1,
     }  # fmt: skip
-    assert (rows, cols) == {32: (4, 64), 16: (2, 32)}[VECTOR_REGISTERS]
+    # 6 x 64 (AVX-512) or 6 x 16 (AVX2), evened out over 8 rows: two blocks of 4
+    assert (rows, cols) == {32: (4, 64), 16: (4, 16)}[VECTOR_REGISTERS]
     # one block of rows (M = 4) reads each column strip once: no blocking of K for L1 pays
     single = templated_kernel(te_module(matmul_model(4, 512, 128)), "gemm")
     anchor, template = kernel_template(single)  # type: ignore[misc]
@@ -443,15 +466,18 @@ def test_gemm_register_block_follows_the_register_file(
 
 @pytest.mark.parametrize("height", [5, 7, 33, 64])
 def test_gemm_blocks_that_do_not_divide_m_end_with_a_shorter_block(height: int) -> None:
-    """Every block height on a product of M rows it does not divide: the rows left after
-    the whole blocks run as one shorter block, equal to the reference."""
+    """Every block height the registers hold on a product of M rows it does not divide: the
+    rows left after the whole blocks run as one shorter block, equal to the reference.
+    Blocks of 32 columns where they fit (all with AVX-512), else of 16 (AVX2: 3, 5 and 6
+    rows; 7 x 16 would take 17 of its 16 registers)."""
     proto = matmul_model(height, 96, 128)
     x = np.random.default_rng(height).standard_normal((height, 96)).astype(np.float32)
     expected = run(te_module(proto), [x])
-    for rows in (r for r in (3, 5, 6, 7) if r <= height):
+    for rows in (r for r in (3, 5, 6, 7) if r <= height and fits(r, 16)):
+        cols = 32 if fits(rows, 32) else 16
         module = te_module(proto)
         kernel = templated_kernel(module, "gemm")
-        set_kernel_config(kernel, {"rows": rows, "cols": 32, "lanes": 16, "k_block": 32,
+        set_kernel_config(kernel, {"rows": rows, "cols": cols, "lanes": 16, "k_block": 32,
                                    "tile_order": "rows_first", "prefetch": 0})  # fmt: skip
         np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5)
 
@@ -506,12 +532,14 @@ def test_conv_space_and_default() -> None:
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
     assert template.name == "conv_nchwc"
     space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
-    assert space["ow_block"] == (1, 2, 7, 14)
-    assert space["oc_block"] == (1, 2)
-    # the most FMAs per load in half the registers: 7 pixels x both channel blocks (14
-    # FMAs for 7 broadcasts and 2 loads)
+    # rows of up to MAX_ACCUMULATORS pixels; 2 channel blocks in NCHW16c, 4 in NCHW8c
+    assert space["ow_block"] == tuple(b for b in (1, 2, 7, 14) if b <= MAX_ACCUMULATORS)
+    assert space["oc_block"] == {16: (1, 2), 8: (1, 2, 4)}[CONV_BLOCK]
+    # the most FMAs per load in half the registers: with AVX-512 7 pixels x both channel
+    # blocks (14 FMAs for 7 broadcasts and 2 loads), with AVX2 2 pixels x all 4 (8 FMAs for
+    # 2 broadcasts and 4 loads)
     config = template.default_config(anchor)
-    assert (config["ow_block"], config["oc_block"]) == (7, 2)
+    assert (config["ow_block"], config["oc_block"]) == {32: (7, 2), 16: (2, 4)}[VECTOR_REGISTERS]
 
 
 def pointwise_model(channels: int, out_channels: int, size: int) -> onnx.ModelProto:
@@ -527,25 +555,40 @@ def test_conv_default_blocks_the_channels_whose_weights_fit_in_l1(
     monkeypatch: pytest.MonkeyPatch, l1_bytes: int | None
 ) -> None:
     """YOLOv5's 512 -> 128 1x1 conv at 40x40: each block of 4 pixels x 4 output channel blocks
-    would stream 128 KiB of weights; the reduction is split into the deepest blocks of input
-    channel blocks (at least 64 multiply-adds) whose weights (4 KiB each) fit in half the
-    L1. No split without an L1 to fit, or when no such block fits; none for a 3x3 conv
-    (36 KiB per input channel block)."""
+    of 16 (AVX-512; AVX2: 4 x 2 blocks of 8) would stream 128 KiB (32 KiB) of weights; the
+    reduction is split into the deepest blocks of input channel blocks (at least 64
+    multiply-adds) whose weights (4 KiB, 512 bytes each) fit in half the L1. No split
+    without an L1 to fit, or when no such block fits: for a 3x3 conv, none where the weights
+    of one input channel block do not fit either (36 KiB with AVX-512); AVX2's (4.5 KiB) fit
+    in half of all but the 8 KiB L1, and are split the same way."""
     monkeypatch.setattr("minitvm.schedules.conv.L1_BYTES", l1_bytes)
     kernel = templated_kernel(te_module(pointwise_model(512, 128, 40)), "conv_nchwc")
     anchor, template = kernel_template(kernel)  # type: ignore[misc]
     space = {k.name: k.choices for k in template.space(anchor)}  # type: ignore[union-attr]
-    assert space["c_block"] == (0, 1, 2, 4, 8, 16)
+    blocks = 512 // CONV_BLOCK
+    assert space["c_block"] == (0, *(c for c in range(1, blocks) if blocks % c == 0))
     config = template.default_config(anchor)
-    assert (config["ow_block"], config["oc_block"]) == (4, 4)
-    per_block = 4 * 16 * 16 * 4
-    fitting = [c for c in (4, 8, 16) if l1_bytes and c * per_block <= l1_bytes // 2]
-    assert config["c_block"] == max(fitting, default=0)
+    assert (config["ow_block"], config["oc_block"]) == {32: (4, 4), 16: (4, 2)}[VECTOR_REGISTERS]
+
+    def c_block(in_blocks: int, taps: int, oc_block: int) -> int:
+        """The deepest block of `in_blocks` input channel blocks that fits in half the L1."""
+        per_block = oc_block * taps * CONV_BLOCK * CONV_BLOCK * 4
+        fitting = [
+            c for c in range(1, in_blocks) if in_blocks % c == 0 and l1_bytes
+            and c * per_block <= l1_bytes // 2 and c * taps * CONV_BLOCK >= 64
+        ]  # fmt: skip
+        return max(fitting, default=0)
+
+    assert config["c_block"] == c_block(blocks, 1, config["oc_block"])  # type: ignore[arg-type]
     three_by_three = templated_kernel(
         te_module(conv_model(channels=128, size=40, out_channels=128)), "conv_nchwc"
     )
     anchor, template = kernel_template(three_by_three)  # type: ignore[misc]
-    assert template.default_config(anchor)["c_block"] == 0
+    config = template.default_config(anchor)
+    expected = c_block(128 // CONV_BLOCK, 9, config["oc_block"])  # type: ignore[arg-type]
+    assert config["c_block"] == expected
+    if CONV_BLOCK == 16:
+        assert expected == 0
 
 
 def test_conv_default_splits_no_reduction_of_a_row_of_two_blocks_too_many_to_keep(
@@ -559,7 +602,10 @@ def test_conv_default_splits_no_reduction_of_a_row_of_two_blocks_too_many_to_kee
     from minitvm.schedules.conv import _row_outgrows_the_registers
 
     monkeypatch.setattr("minitvm.schedules.conv.L1_BYTES", 48 * 1024)
+    # AVX-512's register file, on any CPU: 32 registers of 16 lanes
     monkeypatch.setattr("minitvm.schedules.conv.VECTOR_REGISTERS", 32)
+    monkeypatch.setattr("minitvm.schedules.conv.MAX_ACCUMULATORS", 28)
+    monkeypatch.setattr("minitvm.schedules.base.REGISTER_LANES", 16)
     assert _row_outgrows_the_registers(14, 7, 2, 16)  # 28 + 7 + 2 > 32
     assert not _row_outgrows_the_registers(10, 5, 2, 16)  # 20 + 5 + 2
     assert not _row_outgrows_the_registers(28, 4, 4, 16)  # a loop of 7 blocks
@@ -604,12 +650,15 @@ def test_blocked_channel_reductions_compute_the_default_result(
     oc_block: int, reduction_order: str, c_block: int
 ) -> None:
     """A split reduction runs each block over the whole row before the next, the epilogue
-    (bias + relu, attached per row or after the nest) once the last block is in."""
+    (bias + relu, attached per row or after the nest) once the last block is in. Rows of 4
+    pixels, or 3 where 4 x 4 channel blocks would take more accumulators than there are
+    (AVX2's 12)."""
     proto = pointwise_model(128, 64, 12)
     x = np.random.default_rng(3).standard_normal((1, 128, 12, 12)).astype(np.float32)
     expected = run(te_module(proto), [x])
     module = te_module(proto)
-    config = {"ow_block": 4, "oc_block": oc_block, "reduction_order": reduction_order,
+    ow_block = 4 if 4 * oc_block <= MAX_ACCUMULATORS else 3  # (a channel block: one register)
+    config = {"ow_block": ow_block, "oc_block": oc_block, "reduction_order": reduction_order,
               "unroll_kw": 0, "c_block": c_block}  # fmt: skip
     set_kernel_config(templated_kernel(module, "conv_nchwc"), config)
     np.testing.assert_allclose(run(module, [x]), expected, rtol=1e-4, atol=1e-5)
@@ -652,11 +701,13 @@ def test_depthwise_row_fits_its_values_in_the_registers(
     assert _depthwise_row(anchor, 1) == ow_block
 
 
-@pytest.mark.parametrize(("block", "ow_block"), [(32, 7), (64, 2)])
-def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) -> None:
-    """In NCHW64c (`lower_to_te(conv_block=64)`) a pixel's output channels are 4 vectors: the
-    default row block shrinks to 2 pixels (8 accumulators, within half the registers)
-    instead of failing at 14; with 2 vectors (NCHW32c), 7 pixels."""
+@pytest.mark.parametrize("block", [32, 64])
+def test_conv_default_fits_blocks_of_several_vectors(block: int) -> None:
+    """In NCHW64c (`lower_to_te(conv_block=64)`) a pixel's output channels are 4 vectors of
+    AVX-512: the default row block shrinks to 2 pixels (8 accumulators, within half the
+    registers) instead of failing at 14; with 2 vectors (NCHW32c), 7 pixels. AVX2's 8 ymm
+    (half its registers) hold 2 pixels of NCHW32c's 4 vectors, one of NCHW64c's 8."""
+    ow_block = {32: {32: 7, 64: 2}, 16: {32: 2, 64: 1}}[VECTOR_REGISTERS][block]
     model = conv_model(channels=64, size=14, out_channels=64)
     x = np.random.default_rng(1).standard_normal((1, 64, 14, 14)).astype(np.float32)
     module = te_module(model, conv_block=block)
@@ -686,8 +737,15 @@ def test_conv_default_fits_blocks_of_several_vectors(block: int, ow_block: int) 
         (
             ConvNchwcTemplate,
             lambda: conv_model(size=20),
-            {"ow_block": 20, "oc_block": 2, "reduction_order": "c_kh_kw", "unroll_kw": 0,
-             "c_block": 0},  # fmt: skip
+            # the widest row in the space x 2 channel blocks: 20 x 2 over AVX-512's 28
+            # accumulators, 10 x 2 over AVX2's 12
+            {
+                "ow_block": max(b for b in (10, 20) if b <= MAX_ACCUMULATORS),
+                "oc_block": 2,
+                "reduction_order": "c_kh_kw",
+                "unroll_kw": 0,
+                "c_block": 0,
+            },
             "accumulator",
         ),
     ],

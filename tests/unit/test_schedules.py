@@ -152,6 +152,7 @@ def test_compute_at_on_a_reduction_loop_is_a_clean_error():
 
 
 def test_gemm_default_schedule_blocks_only_shapes_it_divides():
+    from minitvm.schedules.base import LANES, VECTOR_REGISTERS
     from minitvm.schedules.gemm import GemmTemplate
 
     def product(m: int, k: int, n: int) -> te.ComputeOp:
@@ -160,7 +161,13 @@ def test_gemm_default_schedule_blocks_only_shapes_it_divides():
         return next(op for op in module.walk() if isinstance(op, te.ComputeOp))
 
     blocked = product(8, 512, 128)
-    assert [type(p).__name__ for p in blocked.schedule].count("SplitAttr") == 4
+    # AVX-512's 6 x 64 block (AVX2's 6 x 16) evened out over 8 rows: rows by 4, columns by
+    # 64 (then into vectors of 16) or 16; k by 256
+    cols = {32: 64, 16: 16}[VECTOR_REGISTERS]
+    vectors = [te.split("i1.i", LANES)] if cols > LANES else []
+    assert [p for p in blocked.schedule if isinstance(p, te.SplitAttr)] == [
+        te.split("i0", 4), te.split("i1", cols), *vectors, te.split("r0", 256),
+    ]  # fmt: skip
     unblocked = product(3, 5, 10)  # neither 4 | 3 rows nor 16 | 10 columns
     assert GemmTemplate().space(unblocked) is None and not unblocked.schedule
     rng = np.random.default_rng(3)

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.utils.arg_spec import parse_pipeline
 
 import minitvm
-from minitvm.compiler import build, lower_to_te
+from minitvm.compiler import CONV_BLOCK, build, lower_to_te
 from minitvm.dialects import graph as g
 from minitvm.dialects import loop, te
 from minitvm.dialects.te_nest import default_nest, scheduled_nest
@@ -33,6 +33,7 @@ from minitvm.lowering.te_to_loop import ConvertTeToLoopPass
 from minitvm.passes.loop.unroll import UnrollPass
 from minitvm.passes.loop.vectorize import VectorizePass
 from minitvm.passes.registry import all_passes
+from minitvm.schedules.base import LANES, MAX_ACCUMULATORS, VECTOR_REGISTERS
 from minitvm.schedules.kernel import set_kernel_config
 
 SCHEDULE_PASSES = [
@@ -308,9 +309,11 @@ def test_small_matmul_schedules_keep_results(pipeline: str):
 
 
 def test_packed_blocked_gemm_keeps_results_and_reads_the_panels_with_unit_stride():
-    """The default 4 x 64 register block plus packing B into 16-column panels: the k loop
-    loads only vectors of the packed panels (no vector load of B itself), and LLVM keeps the
-    16 accumulators in registers across it (the hot loop stores nothing)."""
+    """The default register block (4 x 64 with AVX-512, 4 x 16 with AVX2) plus packing B into
+    16-column panels: the k loop loads only vectors of the packed panels (no vector load of
+    B itself), and LLVM keeps the block's 16 (4) 16-lane accumulators in registers across it
+    (the hot loop stores nothing)."""
+    fmas = 4 * {32: 64, 16: 16}[VECTOR_REGISTERS] // LANES  # of 16 lanes, per step of k
     case = matmul(8, 512, 128)
     pipeline = "te-pack{kernel=matmul_0 compute=0 operand=1 dim=1 factor=16}"
     scheduled = check_same_results(case, pipeline, rtol=1e-6)
@@ -324,12 +327,12 @@ def test_packed_blocked_gemm_keeps_results_and_reads_the_panels_with_unit_stride
     b, panels = kernel.body.block.args[1], kernel.body.block.args[3]  # (A, B, C, scratch)
     vloads = [op for op in kernel.walk() if op.name == "loop.vload"]
     assert vloads and not any(op.operands[0] is b for op in vloads)
-    assert sum(op.operands[0] is panels for op in vloads) == 16  # one per FMA of the block
+    assert sum(op.operands[0] is panels for op in vloads) == fmas  # one per FMA of the block
     lowered, _ = lower_to_llvm(scheduled)
     ir = compile_llvm(lowered).optimized_ir()
     blocks = re.split(r"\n(?=[\w.]+:)", ir)
     hot = max(blocks, key=lambda block: block.count("@llvm.fma.v16f32"))
-    assert hot.count("@llvm.fma.v16f32") >= 16
+    assert hot.count("@llvm.fma.v16f32") >= fmas
     assert "store " not in hot
 
 
@@ -352,8 +355,9 @@ def test_fusing_a_fused_conv_keeps_results_on_two_threads(axes: str):
 
 
 def blocked_conv_relu() -> tuple[onnx.ModelProto, func.FuncOp, te.ComputeOp]:
-    """A batch-1 3x3 conv 16 -> 32 channels (2 NCHW16c blocks) at 14x14 + relu: the model,
-    its fused conv kernel lowered to te for 2 threads, and that kernel's anchor."""
+    """A batch-1 3x3 conv 16 -> 32 channels (2 NCHW16c blocks with AVX-512, 4 NCHW8c ones
+    with AVX2) at 14x14 + relu: the model, its fused conv kernel lowered to te for 2
+    threads, and that kernel's anchor."""
     net = Net(7)
     x = net.input("x", [1, 16, 14, 14])
     y = net.op("Conv", [x, net.weight("w", [32, 16, 3, 3], 0.1)], pads=[1, 1, 1, 1])
@@ -361,21 +365,31 @@ def blocked_conv_relu() -> tuple[onnx.ModelProto, func.FuncOp, te.ComputeOp]:
     module = from_onnx(model)
     lower_to_te(module, num_threads=2, winograd="never")
     (kernel,) = [k for k in kernels(module) if k.sym_name.data.startswith("fused_conv_nchwc")]
-    # a row of 14 pixels of one channel block (the default takes 7 x 2 blocks)
+    # a row of 14 pixels (7 where 14 are more than the accumulators: AVX2's 12) of one
+    # channel block (the default takes 7 x 2 blocks with AVX-512, 2 x 4 with AVX2)
+    ow_block = 14 if 14 <= MAX_ACCUMULATORS else 7
     set_kernel_config(
         kernel,
-        {"ow_block": 14, "oc_block": 1, "reduction_order": "c_kh_kw", "unroll_kw": 0, "c_block": 0},
+        {
+            "ow_block": ow_block,
+            "oc_block": 1,
+            "reduction_order": "c_kh_kw",
+            "unroll_kw": 0,
+            "c_block": 0,
+        },
     )
     return model, kernel, next(c for c in computes(kernel) if c.label == "anchor")
 
 
 def test_a_blocked_conv_runs_its_channel_blocks_and_rows_as_one_parallel_loop():
     """The use case of fuse, in the conv template's schedule: a batch-1 NCHW16c conv + relu
-    with 2 channel blocks gives its threads 28 (block, row) iterations, not 2 blocks, and the
-    relu still runs row by row inside that loop; the results stay those of ONNX Runtime."""
+    with 2 channel blocks gives its threads 28 (block, row) iterations, not 2 blocks (in
+    NCHW8c, 4 blocks: 56), and the relu still runs row by row inside that loop; the results
+    stay those of ONNX Runtime."""
     model, kernel, anchor = blocked_conv_relu()
     loops = scheduled_nest(anchor).loops
-    assert [(lp.name, lp.extent) for lp in loops[:2]] == [("i0", 1), ("i1.i2.fused", 28)]
+    blocks = 32 // CONV_BLOCK
+    assert [(lp.name, lp.extent) for lp in loops[:2]] == [("i0", 1), ("i1.i2.fused", blocks * 14)]
     assert loops[1].hints == {loop.PARALLEL_HINT}
     assert any(te.compute_at("anchor", "i2") in c.schedule for c in computes(kernel))
     feeds = {"x": np.random.default_rng(0).standard_normal((1, 16, 14, 14)).astype(np.float32)}
@@ -392,7 +406,7 @@ def test_an_epilogue_shares_the_axes_of_a_fused_loop_all_or_none():
     _, kernel, anchor = blocked_conv_relu()
     relu = computes(kernel)[-1]
     shared = _outer_spatial_loops(anchor)
-    assert shared == [(0, 1, True), (1, 2, False), (2, 14, True)]
+    assert shared == [(0, 1, True), (1, 32 // CONV_BLOCK, False), (2, 14, True)]
     assert _attach_depth(relu, shared, [anchor]) == 3
     # rows the relu does not have: it cannot share the fused loop, so not i1 either
     assert _attach_depth(relu, [*shared[:2], (2, 15, True)], [anchor]) == 1
@@ -402,15 +416,15 @@ def test_an_epilogue_shares_the_axes_of_a_fused_loop_all_or_none():
 def test_an_epilogue_splits_the_channel_blocks_as_the_conv_where_an_image_leaves_the_l2(
     monkeypatch: pytest.MonkeyPatch, leaves_the_l2: bool
 ):
-    """A conv whose register block spans 2 channel blocks runs (block pair, row) as one
-    loop. Where an image of its output is more than half the L2, the bias + relu split
-    their channel blocks the same way and run in that loop, row by row, on the thread that
-    computed the row; otherwise after each image (at i0). Both match ONNX Runtime on two
-    threads, at a batch of 2."""
+    """A conv whose register block spans several channel blocks (2 of 16 channels with
+    AVX-512, 4 of 8 with AVX2) runs (block group, row) as one loop. Where an image of its
+    output is more than half the L2, the bias + relu split their channel blocks the same way
+    and run in that loop, row by row, on the thread that computed the row; otherwise after
+    each image (at i0). Both match ONNX Runtime on two threads, at a batch of 2."""
     from minitvm.dialects.te_nest import kernel_nests
     from minitvm.schedules import fused
 
-    image = 64 * 14 * 14 * 4  # 4 channel blocks of 16 at 14 x 14, f32
+    image = 64 * 14 * 14 * 4  # 64 channels at 14 x 14, f32
     monkeypatch.setattr(fused, "L2_BYTES", image if leaves_the_l2 else 2 * image)
     net = Net(8)
     x = net.input("x", [2, 16, 14, 14])
@@ -422,8 +436,11 @@ def test_an_epilogue_splits_the_channel_blocks_as_the_conv_where_an_image_leaves
     nests = kernel_nests(kernel)
     (epilogue,) = [c for c, _, _ in nests.attachments]
     (axis,) = [a for _, _, a in nests.attachments]
+    (conv,) = [c for _, c, _ in nests.attachments]
+    (split,) = [p for p in conv.schedule if isinstance(p, te.SplitAttr) and p.axis.data == "i1"]
+    assert split == te.split("i1", {32: 2, 16: 4}[VECTOR_REGISTERS])
     if leaves_the_l2:
-        assert te.split("i1", 2) in epilogue.schedule
+        assert split in epilogue.schedule
         assert axis == "i1.o.i2.fused"
         assert [lp.name for lp in nests.nests[epilogue].loops][1:3] == ["i1.o.i2.fused", "i1.i"]
     else:

@@ -477,6 +477,11 @@ class Executable(ModelSpecs):
         beside it; with weights="file" its weights too): see `minitvm export`."""
         if self._exporter is None:
             raise MinitvmError("this Executable was not built by minitvm.compile: nothing to export")
+        if self.kernel_clock is not None:
+            raise MinitvmError(
+                "this Executable times its kernels (compiled with instrument=True, for "
+                "profiling): compile without it to export"
+            )
         return self._exporter(self.inputs, self.outputs, self._constants, path, weights=weights)
 
     def run(

@@ -14,6 +14,7 @@ from test_frontend_control_flow import I64, F, loop_body, model
 
 import minitvm as mt
 from minitvm.compiler import lower_to_te, random_inputs
+from minitvm.errors import MinitvmError
 from minitvm.frontend import from_onnx
 from minitvm.passes.te.merge_kernels import kernel_text
 from minitvm.schedules.kernel import kernels
@@ -64,3 +65,10 @@ def test_a_kernel_in_a_loop_counts_each_call() -> None:
         exe.run({**feeds, "M": np.array(trips, np.int64)})
         _, calls = clock.read()
         assert calls.tolist() == [trips] * len(clock.sites)
+
+
+def test_an_instrumented_compile_is_not_exported(tmp_path) -> None:
+    exe = mt.compile(residual_stage(seed=0), num_threads=1, instrument=True)
+    with pytest.raises(MinitvmError, match="instrument=True"):
+        exe.export(str(tmp_path / "model.so"))
+    assert not (tmp_path / "model.so").exists()

@@ -10,7 +10,7 @@ Each kernel is timed two ways:
   after `warmup`; a kernel's time is the median over the runs of its calls' time in a run.
   Its weights then come from memory or cache as the layers before it left them, its inputs
   from the kernel that wrote them, so the kernels' sum is the model's latency but for the
-  calls between them (ResNet-18 on an AMD EPYC Zen 4, one thread: 19.10 ms summed, 19.21 the
+  calls between them (ResNet-18 on an AMD EPYC Zen 4, one thread: 17.16 ms summed, 17.30 the
   model). Kernels that run side by side on several threads (loop-sections) each count whole.
 - **alone** (the `alone` column), as the tuner times a task: the model is lowered to te
   kernels as `minitvm.compile` lowers it (tuning records applied when given), each kernel
@@ -18,9 +18,10 @@ Each kernel is timed two ways:
   seeded random data) and timed: `warmup` calls, then `repeat` samples of back-to-back calls
   lasting at least MIN_SAMPLE_S each, the median sample per call (runtime/timing.py's
   `sampled`, the harness `minitvm bench` times with). Kernels with the same text (a ResNet's
-  equal blocks) are built and timed once. Back to back, a kernel finds its weights in cache:
-  ResNet-18's F(4x4, 3x3) GEMMs at 14 x 14, whose 9.4 MB weights come from memory in the
-  model, took 0.69 ms alone and 0.91-0.95 in the model; its kernels summed 16.98 ms alone.
+  equal blocks) are built and timed once. Back to back, a kernel finds its weights in cache,
+  and the two columns part where the model reads them from memory: ResNet-18's F(4x4, 3x3)
+  GEMMs at 14 x 14 (9.4 MB of weights) took 0.69 ms alone and 0.91-0.95 in the model, until
+  their next strip of weights was prefetched (schedules/gemm.py: `_default_prefetch`).
 
 The whole model is also timed as `minitvm bench` times it (its latency, the last line).
 

@@ -33,6 +33,7 @@ from xdsl.ir import Attribute
 from minitvm.dialects import te
 from minitvm.dialects.arith_values import constant_int
 from minitvm.dialects.graph.base import shape_of
+from minitvm.dialects.graph.constant import numpy_dtype_of
 from minitvm.dialects.te_nest import default_nest, index_dependencies
 from minitvm.machine import measured_here
 from minitvm.schedules.base import (
@@ -77,7 +78,8 @@ def _b_bytes(compute: te.ComputeOp) -> int:
     Winograd's products read, goes through the caches in one call), at its hinted size."""
     j, r0 = compute.spatial_args[-1], compute.reduce_args[0]
     sizes = [
-        math.prod(hinted(d) for d in shape_of(read.tensor.type)) * 4
+        math.prod(hinted(d) for d in shape_of(read.tensor.type))
+        * numpy_dtype_of(read.tensor.type.element_type).itemsize
         for read in compute.body.walk()
         if isinstance(read, te.ReadOp)
         and {j, r0} <= set().union(*(index_dependencies(i) for i in read.indices))

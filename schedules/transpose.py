@@ -62,11 +62,10 @@ class TransposeTemplate(ScheduleTemplate):
         rank = len(compute.shape)
         if compute.reduce_kind is not None or rank < 2 or placed_elsewhere(compute):
             return None
-        reads = [op for op in compute.body.walk() if isinstance(op, te.ReadOp)]
-        sources = [read for read in reads if len(read.indices) >= 2]
-        if len(sources) != 1:
+        source = _source(compute)
+        if source is None:
             return None
-        depends = index_dependencies(sources[0].indices[-1])
+        depends = index_dependencies(source.indices[-1])
         walked = [n for n, arg in enumerate(compute.spatial_args) if arg in depends]
         if len(walked) != 1 or walked[0] == rank - 1:
             return None
@@ -100,19 +99,14 @@ class TransposeTemplate(ScheduleTemplate):
         space = self.space(compute)
         assert space is not None
         choices_s, choices_d = ([int(c) for c in knob.choices] for knob in space[:2])
-        line = self._source_line(compute)
+        source = _source(compute)
+        assert source is not None
+        line = hinted(shape_of(source.tensor.type)[-1])  # (its hinted size if symbolic)
         tile_s = max([t for t in choices_s if line % t == 0] or choices_s)
         tile_d = max(choices_d)
         registers = int(tile_s in REGISTER_TILES and tile_d in REGISTER_TILES)
         return {"tile_s": tile_s, "tile_d": tile_d, "inner": "d", "registers": registers}
 
-    @staticmethod
-    def _source_line(compute: te.ComputeOp) -> int:
-        """The length of the source's contiguous (last) dim (its hinted size if symbolic)."""
-        (source,) = [
-            op for op in compute.body.walk() if isinstance(op, te.ReadOp) and len(op.indices) >= 2
-        ]
-        return hinted(shape_of(source.tensor.type)[-1])
 
     def schedule(self, compute: te.ComputeOp, config: Config) -> list[Attribute]:
         self.check(compute, config)
@@ -154,6 +148,14 @@ class TransposeTemplate(ScheduleTemplate):
         else:
             schedule.append(te.unroll(inner[0]))
         return schedule
+
+
+def _source(compute: te.ComputeOp) -> te.ReadOp | None:
+    """The compute's one read of a tensor of rank >= 2 (its source), or None if it has
+    none or several."""
+    reads = [op for op in compute.body.walk() if isinstance(op, te.ReadOp)]
+    sources = [read for read in reads if len(read.indices) >= 2]
+    return sources[0] if len(sources) == 1 else None
 
 
 #: A transpose whose innermost output axis d is this short and whose source is contiguous
